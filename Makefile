@@ -1,0 +1,68 @@
+# irqtune - build, test and install. Plain make; `make check` runs every test.
+
+VERSION   = 0.1.0
+PREFIX   ?= /usr/local
+SBINDIR  ?= $(PREFIX)/sbin
+MANDIR   ?= $(PREFIX)/share/man
+UDEVRULESDIR ?= /lib/udev/rules.d
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WERROR   ?=
+# CI builds with warnings as errors; so does anyone who sets CI=true.
+ifeq ($(CI),true)
+WERROR    = -Werror
+endif
+PKGS      = libudev argtable2
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ludev -largtable2)
+ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 $(WERROR) \
+             -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS   += $(PKG_LIBS) -lm
+
+# The pure and parsing modules; everything but main.
+LIB_OBJS  = fileio.o cpuset.o topology.o sample.o device.o plan.o apply.o report.o
+TESTS     = tests/test_cpuset tests/test_topology tests/test_sample \
+            tests/test_plan
+
+all: deps irqtune
+
+# Installs missing Debian packages (needs root and apt) then remembers it.
+deps: .deps.stamp
+.deps.stamp: tools/deps
+	tools/deps
+	@touch $@
+
+irqtune: irqtune.o $(LIB_OBJS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+%.o: %.c $(wildcard *.h) | .deps.stamp
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+tests/%.o: tests/%.c $(wildcard *.h tests/*.h) | .deps.stamp
+	$(CC) $(ALL_CFLAGS) -I. $(shell pkg-config --cflags cmocka) -c -o $@ $<
+
+tests/test_%: tests/test_%.o $(LIB_OBJS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cmocka)
+
+tests/fakekernel.so: tests/fakekernel.c | .deps.stamp
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< -ldl
+
+# A real balancing pass on this machine (needs root).
+run: all
+	./irqtune
+
+check: all $(TESTS) tests/fakekernel.so
+	tests/run
+
+clean:
+	rm -f irqtune *.o tests/*.o $(TESTS) tests/fakekernel.so .deps.stamp
+	rm -rf tests/out
+
+install: irqtune
+	install -D -m 0755 irqtune $(DESTDIR)$(SBINDIR)/irqtune
+	install -D -m 0644 man/irqtune.8 $(DESTDIR)$(MANDIR)/man8/irqtune.8
+	install -D -m 0644 udev/90-irqtune.rules $(DESTDIR)$(UDEVRULESDIR)/90-irqtune.rules
+
+.PHONY: all deps run check clean install
+.SECONDARY:

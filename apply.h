@@ -1,0 +1,29 @@
+/* apply.h - writing planned affinities to /proc/irq/N/smp_affinity_list and
+ * reporting what the kernel made of each write. Never decides placement. */
+#ifndef IRQTUNE_APPLY_H
+#define IRQTUNE_APPLY_H
+
+enum apply_outcome {
+	APPLY_MOVED,		/* written and accepted */
+	APPLY_MANAGED,		/* the kernel refuses changes (EIO, EPERM) */
+	APPLY_GONE,		/* the IRQ vanished (ENOENT) */
+	APPLY_FAILED,		/* any other refusal; the IRQ is left as it was */
+};
+
+struct apply_result {
+	enum apply_outcome outcome;
+	int cpu;		/* CPU written, -1 if none was accepted */
+	int tried;		/* CPUs tried */
+	int err;		/* errno of the last refusal, 0 if none */
+	int effective;		/* first CPU of effective_affinity_list after */
+	char now[32];		/* smp_affinity_list after the attempt */
+};
+
+/* Try the CPUs of @cpus in order (plan target first, then its fallbacks; -1
+ * entries are skipped): a CPU without a free vector (ENOSPC) or no longer
+ * online (EINVAL) makes it try the next one. Fills @res; returns 0 when a
+ * write was accepted, else the -errno that ended it. */
+int apply_irq(unsigned int irq, const int *cpus, unsigned int nr_cpus,
+	      struct apply_result *res);
+
+#endif

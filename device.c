@@ -1,0 +1,421 @@
+/* device.c - the device behind each IRQ (libudev), its class and node, and
+ * what /proc/irq/N says of the IRQ now. Reads only; never decides. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <libudev.h>
+
+#include "cpuset.h"
+#include "device.h"
+#include "fileio.h"
+#include "pathnames.h"
+
+struct irq_owner {
+	unsigned int irq;
+	unsigned int group;
+};
+
+struct scan {
+	struct device_group *groups;
+	char **syspaths;		/* parallel to groups */
+	unsigned int nr_groups, cap_groups;
+	struct irq_owner *owners;
+	size_t nr_owners, cap_owners;
+};
+
+enum irq_class device_class_from_pci(unsigned long pci_class)
+{
+	switch (pci_class >> 16) {
+	case 0x01:	/* mass storage controller */
+		return CLASS_STORAGE;
+	case 0x02:	/* network controller */
+		return CLASS_NET;
+	default:	/* includes 0xff: virtio-balloon, vsock, rng */
+		return CLASS_OTHER;
+	}
+}
+
+static void copy_name(char *dst, const char *src)
+{
+	str_copy(dst, DEVICE_NAME_MAX, src);
+}
+
+static int add_owner(struct scan *sc, unsigned int irq, unsigned int group)
+{
+	if (sc->nr_owners == sc->cap_owners) {
+		size_t cap = sc->cap_owners ? sc->cap_owners * 2 : 256;
+		struct irq_owner *o = realloc(sc->owners, cap * sizeof(*o));
+
+		if (!o)
+			return -ENOMEM;
+		sc->owners = o;
+		sc->cap_owners = cap;
+	}
+	sc->owners[sc->nr_owners++] = (struct irq_owner){ irq, group };
+	return 0;
+}
+
+/* MSI and MSI-X vectors are the entries of msi_irqs/; a device without them
+ * uses its legacy line from "irq" (0 means none). */
+static int add_pci_irqs(struct scan *sc, struct udev_device *dev,
+			unsigned int group)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	const char *v;
+	uint64_t irq;
+	int found = 0, r = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/msi_irqs", udev_device_get_syspath(dev));
+	d = opendir(path);
+	if (d) {
+		while ((de = readdir(d))) {
+			if (parse_u64(de->d_name, IRQ_NUM_LIMIT, &irq) < 0)
+				continue;
+			r = add_owner(sc, (unsigned int)irq, group);
+			if (r < 0)
+				break;
+			found = 1;
+		}
+		closedir(d);
+		if (r < 0 || found)
+			return r;
+	}
+	v = udev_device_get_sysattr_value(dev, "irq");
+	if (v && parse_u64(v, IRQ_NUM_LIMIT, &irq) == 0 && irq > 0)
+		return add_owner(sc, (unsigned int)irq, group);
+	return 0;
+}
+
+static int add_pci_device(struct scan *sc, struct udev_device *dev)
+{
+	struct device_group *g;
+	const char *v;
+	uint64_t pci_class;
+	int node = -1;
+
+	if (sc->nr_groups == sc->cap_groups) {
+		unsigned int cap = sc->cap_groups ? sc->cap_groups * 2 : 64;
+		void *p = realloc(sc->groups, cap * sizeof(*sc->groups));
+
+		if (!p)
+			return -ENOMEM;
+		sc->groups = p;
+		p = realloc(sc->syspaths, cap * sizeof(*sc->syspaths));
+		if (!p)
+			return -ENOMEM;
+		sc->syspaths = p;
+		sc->cap_groups = cap;
+	}
+	g = &sc->groups[sc->nr_groups];
+	memset(g, 0, sizeof(*g));
+	copy_name(g->id, udev_device_get_sysname(dev));
+	copy_name(g->label, udev_device_get_driver(dev));
+	v = udev_device_get_sysattr_value(dev, "class");
+	pci_class = v ? strtoull(v, NULL, 16) : 0;
+	g->class = device_class_from_pci((unsigned long)pci_class);
+	v = udev_device_get_sysattr_value(dev, "numa_node");
+	if (!v || parse_int(v, -1, 65535, &node) < 0)
+		node = -1;
+	g->node = node;
+	sc->syspaths[sc->nr_groups] = strdup(udev_device_get_syspath(dev));
+	if (!sc->syspaths[sc->nr_groups])
+		return -ENOMEM;
+	sc->nr_groups++;
+	return add_pci_irqs(sc, dev, sc->nr_groups - 1);
+}
+
+static int find_group(const struct scan *sc, const char *syspath)
+{
+	for (unsigned int i = 0; i < sc->nr_groups; i++)
+		if (strcmp(sc->syspaths[i], syspath) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The PCI function a class device hangs off, unless a USB device lies in
+ * between: a USB NIC or stick says nothing about the host controller. */
+static struct udev_device *pci_parent(struct udev_device *dev)
+{
+	for (dev = udev_device_get_parent(dev); dev;
+	     dev = udev_device_get_parent(dev)) {
+		const char *ss = udev_device_get_subsystem(dev);
+
+		if (!ss)
+			continue;
+		if (strcmp(ss, "usb") == 0)
+			return NULL;
+		if (strcmp(ss, "pci") == 0)
+			return dev;
+	}
+	return NULL;
+}
+
+/* Child subsystems decide the class before the PCI class code does: a NIC
+ * reporting an odd class code is still a NIC if it has a net interface. */
+static const struct {
+	const char *subsystem;
+	const char *devtype;
+	enum irq_class class;
+	int rank;	/* lower wins the label */
+} child_kinds[] = {
+	{ "net", NULL, CLASS_NET, 0 },
+	{ "nvme", NULL, CLASS_STORAGE, 1 },
+	{ "block", "disk", CLASS_STORAGE, 2 },
+	{ "scsi_host", NULL, CLASS_STORAGE, 3 },
+};
+
+static void classify_children(struct udev *udev, struct scan *sc)
+{
+	int *rank = calloc(sc->nr_groups ? sc->nr_groups : 1, sizeof(*rank));
+
+	if (!rank)
+		return;
+	for (unsigned int i = 0; i < sc->nr_groups; i++)
+		rank[i] = INT_MAX;
+	for (size_t k = 0; k < sizeof(child_kinds) / sizeof(child_kinds[0]); k++) {
+		struct udev_enumerate *e = udev_enumerate_new(udev);
+		struct udev_list_entry *le;
+
+		if (!e)
+			break;
+		udev_enumerate_add_match_subsystem(e, child_kinds[k].subsystem);
+		udev_enumerate_scan_devices(e);
+		udev_list_entry_foreach(le, udev_enumerate_get_list_entry(e)) {
+			struct udev_device *d, *p;
+			const char *dt;
+			int g;
+
+			d = udev_device_new_from_syspath(udev,
+					udev_list_entry_get_name(le));
+			if (!d)
+				continue;
+			dt = udev_device_get_devtype(d);
+			p = pci_parent(d);
+			g = p ? find_group(sc, udev_device_get_syspath(p)) : -1;
+			if (g >= 0 && (!child_kinds[k].devtype ||
+				       (dt && strcmp(dt, child_kinds[k].devtype) == 0))) {
+				if (rank[g] > child_kinds[k].rank) {
+					sc->groups[g].class = child_kinds[k].class;
+					copy_name(sc->groups[g].label,
+						  udev_device_get_sysname(d));
+					rank[g] = child_kinds[k].rank;
+				}
+			}
+			udev_device_unref(d);
+		}
+		udev_enumerate_unref(e);
+	}
+	free(rank);
+}
+
+static int owner_cmp(const void *a, const void *b)
+{
+	const struct irq_owner *x = a, *y = b;
+
+	if (x->irq != y->irq)
+		return x->irq < y->irq ? -1 : 1;
+	return x->group < y->group ? -1 : x->group > y->group;
+}
+
+static int scan_pci(struct scan *sc)
+{
+	struct udev *udev = udev_new();
+	struct udev_enumerate *e;
+	struct udev_list_entry *le;
+	int r = 0;
+
+	if (!udev)
+		return -ENXIO;
+	e = udev_enumerate_new(udev);
+	if (!e) {
+		udev_unref(udev);
+		return -ENOMEM;
+	}
+	udev_enumerate_add_match_subsystem(e, "pci");
+	udev_enumerate_scan_devices(e);
+	udev_list_entry_foreach(le, udev_enumerate_get_list_entry(e)) {
+		struct udev_device *d = udev_device_new_from_syspath(udev,
+					udev_list_entry_get_name(le));
+
+		if (!d)
+			continue;
+		r = add_pci_device(sc, d);
+		udev_device_unref(d);
+		if (r < 0)
+			break;
+	}
+	udev_enumerate_unref(e);
+	if (r == 0)
+		classify_children(udev, sc);
+	udev_unref(udev);
+	if (sc->nr_owners)
+		qsort(sc->owners, sc->nr_owners, sizeof(*sc->owners), owner_cmp);
+	return r;
+}
+
+static int owner_of(const struct scan *sc, unsigned int irq)
+{
+	size_t lo = 0, hi = sc->nr_owners;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sc->owners[mid].irq < irq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* A shared legacy line names its first device. */
+	if (lo < sc->nr_owners && sc->owners[lo].irq == irq)
+		return (int)sc->owners[lo].group;
+	return -1;
+}
+
+/* The first CPU of a cpulist and how many it names; -1 if unreadable. */
+static int list_first(const char *path, struct cpuset *tmp, unsigned int *n,
+		      char *text, size_t text_len)
+{
+	char buf[4096];
+
+	*n = 0;
+	if (read_small_file(path, buf, sizeof(buf)) < 0)
+		return -1;
+	if (text)
+		str_copy(text, text_len, buf);
+	cpuset_zero(tmp);
+	if (cpulist_parse(buf, tmp) < 0)
+		return -1;
+	*n = cpuset_count(tmp);
+	return cpuset_first(tmp);
+}
+
+/* Action names are the subdirectories of /proc/irq/N, one per handler. */
+static void read_actions(const char *dir, char *name)
+{
+	struct dirent *de;
+	size_t used = 0;
+	DIR *d = opendir(dir);
+
+	name[0] = '\0';
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		int n;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		n = snprintf(name + used, DEVICE_NAME_MAX - used, "%s%s",
+			     used ? "," : "", de->d_name);
+		if (n < 0 || (size_t)n >= DEVICE_NAME_MAX - used)
+			break;
+		used += (size_t)n;
+	}
+	closedir(d);
+}
+
+static void read_irq_state(struct irq_info *ii, struct cpuset *tmp)
+{
+	char dir[64], path[96], buf[32];
+	struct stat st;
+	unsigned int n;
+	int node, first;
+
+	snprintf(dir, sizeof(dir), _PATH_PROC_IRQ "/%u", ii->irq);
+	snprintf(path, sizeof(path), "%s/smp_affinity_list", dir);
+	if (stat(path, &st) < 0) {
+		ii->gone = errno == ENOENT;
+		ii->pinned = ii->effective = -1;
+		return;
+	}
+	/* Kernel-managed IRQs have read-only affinity files (Linux 6.x);
+	 * older kernels only refuse the write, which apply.c reports. */
+	ii->managed = (st.st_mode & 0222) == 0;
+	first = list_first(path, tmp, &n, ii->affinity, sizeof(ii->affinity));
+	ii->pinned = n == 1 ? first : -1;
+	snprintf(path, sizeof(path), "%s/effective_affinity_list", dir);
+	ii->effective = list_first(path, tmp, &n, NULL, 0);
+	if (ii->node < 0) {
+		snprintf(path, sizeof(path), "%s/node", dir);
+		if (read_small_file(path, buf, sizeof(buf)) >= 0 &&
+		    parse_int(buf, -1, 65535, &node) == 0)
+			ii->node = node;
+	}
+	read_actions(dir, ii->name);
+}
+
+static void scan_release(struct scan *sc)
+{
+	for (unsigned int i = 0; i < sc->nr_groups; i++)
+		free(sc->syspaths[i]);
+	free(sc->syspaths);
+	free(sc->owners);
+}
+
+int device_scan(const struct interrupts *intr, unsigned int nr_ids,
+		struct device_map **ret_map)
+{
+	struct scan sc = { 0 };
+	struct device_map *map;
+	struct cpuset *tmp;
+	int r;
+
+	map = calloc(1, sizeof(*map));
+	tmp = cpuset_new(nr_ids);
+	if (!map || !tmp) {
+		r = -ENOMEM;
+		goto out_free;
+	}
+	r = scan_pci(&sc);
+	if (r < 0)
+		goto out_free;
+	map->irqs = calloc(intr->nr_rows ? intr->nr_rows : 1, sizeof(*map->irqs));
+	if (!map->irqs) {
+		r = -ENOMEM;
+		goto out_free;
+	}
+	map->nr_irqs = intr->nr_rows;
+	for (unsigned int i = 0; i < intr->nr_rows; i++) {
+		struct irq_info *ii = &map->irqs[i];
+		int g = owner_of(&sc, intr->rows[i].irq);
+
+		ii->irq = intr->rows[i].irq;
+		ii->group = g;
+		ii->class = g >= 0 ? sc.groups[g].class : CLASS_OTHER;
+		ii->node = g >= 0 ? sc.groups[g].node : -1;
+		read_irq_state(ii, tmp);
+		if (!ii->name[0])
+			copy_name(ii->name, intr->rows[i].name);
+		if (g >= 0)
+			sc.groups[g].nr_irqs++;
+	}
+	map->groups = sc.groups;
+	map->nr_groups = sc.nr_groups;
+	sc.groups = NULL;
+	cpuset_free(tmp);
+	scan_release(&sc);
+	*ret_map = map;
+	return 0;
+
+out_free:
+	cpuset_free(tmp);
+	free(sc.groups);
+	scan_release(&sc);
+	device_map_free(map);
+	return r;
+}
+
+void device_map_free(struct device_map *map)
+{
+	if (!map)
+		return;
+	free(map->irqs);
+	free(map->groups);
+	free(map);
+}

@@ -1,0 +1,51 @@
+/* device.h - which device is behind each IRQ, its class and NUMA node (from
+ * libudev), and the IRQ's current state in /proc/irq/N. */
+#ifndef IRQTUNE_DEVICE_H
+#define IRQTUNE_DEVICE_H
+
+#include <stdbool.h>
+#include "irqclass.h"
+#include "sample.h"
+
+#define DEVICE_NAME_MAX 64
+
+/* One device that owns IRQs; its queues share a group index. */
+struct device_group {
+	char id[DEVICE_NAME_MAX];	/* PCI address, or "" for non-PCI IRQs */
+	char label[DEVICE_NAME_MAX];	/* interface or disk name, else driver */
+	enum irq_class class;
+	int node;			/* -1 when unknown */
+	unsigned int nr_irqs;
+};
+
+struct irq_info {
+	unsigned int irq;
+	int group;		/* index into groups[], -1 for no known device */
+	enum irq_class class;
+	int node;		/* device node, else /proc/irq/N/node, else -1 */
+	int pinned;		/* the one CPU of smp_affinity_list, -1 if several */
+	int effective;		/* first CPU of effective_affinity_list, -1 unknown */
+	bool managed;		/* smp_affinity_list not writable: kernel-managed */
+	bool gone;		/* /proc/irq/N vanished */
+	char name[DEVICE_NAME_MAX];	/* action names, from /proc/irq/N/ */
+	char affinity[32];	/* smp_affinity_list as read, for the report */
+};
+
+struct device_map {
+	unsigned int nr_irqs;
+	struct irq_info *irqs;		/* parallel to intr->rows */
+	unsigned int nr_groups;
+	struct device_group *groups;
+};
+
+/* Fill a map for every numbered IRQ of @intr. @nr_ids bounds CPU ids.
+ * Returns 0 or -errno (libudev unusable: -ENXIO; no memory: -ENOMEM);
+ * a single unreadable /proc/irq/N is not an error. */
+int device_scan(const struct interrupts *intr, unsigned int nr_ids,
+		struct device_map **ret_map);
+void device_map_free(struct device_map *map);
+
+/* Class from a PCI class code (the 24-bit "class" sysfs value). */
+enum irq_class device_class_from_pci(unsigned long pci_class);
+
+#endif

@@ -1,0 +1,101 @@
+/* fileio.c - small-file reads and strict number parsing. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+
+long read_small_file(const char *path, char *buf, size_t len)
+{
+	size_t got = 0;
+	int fd;
+
+	if (len == 0)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, buf + got, len - got);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		if (got == len) {
+			close(fd);
+			return -EFBIG;
+		}
+	}
+	close(fd);
+	while (got > 0 && isspace((unsigned char)buf[got - 1]))
+		got--;
+	buf[got] = '\0';
+	return (long)got;
+}
+
+int parse_u64(const char *s, uint64_t max, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++) {
+		unsigned int d = (unsigned int)(*s - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s)
+		return -EINVAL;
+	if (v > max)
+		return -ERANGE;
+	*ret = v;
+	return 0;
+}
+
+int parse_int(const char *s, int min, int max, int *ret)
+{
+	uint64_t v;
+	int neg = 0, r;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == '-') {
+		neg = 1;
+		s++;
+	}
+	r = parse_u64(s, (uint64_t)INT_MAX + 1, &v);
+	if (r < 0)
+		return r;
+	if (neg ? -(int64_t)v < min : (int64_t)v > max)
+		return -ERANGE;
+	*ret = neg ? (int)-(int64_t)v : (int)v;
+	return 0;
+}
+
+void str_copy(char *dst, size_t len, const char *src)
+{
+	size_t n;
+
+	if (len == 0)
+		return;
+	n = src ? strnlen(src, len - 1) : 0;
+	memcpy(dst, src ? src : "", n);
+	dst[n] = '\0';
+}

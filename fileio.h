@@ -1,0 +1,21 @@
+/* fileio.h - reading the small text files of /proc and /sys, and strict
+ * number parsing, shared by every module that touches them. */
+#ifndef IRQTUNE_FILEIO_H
+#define IRQTUNE_FILEIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Read a whole small file into @buf (NUL-terminated, trailing whitespace
+ * trimmed). Returns the length or -errno; -EFBIG if it does not fit. */
+long read_small_file(const char *path, char *buf, size_t len);
+
+/* Strict decimal parse of all of @s (leading/trailing blanks allowed):
+ * -EINVAL on anything else, -ERANGE above @max. */
+int parse_u64(const char *s, uint64_t max, uint64_t *ret);
+int parse_int(const char *s, int min, int max, int *ret);
+
+/* Copy @src into @dst of size @len, truncating; always NUL-terminated. */
+void str_copy(char *dst, size_t len, const char *src);
+
+#endif

@@ -1,0 +1,15 @@
+/* pathnames.h - every kernel path irqtune reads or writes, in one place. */
+#ifndef IRQTUNE_PATHNAMES_H
+#define IRQTUNE_PATHNAMES_H
+
+#define _PATH_PROC_INTERRUPTS	"/proc/interrupts"
+#define _PATH_PROC_STAT		"/proc/stat"
+#define _PATH_PROC_SOFTIRQS	"/proc/softirqs"
+#define _PATH_PROC_IRQ		"/proc/irq"	/* + "/N/<file>" */
+
+/* Relative to a root prefix ("" on a live machine) so tests can point
+ * topology_read() at a captured tree. */
+#define _PATH_SYS_CPU		"/sys/devices/system/cpu"
+#define _PATH_SYS_NODE		"/sys/devices/system/node"
+
+#endif

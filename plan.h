@@ -1,0 +1,71 @@
+/* plan.h - the pure placement planner: from topology, per-IRQ load and the
+ * current placement, one CPU for every movable IRQ. No I/O, no clock, no
+ * randomness: the same input always gives the same plan. */
+#ifndef IRQTUNE_PLAN_H
+#define IRQTUNE_PLAN_H
+
+#include <stdbool.h>
+#include "irqclass.h"
+#include "topology.h"
+
+#define PLAN_ALTS 3	/* fallback CPUs offered to apply for refused writes */
+
+enum plan_reason {
+	REASON_FIXED,		/* not movable: the caller knows why */
+	REASON_KEEP,		/* where it is is good enough */
+	REASON_AVOIDED,		/* was on an isolated, banned or offline CPU */
+	REASON_PIN,		/* was allowed on several CPUs */
+	REASON_NODE,		/* moved to its device's NUMA node */
+	REASON_SPREAD,		/* shared a core with another queue of its device */
+	REASON_BALANCE,		/* least loaded eligible CPU */
+	REASON_IDLE,		/* no measurable load: fewest IRQs */
+	REASON_NR
+};
+
+struct plan_irq {
+	/* inputs */
+	unsigned int irq;
+	enum irq_class class;
+	int group;		/* device, shared by its queues; -1 none */
+	int node;		/* device node, -1 unknown */
+	int pinned;		/* the one CPU it is allowed on now, -1 if several */
+	int served;		/* CPU carrying its load now, -1 unknown */
+	bool fixed;		/* must stay: kernel-managed, banned, gone */
+	double load;		/* estimated work, in CPUs */
+	/* outputs */
+	int target;		/* planned CPU (== pinned when kept), -1 if fixed */
+	int alt[PLAN_ALTS];	/* next best CPUs, -1 padded */
+	enum plan_reason reason;
+};
+
+struct plan_policy {
+	double threshold;	/* relative gain below which nothing moves */
+	double idle_load;	/* below this an IRQ is idle (in CPUs) */
+};
+
+#define PLAN_DEFAULT_THRESHOLD	0.10
+#define PLAN_DEFAULT_IDLE_LOAD	0.0005
+
+struct plan_result {
+	unsigned int nr_ids;
+	double *before;		/* per-CPU IRQ load now */
+	double *after;		/* per-CPU IRQ load as planned */
+	unsigned int nr_moves;	/* movable IRQs whose target differs from now */
+};
+
+/* Plan every IRQ of @irqs in place (target, alt, reason) and fill @res.
+ * Returns 0, -ENOSPC when no CPU is eligible, or -ENOMEM. */
+int plan_compute(const struct topology *topo, struct plan_irq *irqs,
+		 unsigned int nr, const struct plan_policy *policy,
+		 struct plan_result *res);
+void plan_result_release(struct plan_result *res);
+
+/* Whether @irq's plan writes anything. */
+static inline bool plan_moves(const struct plan_irq *pi)
+{
+	return pi->target >= 0 && pi->target != pi->pinned;
+}
+
+const char *plan_reason_text(enum plan_reason r);
+
+#endif

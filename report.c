@@ -1,0 +1,68 @@
+/* report.c - formats the per-IRQ lines and the summary. Names come from the
+ * kernel and from udev, so they are escaped: a device name must never be
+ * able to move the terminal's cursor or forge a line of the report. */
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+void report_escape(char *dst, size_t len, const char *src)
+{
+	size_t o = 0;
+
+	if (len == 0)
+		return;
+	for (; src && *src; src++) {
+		unsigned char ch = (unsigned char)*src;
+
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\') {
+			if (o + 1 >= len)
+				break;
+			dst[o++] = (char)ch;
+		} else {
+			if (o + 4 >= len)
+				break;
+			snprintf(dst + o, len - o, "\\x%02x", ch);
+			o += 4;
+		}
+	}
+	dst[o] = '\0';
+}
+
+void report_header(FILE *f, bool verbose)
+{
+	fprintf(f, "%5s  %-20s %-24s %-7s %12s  %8s  %s%s\n", "IRQ", "NAME",
+		"DEVICE", "CLASS", "CPU", "LOAD", "OUTCOME",
+		verbose ? " (REASON)" : "");
+}
+
+void report_line(FILE *f, const struct report_line *l)
+{
+	char name[64], dev[64], cpus[48];
+
+	report_escape(name, sizeof(name), l->name && *l->name ? l->name : "-");
+	report_escape(dev, sizeof(dev), l->device && *l->device ? l->device : "-");
+	if (l->to < 0)
+		snprintf(cpus, sizeof(cpus), "%s", l->from);
+	else if (strcmp(l->from, "?") != 0 && l->to >= 0 &&
+		 snprintf(cpus, sizeof(cpus), "%d", l->to) > 0 &&
+		 strcmp(cpus, l->from) == 0)
+		;	/* unchanged: print it once */
+	else
+		snprintf(cpus, sizeof(cpus), "%s->%d", l->from, l->to);
+	fprintf(f, "%5u  %-20s %-24s %-7s %12s  %7.3f%%  %s", l->irq, name, dev,
+		irq_class_name(l->class), cpus, l->load * 100, l->outcome);
+	if (l->reason)
+		fprintf(f, " (%s)", l->reason);
+	fputc('\n', f);
+}
+
+void report_summary(FILE *f, const struct report_totals *t)
+{
+	fprintf(f, "irqtune: %u seen, %u movable, %u %s, %u kernel-managed, "
+		"%u failed; per-CPU IRQ load %.2f%%..%.2f%% before, "
+		"%.2f%%..%.2f%% %s\n", t->seen, t->movable, t->moved,
+		t->dry_run ? "to move" : "moved", t->managed, t->failed,
+		t->before_min * 100, t->before_max * 100, t->after_min * 100,
+		t->after_max * 100, t->dry_run ? "planned" : "after");
+}

@@ -1,0 +1,100 @@
+/* sample.h - snapshots of /proc/interrupts, /proc/stat and /proc/softirqs,
+ * the deltas between two of them, and the estimate of the CPU work each IRQ
+ * causes. Parsers take a FILE * so tests can feed them strings. */
+#ifndef IRQTUNE_SAMPLE_H
+#define IRQTUNE_SAMPLE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "irqclass.h"
+
+/* Numbered IRQs above this are not believed; keeps corrupt input bounded. */
+#define IRQ_NUM_LIMIT (1u << 24)
+
+struct cpu_count {
+	unsigned int cpu;	/* CPU id, from the header's CPUn label */
+	uint64_t count;
+};
+
+/* One numbered row of /proc/interrupts. */
+struct irq_row {
+	unsigned int irq;
+	uint64_t total;			/* sum of the counts */
+	unsigned int nr_counts;
+	struct cpu_count *counts;	/* non-zero counts only, ascending cpu */
+	char *desc;	/* text after the counts: chip, hwirq, type, actions */
+	char *name;	/* best-effort action names from @desc, may be "" */
+};
+
+struct interrupts {
+	unsigned int nr_cols;
+	unsigned int *col_cpu;		/* CPU id of each count column */
+	unsigned int nr_rows;
+	struct irq_row *rows;		/* ascending irq, no duplicates */
+};
+
+/* Softirq types that belong to device classes; the rest are not device work. */
+enum softirq_type {
+	SOFTIRQ_HI, SOFTIRQ_TIMER, SOFTIRQ_NET_TX, SOFTIRQ_NET_RX, SOFTIRQ_BLOCK,
+	SOFTIRQ_IRQ_POLL, SOFTIRQ_TASKLET, SOFTIRQ_SCHED, SOFTIRQ_HRTIMER,
+	SOFTIRQ_RCU, SOFTIRQ_NR
+};
+
+struct cpu_stat {
+	uint64_t irq;		/* USER_HZ ticks of hard-irq time */
+	uint64_t softirq;	/* USER_HZ ticks of softirq time */
+	uint64_t softirqs[SOFTIRQ_NR];	/* /proc/softirqs counts */
+	unsigned char seen;	/* bit 0: in /proc/stat, bit 1: in /proc/softirqs */
+};
+
+struct cpu_stats {
+	unsigned int nr_ids;	/* cpu[] size: highest CPU id seen + 1 */
+	struct cpu_stat *cpu;
+};
+
+/* Parse /proc/interrupts. Architecture rows (LOC, NMI, IPIn, ERR, ...) are
+ * skipped; so are blank lines. On a malformed line returns -EINVAL and sets
+ * *@ret_line (1-based) when @ret_line is not NULL. */
+int interrupts_parse(FILE *f, struct interrupts **ret, unsigned int *ret_line);
+void interrupts_free(struct interrupts *intr);
+const struct irq_row *interrupts_find(const struct interrupts *intr,
+				      unsigned int irq);
+
+/* Fill @stats (allocated or grown as needed) from /proc/stat and
+ * /proc/softirqs. Same error convention as interrupts_parse(). */
+int stat_parse(FILE *f, struct cpu_stats *stats, unsigned int *ret_line);
+int softirqs_parse(FILE *f, struct cpu_stats *stats, unsigned int *ret_line);
+void cpu_stats_release(struct cpu_stats *stats);	/* frees the contents */
+
+struct snapshot {
+	struct interrupts *intr;
+	struct cpu_stats stats;
+	double when;		/* CLOCK_MONOTONIC seconds */
+};
+
+/* Read the three files (paths from pathnames.h). On failure *@ret_path names
+ * the file and *@ret_line the line (0 when the file could not be read). */
+int snapshot_take(struct snapshot *snap, const char **ret_path,
+		  unsigned int *ret_line);
+void snapshot_release(struct snapshot *snap);
+
+/* What one IRQ did between two snapshots. */
+struct irq_activity {
+	unsigned int irq;
+	uint64_t delta;		/* interrupts in the window (32-bit wrap aware) */
+	double rate;		/* interrupts per second */
+	int top_cpu;		/* CPU that served most of them, -1 if none */
+	double load;		/* estimated CPU work, in CPUs (1.0 = one CPU busy) */
+	double hard;		/* of which hard-irq time */
+	double soft;		/* of which softirq time */
+};
+
+/* Per IRQ of @b (in the order of b->intr->rows) what it did since @a, and its
+ * estimated load; @class[i] is the class of b->intr->rows[i]. IRQs absent from
+ * @a get delta 0. *@ret has b->intr->nr_rows entries.
+ * @hz is USER_HZ (sysconf(_SC_CLK_TCK)). Pure: no I/O. */
+int sample_estimate(const struct snapshot *a, const struct snapshot *b,
+		    const enum irq_class *class, long hz,
+		    struct irq_activity **ret);
+
+#endif

@@ -1,0 +1,392 @@
+/* test_plan.c - properties of the pure planner on in-memory machines. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <errno.h>
+
+#include "plan.h"
+#include "topology.h"
+
+static const struct plan_policy pol = {
+	.threshold = PLAN_DEFAULT_THRESHOLD,
+	.idle_load = PLAN_DEFAULT_IDLE_LOAD,
+};
+
+/* packages x cores x threads, ids numbered like Linux on x86: the second
+ * SMT thread of every core comes after all first threads. */
+static struct topology *machine(int packages, int cores, int threads, int nodes)
+{
+	int n = packages * cores * threads;
+	struct topology *t = topology_new((unsigned int)n);
+
+	assert_non_null(t);
+	for (int id = 0; id < n; id++) {
+		int first = id % (packages * cores);
+		int pkg = first / cores;
+
+		t->cpus[id].online = true;
+		t->cpus[id].core = first;
+		t->cpus[id].package = pkg;
+		t->cpus[id].llc = pkg * cores;
+		t->cpus[id].node = nodes > 1 ? pkg * nodes / packages : 0;
+		t->cpus[id].avoid = 0;
+	}
+	t->nr_nodes = nodes;
+	topology_update_sets(t);
+	return t;
+}
+
+static struct plan_irq irq(unsigned int num, enum irq_class class, int group,
+			   int node, int pinned, double load)
+{
+	struct plan_irq p = {
+		.irq = num, .class = class, .group = group, .node = node,
+		.pinned = pinned, .served = pinned, .load = load,
+	};
+	return p;
+}
+
+static void plan_ok(struct topology *t, struct plan_irq *v, unsigned int n,
+		    struct plan_result *res)
+{
+	assert_int_equal(plan_compute(t, v, n, &pol, res), 0);
+	for (unsigned int i = 0; i < n; i++) {
+		if (v[i].fixed) {
+			assert_int_equal(v[i].target, -1);
+			continue;
+		}
+		/* Every movable IRQ lands on one eligible CPU. */
+		assert_true(v[i].target >= 0);
+		assert_true(cpuset_test(t->eligible, (unsigned int)v[i].target));
+	}
+}
+
+/* The plan as the new current state, as a second run would see it. */
+static void settle_in(struct plan_irq *v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		if (v[i].fixed)
+			continue;
+		v[i].pinned = v[i].target;
+		v[i].served = v[i].target;
+	}
+}
+
+static double peak(const struct plan_result *res, unsigned int ids)
+{
+	double p = 0;
+
+	for (unsigned int c = 0; c < ids; c++)
+		if (res->after[c] > p)
+			p = res->after[c];
+	return p;
+}
+
+/* The classic router: two NICs x 8 queues of NAPI-heavy work, an HBA with
+ * cheap interrupts, a few idle legacy IRQs; everything starts on CPU 0. */
+static void test_router(void **state)
+{
+	struct topology *t = machine(2, 4, 2, 1);
+	struct plan_irq v[24];
+	struct plan_result res;
+	unsigned int n = 0;
+	int hba = -1;
+
+	(void)state;
+	for (int q = 0; q < 8; q++)
+		v[n++] = irq(100 + q, CLASS_NET, 0, 0, 0, 0.30);
+	for (int q = 0; q < 8; q++)
+		v[n++] = irq(200 + q, CLASS_NET, 1, 0, 0, 0.10);
+	v[n++] = irq(300, CLASS_STORAGE, 2, 0, 0, 0.05);
+	for (int k = 0; k < 7; k++)
+		v[n++] = irq((unsigned int)k + 1, CLASS_OTHER, -1, 0, 0, 0);
+	plan_ok(t, v, n, &res);
+
+	for (int dev = 0; dev < 2; dev++) {
+		int cores[16] = { 0 };
+
+		for (unsigned int i = 0; i < 16; i++)
+			if (v[i].group == dev)
+				cores[t->cpus[v[i].target].core]++;
+		/* Eight queues on eight distinct physical cores. */
+		for (int c = 0; c < 16; c++)
+			assert_true(cores[c] <= 1);
+	}
+	/* No CPU carries two NIC queues. */
+	for (unsigned int i = 0; i < 16; i++)
+		for (unsigned int j = i + 1; j < 16; j++)
+			assert_int_not_equal(v[i].target, v[j].target);
+	/* The HBA avoids the busy NIC's CPUs. */
+	hba = v[16].target;
+	for (unsigned int i = 0; i < 8; i++)
+		assert_int_not_equal(v[i].target, hba);
+	assert_true(peak(&res, t->nr_ids) <= 0.30 + 1e-9);
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+static void test_avoided_cpus_are_left(void **state)
+{
+	struct topology *t = machine(1, 8, 1, 1);
+	struct plan_irq v[8];
+	struct plan_result res;
+
+	(void)state;
+	for (int id = 4; id < 8; id++)
+		t->cpus[id].avoid = id < 6 ? AVOID_ISOLATED : AVOID_NOHZ_FULL;
+	topology_update_sets(t);
+	for (unsigned int i = 0; i < 8; i++)
+		v[i] = irq(i + 10, CLASS_OTHER, -1, -1, (int)i, 0.01);
+	plan_ok(t, v, 8, &res);
+	for (unsigned int i = 0; i < 8; i++) {
+		assert_true(v[i].target < 4);
+		if (i >= 4)
+			assert_int_equal(v[i].reason, REASON_AVOIDED);
+	}
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+static void test_numa_locality_and_spill(void **state)
+{
+	struct topology *t = machine(2, 4, 1, 2);
+	struct plan_irq v[6];
+	struct plan_result res;
+
+	(void)state;
+	/* Starts on node 0; its device is on node 1. */
+	for (unsigned int i = 0; i < 6; i++)
+		v[i] = irq(i + 40, CLASS_NET, 0, 1, 0, 0.2);
+	plan_ok(t, v, 6, &res);
+	for (unsigned int i = 0; i < 6; i++) {
+		assert_int_equal(t->cpus[v[i].target].node, 1);
+		assert_int_equal(v[i].reason, REASON_NODE);
+		for (int k = 0; k < PLAN_ALTS; k++)
+			if (v[i].alt[k] >= 0)
+				assert_int_equal(t->cpus[v[i].alt[k]].node, 1);
+	}
+	plan_result_release(&res);
+
+	/* Node 1 has no eligible CPU left: the documented spill to any node. */
+	for (int id = 4; id < 8; id++)
+		t->cpus[id].avoid = AVOID_BANNED;
+	topology_update_sets(t);
+	for (unsigned int i = 0; i < 6; i++)
+		v[i] = irq(i + 40, CLASS_NET, 0, 1, 5, 0.2);
+	plan_ok(t, v, 6, &res);
+	for (unsigned int i = 0; i < 6; i++)
+		assert_int_equal(t->cpus[v[i].target].node, 0);
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+/* A second run under the same (or slightly noisy) load moves nothing. */
+static void test_second_run_is_still(void **state)
+{
+	struct topology *t = machine(2, 8, 2, 2);
+	struct plan_irq v[80];
+	struct plan_result res;
+	unsigned int n = 0;
+
+	(void)state;
+	for (int q = 0; q < 16; q++)
+		v[n++] = irq(100 + (unsigned int)q, CLASS_NET, 0, 1, 0, 0.05 + 0.01 * (q % 5));
+	for (int q = 0; q < 8; q++)
+		v[n++] = irq(200 + (unsigned int)q, CLASS_STORAGE, 1, 0, 0, 0.02 + 0.005 * q);
+	for (int k = 0; k < 40; k++)
+		v[n++] = irq(300 + (unsigned int)k, CLASS_OTHER, -1, -1, 3, k % 4 ? 0 : 0.001 * k);
+	plan_ok(t, v, n, &res);
+	assert_true(res.nr_moves > 0);
+	plan_result_release(&res);
+
+	settle_in(v, n);
+	plan_ok(t, v, n, &res);
+	assert_int_equal(res.nr_moves, 0);
+	plan_result_release(&res);
+
+	/* +-4 % measurement noise changes nothing either. */
+	for (unsigned int i = 0; i < n; i++)
+		v[i].load *= 1 + ((i * 7919) % 9 - 4) / 100.0;
+	plan_ok(t, v, n, &res);
+	assert_int_equal(res.nr_moves, 0);
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(v[i].reason, REASON_KEEP);
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+static void test_balanced_machine_writes_nothing(void **state)
+{
+	struct topology *t = machine(1, 4, 1, 1);
+	struct plan_irq v[4];
+	struct plan_result res;
+
+	(void)state;
+	/* Slightly uneven but within the threshold of the best possible. */
+	v[0] = irq(1, CLASS_OTHER, -1, -1, 0, 0.100);
+	v[1] = irq(2, CLASS_OTHER, -1, -1, 1, 0.095);
+	v[2] = irq(3, CLASS_OTHER, -1, -1, 2, 0.105);
+	v[3] = irq(4, CLASS_OTHER, -1, -1, 3, 0.098);
+	plan_ok(t, v, 4, &res);
+	assert_int_equal(res.nr_moves, 0);
+	for (unsigned int i = 0; i < 4; i++)
+		assert_false(plan_moves(&v[i]));
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+static void test_idle_irqs_spread_by_count(void **state)
+{
+	struct topology *t = machine(1, 8, 1, 1);
+	struct plan_irq v[300];
+	struct plan_result res;
+	unsigned int count[8] = { 0 };
+
+	(void)state;
+	for (unsigned int i = 0; i < 300; i++)
+		v[i] = irq(i + 32, CLASS_OTHER, -1, -1, 0, 0);
+	plan_ok(t, v, 300, &res);
+	for (unsigned int i = 0; i < 300; i++) {
+		count[v[i].target]++;
+		if (plan_moves(&v[i]))
+			assert_int_equal(v[i].reason, REASON_IDLE);
+	}
+	for (int c = 0; c < 8; c++) {
+		assert_true(count[c] <= 300 / 8 + 2);
+		assert_true(count[c] >= 300 / 8 - 2);
+	}
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+static void test_heavy_irq_gets_its_cpu_alone(void **state)
+{
+	struct topology *t = machine(1, 4, 2, 1);
+	struct plan_irq v[31];
+	struct plan_result res;
+
+	(void)state;
+	v[0] = irq(50, CLASS_NET, 0, -1, 0, 0.9);
+	for (unsigned int i = 1; i < 31; i++)
+		v[i] = irq(50 + i, CLASS_OTHER, -1, -1, 0, 0.01);
+	plan_ok(t, v, 31, &res);
+	for (unsigned int i = 1; i < 31; i++)
+		assert_int_not_equal(v[i].target, v[0].target);
+	/* ... and the SMT sibling of its CPU is spared while others are free. */
+	for (unsigned int i = 1; i < 31; i++)
+		assert_int_not_equal(t->cpus[v[i].target].core, t->cpus[v[0].target].core);
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+static void test_fixed_load_is_planned_around(void **state)
+{
+	struct topology *t = machine(1, 4, 1, 1);
+	struct plan_irq v[6];
+	struct plan_result res;
+
+	(void)state;
+	/* Two kernel-managed queues weigh on CPUs 0 and 1. */
+	v[0] = irq(60, CLASS_STORAGE, 0, -1, 0, 0.5);
+	v[1] = irq(61, CLASS_STORAGE, 0, -1, 1, 0.5);
+	v[0].fixed = v[1].fixed = true;
+	for (unsigned int i = 2; i < 6; i++)
+		v[i] = irq(60 + i, CLASS_NET, 1, -1, 0, 0.2);
+	plan_ok(t, v, 6, &res);
+	/* Four queues, two free CPUs: they go to CPUs 2 and 3 first. */
+	assert_true(res.after[0] <= 0.5 + 0.2 + 1e-9);
+	assert_true(res.after[2] >= 0.2 - 1e-9 && res.after[3] >= 0.2 - 1e-9);
+	assert_true(peak(&res, t->nr_ids) <= 0.7 + 1e-9);
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+static void test_spread_irq_is_pinned(void **state)
+{
+	struct topology *t = machine(1, 2, 1, 1);
+	struct plan_irq v[1];
+	struct plan_result res;
+
+	(void)state;
+	v[0] = irq(9, CLASS_OTHER, -1, -1, -1, 0.01);
+	v[0].served = 1;
+	plan_ok(t, v, 1, &res);
+	assert_true(plan_moves(&v[0]));
+	assert_int_equal(v[0].reason, REASON_PIN);
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+static void test_deterministic_lowest_cpu_wins(void **state)
+{
+	struct topology *t = machine(1, 4, 1, 1);
+	struct plan_irq v[2], w[2];
+	struct plan_result res;
+
+	(void)state;
+	v[0] = irq(1, CLASS_OTHER, -1, -1, -1, 0.1);
+	v[1] = irq(2, CLASS_OTHER, -1, -1, -1, 0.1);
+	memcpy(w, v, sizeof(v));
+	plan_ok(t, v, 2, &res);
+	plan_result_release(&res);
+	plan_ok(t, w, 2, &res);
+	plan_result_release(&res);
+	assert_int_equal(v[0].target, 0);
+	assert_int_equal(v[1].target, 1);
+	assert_memory_equal(v, w, sizeof(v));
+	topology_free(t);
+}
+
+static void test_no_eligible_cpu(void **state)
+{
+	struct topology *t = machine(1, 2, 1, 1);
+	struct plan_irq v[1] = { irq(1, CLASS_OTHER, -1, -1, 0, 0.1) };
+	struct plan_result res;
+
+	(void)state;
+	t->cpus[0].avoid = t->cpus[1].avoid = AVOID_BANNED;
+	topology_update_sets(t);
+	assert_int_equal(plan_compute(t, v, 1, &pol, &res), -ENOSPC);
+	topology_free(t);
+}
+
+static void test_alternatives_are_distinct(void **state)
+{
+	struct topology *t = machine(1, 8, 1, 1);
+	struct plan_irq v[1] = { irq(1, CLASS_OTHER, -1, -1, -1, 0.1) };
+	struct plan_result res;
+
+	(void)state;
+	plan_ok(t, v, 1, &res);
+	for (int k = 0; k < PLAN_ALTS; k++) {
+		assert_true(v[0].alt[k] >= 0);
+		assert_int_not_equal(v[0].alt[k], v[0].target);
+		for (int j = 0; j < k; j++)
+			assert_int_not_equal(v[0].alt[k], v[0].alt[j]);
+	}
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_router),
+		cmocka_unit_test(test_avoided_cpus_are_left),
+		cmocka_unit_test(test_numa_locality_and_spill),
+		cmocka_unit_test(test_second_run_is_still),
+		cmocka_unit_test(test_balanced_machine_writes_nothing),
+		cmocka_unit_test(test_idle_irqs_spread_by_count),
+		cmocka_unit_test(test_heavy_irq_gets_its_cpu_alone),
+		cmocka_unit_test(test_fixed_load_is_planned_around),
+		cmocka_unit_test(test_spread_irq_is_pinned),
+		cmocka_unit_test(test_deterministic_lowest_cpu_wins),
+		cmocka_unit_test(test_no_eligible_cpu),
+		cmocka_unit_test(test_alternatives_are_distinct),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
