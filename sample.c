@@ -1,0 +1,1201 @@
+/* sample.c - snapshots of /proc/interrupts, /proc/stat and /proc/softirqs,
+ * the deltas between two of them, and the estimate of the CPU work each IRQ
+ * causes. No logging: functions return 0 or -errno, the caller reports. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "cpuset.h"	/* CPU_ID_LIMIT only */
+#include "pathnames.h"
+#include "sample.h"
+
+/* The longest line believed. A 1152-CPU /proc/interrupts row is ~13 KB and
+ * 8192 CPUs make ~100 KB; the cap keeps a corrupt file from growing the
+ * buffer without bound. /proc/stat's intr line may exceed it: it is skipped. */
+#define LINE_LIMIT	(4u << 20)
+#define LINE_CHUNK	(64u << 10)
+
+/* Values of a /proc/stat "cpuN" line, 0-based after the label (proc(5)). */
+#define STAT_FIELDS	7	/* user nice system idle iowait irq softirq */
+#define STAT_FIELD_IRQ	5
+#define STAT_FIELD_SOFTIRQ 6
+#define STAT_FIELDS_MIN	4	/* 2.4 kernels: user nice system idle */
+
+#define SEEN_STAT	0x1
+#define SEEN_SOFTIRQS	0x2
+
+/*
+ * The load model. Only the ratios inside each table matter when the kernel
+ * accounts irq and softirq time; the absolute values are used when it does
+ * not (no CONFIG_IRQ_TIME_ACCOUNTING, where the irq column stays 0).
+ */
+
+/* Hard-irq handler cost per interrupt, in microseconds: a NIC handler also
+ * schedules NAPI and touches its ring, so it costs a little more. */
+static const double hard_cost_us[CLASS_NR] = {
+	[CLASS_NET] = 3.0,
+	[CLASS_STORAGE] = 2.0,
+	[CLASS_OTHER] = 2.0,
+};
+
+/* Softirq cost per event, in microseconds: one NET_RX run is a NAPI poll of
+ * up to 64 packets through GRO and the stack, far more than any other. */
+static const double softirq_cost_us[SOFTIRQ_NR] = {
+	[SOFTIRQ_HI] = 2.0,
+	[SOFTIRQ_TIMER] = 2.0,
+	[SOFTIRQ_NET_TX] = 5.0,
+	[SOFTIRQ_NET_RX] = 25.0,
+	[SOFTIRQ_BLOCK] = 5.0,
+	[SOFTIRQ_IRQ_POLL] = 5.0,
+	[SOFTIRQ_TASKLET] = 2.0,
+	[SOFTIRQ_SCHED] = 5.0,
+	[SOFTIRQ_HRTIMER] = 1.0,
+	[SOFTIRQ_RCU] = 2.0,
+};
+
+/* Which device class raises each softirq; -1: timers, scheduler and RCU are
+ * no device's work and stay with the CPU. */
+static const int softirq_class[SOFTIRQ_NR] = {
+	[SOFTIRQ_HI] = CLASS_OTHER,
+	[SOFTIRQ_TIMER] = -1,
+	[SOFTIRQ_NET_TX] = CLASS_NET,
+	[SOFTIRQ_NET_RX] = CLASS_NET,
+	[SOFTIRQ_BLOCK] = CLASS_STORAGE,
+	[SOFTIRQ_IRQ_POLL] = CLASS_STORAGE,
+	[SOFTIRQ_TASKLET] = CLASS_OTHER,
+	[SOFTIRQ_SCHED] = -1,
+	[SOFTIRQ_HRTIMER] = -1,
+	[SOFTIRQ_RCU] = -1,
+};
+
+static const struct {
+	const char *name;
+	enum softirq_type type;
+} softirq_names[] = {
+	{ "HI", SOFTIRQ_HI },
+	{ "TIMER", SOFTIRQ_TIMER },
+	{ "NET_TX", SOFTIRQ_NET_TX },
+	{ "NET_RX", SOFTIRQ_NET_RX },
+	{ "BLOCK", SOFTIRQ_BLOCK },
+	{ "IRQ_POLL", SOFTIRQ_IRQ_POLL },
+	{ "BLOCK_IOPOLL", SOFTIRQ_IRQ_POLL },	/* its name before 4.5 */
+	{ "TASKLET", SOFTIRQ_TASKLET },
+	{ "SCHED", SOFTIRQ_SCHED },
+	{ "HRTIMER", SOFTIRQ_HRTIMER },
+	{ "RCU", SOFTIRQ_RCU },
+};
+
+/* ---- reading lines ---- */
+
+struct line_reader {
+	FILE *f;
+	char *buf;
+	size_t size;
+	size_t start;		/* first byte not yet returned */
+	size_t end;		/* one past the last byte read */
+	unsigned int lineno;	/* of the line last returned, 1-based */
+	bool eof;
+	bool skip;		/* discarding the rest of an overlong line */
+};
+
+struct line {
+	char *s;		/* NUL-terminated, newline removed */
+	size_t len;
+	bool truncated;		/* longer than LINE_LIMIT: s holds the start */
+};
+
+static int reader_init(struct line_reader *lr, FILE *f)
+{
+	*lr = (struct line_reader){ .f = f };
+	lr->buf = malloc(LINE_CHUNK);
+	if (!lr->buf)
+		return -ENOMEM;
+	lr->size = LINE_CHUNK;
+	return 0;
+}
+
+static void reader_done(struct line_reader *lr)
+{
+	free(lr->buf);
+	lr->buf = NULL;
+}
+
+/* Move the unread bytes to the front, grow if full, read more. */
+static int reader_fill(struct line_reader *lr)
+{
+	size_t n;
+
+	if (lr->start > 0) {
+		memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
+		lr->end -= lr->start;
+		lr->start = 0;
+	}
+	/* One byte stays free for the NUL ending a last line without '\n'. */
+	if (lr->end + 1 >= lr->size) {
+		size_t size = lr->size * 2;
+		char *buf;
+
+		if (size > LINE_LIMIT + 2)
+			size = LINE_LIMIT + 2;
+		if (size <= lr->size)
+			return -EINVAL;		/* cannot happen: reader_next cuts first */
+		buf = realloc(lr->buf, size);
+		if (!buf)
+			return -ENOMEM;
+		lr->buf = buf;
+		lr->size = size;
+	}
+	n = fread(lr->buf + lr->end, 1, lr->size - lr->end - 1, lr->f);
+	if (n == 0) {
+		if (ferror(lr->f))
+			return errno > 0 ? -errno : -EIO;
+		lr->eof = true;
+	}
+	lr->end += n;
+	return 0;
+}
+
+/* Returns 1 with the next line in *@ret (valid until the next call), 0 at the
+ * end of the file, or -errno. */
+static int reader_next(struct line_reader *lr, struct line *ret)
+{
+	int r;
+
+	while (lr->skip) {
+		char *nl = memchr(lr->buf + lr->start, '\n', lr->end - lr->start);
+
+		if (nl) {
+			lr->start = (size_t)(nl - lr->buf) + 1;
+			lr->skip = false;
+			break;
+		}
+		lr->start = lr->end;
+		if (lr->eof)
+			return 0;
+		r = reader_fill(lr);
+		if (r < 0)
+			return r;
+	}
+	for (;;) {
+		char *s = lr->buf + lr->start;
+		size_t avail = lr->end - lr->start;
+		char *nl = memchr(s, '\n', avail);
+
+		if (nl) {
+			*nl = '\0';
+			*ret = (struct line){ .s = s, .len = (size_t)(nl - s) };
+			lr->start += ret->len + 1;
+			lr->lineno++;
+			return 1;
+		}
+		if (avail > LINE_LIMIT) {
+			s[LINE_LIMIT] = '\0';
+			*ret = (struct line){ .s = s, .len = LINE_LIMIT,
+					      .truncated = true };
+			lr->start += LINE_LIMIT + 1;
+			lr->skip = true;
+			lr->lineno++;
+			return 1;
+		}
+		if (lr->eof) {
+			if (avail == 0)
+				return 0;
+			s[avail] = '\0';
+			*ret = (struct line){ .s = s, .len = avail };
+			lr->start = lr->end;
+			lr->lineno++;
+			return 1;
+		}
+		r = reader_fill(lr);
+		if (r < 0)
+			return r;
+	}
+}
+
+/* A line we can scan as a C string: whole, and no NUL inside. */
+static bool line_ok(const struct line *l)
+{
+	return !l->truncated && strlen(l->s) == l->len;
+}
+
+/* ---- scanning ---- */
+
+static inline bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static inline bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline const char *skip_blanks(const char *p)
+{
+	while (is_blank(*p))
+		p++;
+	return p;
+}
+
+/* Strict decimal at *@p: digits, then a blank or the end of the line; at
+ * most @max. Advances *@p past the digits. The hot loop of a 13 MB
+ * /proc/interrupts, hence no strtoull (locale, signs, no end check). */
+static int scan_u64(const char **p, uint64_t max, uint64_t *ret)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+
+	if (!is_digit(*s))
+		return -EINVAL;
+	do {
+		unsigned int d = (unsigned int)(*s - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+		s++;
+	} while (is_digit(*s));
+	if (*s && !is_blank(*s))
+		return -EINVAL;
+	if (v > max)
+		return -EINVAL;
+	*p = s;
+	*ret = v;
+	return 0;
+}
+
+/* The row key: the first token, up to its ':'. "IPI0:2768808080" has no
+ * blank after the colon once counts reach 10 digits (arm64). */
+static int scan_key(const char **p, const char **ret_key, size_t *ret_len)
+{
+	const char *s = skip_blanks(*p), *q = s;
+
+	while (*q && !is_blank(*q) && *q != ':')
+		q++;
+	if (*q != ':' || q == s)
+		return -EINVAL;
+	*ret_key = s;
+	*ret_len = (size_t)(q - s);
+	*p = q + 1;
+	return 0;
+}
+
+static bool all_digits(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!is_digit(s[i]))
+			return false;
+	return len > 0;
+}
+
+/* "CPU0 CPU1 CPU3": ids from the labels, never from the position, since
+ * /proc/interrupts lists online CPUs only and ids may have holes. */
+static int parse_cpu_header(const char *s, unsigned int **ret_cpus,
+			    unsigned int *ret_n)
+{
+	unsigned int *cpus, n = 0, i;
+	const char *p;
+
+	for (p = skip_blanks(s); *p; p = skip_blanks(p)) {
+		n++;
+		while (*p && !is_blank(*p))
+			p++;
+	}
+	if (n == 0)
+		return -EINVAL;
+	cpus = malloc(n * sizeof(*cpus));
+	if (!cpus)
+		return -ENOMEM;
+	for (p = skip_blanks(s), i = 0; i < n; i++, p = skip_blanks(p)) {
+		uint64_t id;
+
+		if (strncmp(p, "CPU", 3) != 0)
+			goto fail;
+		p += 3;
+		if (scan_u64(&p, CPU_ID_LIMIT - 1, &id) < 0)
+			goto fail;
+		/* The kernel prints them ascending; this also rejects twins. */
+		if (i > 0 && id <= cpus[i - 1])
+			goto fail;
+		cpus[i] = (unsigned int)id;
+	}
+	*ret_cpus = cpus;
+	*ret_n = n;
+	return 0;
+fail:
+	free(cpus);
+	return -EINVAL;
+}
+
+/* Skip blank lines, then parse the CPUn header. */
+static int read_cpu_header(struct line_reader *lr, unsigned int **ret_cpus,
+			   unsigned int *ret_n)
+{
+	struct line l;
+	int r;
+
+	while ((r = reader_next(lr, &l)) > 0) {
+		if (!line_ok(&l))
+			return -EINVAL;
+		if (*skip_blanks(l.s))
+			return parse_cpu_header(l.s, ret_cpus, ret_n);
+	}
+	if (r == 0) {
+		lr->lineno++;	/* the header we did not find */
+		return -EINVAL;
+	}
+	return r;
+}
+
+/* ---- /proc/interrupts ---- */
+
+static const char *const flow_names[] = {
+	"edge", "level", "fasteoi", "simple", "percpu", "percpu_devid",
+};
+
+/* Is token @idx of a description the flow type that ends the chip part?
+ * kernel/irq/proc.c prints chip, hwirq, "Edge"/"Level" (with
+ * GENERIC_IRQ_SHOW_LEVEL), then "-<handler>", which glues to the hwirq
+ * ("2-edge"), to the chip on kernels that print no hwirq
+ * ("IR-IO-APIC-edge"), or stands alone after padding ("-virq", Xen). */
+static bool is_flow_token(const char *t, size_t len, unsigned int idx)
+{
+	size_t i, k;
+
+	if (idx == 0) {
+		for (k = 0; k < sizeof(flow_names) / sizeof(flow_names[0]); k++) {
+			size_t n = strlen(flow_names[k]);
+
+			if (len > n + 1 && t[len - n - 1] == '-' &&
+			    strncasecmp(t + len - n, flow_names[k], n) == 0)
+				return true;
+		}
+		return false;
+	}
+	if ((len == 4 && strncasecmp(t, "Edge", 4) == 0) ||
+	    (len == 5 && strncasecmp(t, "Level", 5) == 0))
+		return true;
+	if (t[0] == '-')
+		return len > 1;
+	for (i = 0; i < len && is_digit(t[i]); i++)
+		;
+	return i > 0 && i + 1 < len && t[i] == '-';
+}
+
+/* Where the action names start in a trimmed description: after the flow
+ * token among the first four, else nowhere (returns strlen(desc)). Names may
+ * hold blanks and commas ("PCIe PME, pciehp"), so they are the whole rest. */
+static size_t name_offset(const char *desc)
+{
+	const char *p = desc, *after = NULL;
+	unsigned int idx;
+
+	for (idx = 0; idx < 4 && *p; idx++) {
+		const char *t = p;
+
+		while (*p && !is_blank(*p))
+			p++;
+		if (is_flow_token(t, (size_t)(p - t), idx))
+			after = p;
+		p = skip_blanks(p);
+	}
+	if (!after)
+		return strlen(desc);
+	return (size_t)(skip_blanks(after) - desc);
+}
+
+static char *strndup_trimmed(const char *s)
+{
+	size_t len;
+
+	s = skip_blanks(s);
+	len = strlen(s);
+	while (len > 0 && is_blank(s[len - 1]))
+		len--;
+	return strndup(s, len);
+}
+
+struct parsed_row {
+	struct irq_row row;
+	unsigned int line;	/* for the error of a duplicate found late */
+};
+
+static void irq_row_release(struct irq_row *row)
+{
+	free(row->counts);
+	free(row->desc);
+	free(row->name);
+}
+
+/* One numbered row, after its "N:". @scratch has room for @nr_cols. */
+static int parse_irq_row(const char *p, unsigned int irq,
+			 const unsigned int *cols, unsigned int nr_cols,
+			 struct cpu_count *scratch, struct irq_row *ret)
+{
+	struct irq_row row = { .irq = irq };
+	unsigned int col, n = 0;
+	uint64_t total = 0;
+
+	for (col = 0; col < nr_cols; col++) {
+		uint64_t v;
+
+		p = skip_blanks(p);
+		if (!is_digit(*p)) {
+			if ((*p == '-' || *p == '+') && is_digit(p[1]))
+				return -EINVAL;
+			/* Fewer counts than CPUs: tolerated, the rest are 0. */
+			break;
+		}
+		if (scan_u64(&p, UINT64_MAX, &v) < 0)
+			return -EINVAL;
+		if (v == 0)
+			continue;
+		if (__builtin_add_overflow(total, v, &total))
+			return -EINVAL;
+		scratch[n].cpu = cols[col];
+		scratch[n].count = v;
+		n++;
+	}
+	/* Anything after nr_cols counts, numbers included, is description. */
+	row.total = total;
+	row.nr_counts = n;
+	if (n > 0) {
+		row.counts = malloc(n * sizeof(*row.counts));
+		if (!row.counts)
+			return -ENOMEM;
+		memcpy(row.counts, scratch, n * sizeof(*row.counts));
+	}
+	row.desc = strndup_trimmed(p);
+	if (row.desc)
+		row.name = strdup(row.desc + name_offset(row.desc));
+	if (!row.desc || !row.name) {
+		irq_row_release(&row);
+		return -ENOMEM;
+	}
+	*ret = row;
+	return 0;
+}
+
+static int parsed_row_cmp(const void *x, const void *y)
+{
+	const struct parsed_row *a = x, *b = y;
+
+	if (a->row.irq != b->row.irq)
+		return a->row.irq < b->row.irq ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+int interrupts_parse(FILE *f, struct interrupts **ret, unsigned int *ret_line)
+{
+	struct parsed_row *parsed = NULL;
+	struct interrupts *intr = NULL;
+	struct cpu_count *scratch = NULL;
+	unsigned int *cols = NULL, nr_cols = 0, n = 0, alloc = 0, i;
+	struct line_reader lr;
+	struct line l;
+	bool sorted = true;
+	int r;
+
+	if (!f || !ret)
+		return -EINVAL;
+	r = reader_init(&lr, f);
+	if (r < 0)
+		return r;
+	r = read_cpu_header(&lr, &cols, &nr_cols);
+	if (r < 0)
+		goto out;
+	scratch = malloc(nr_cols * sizeof(*scratch));
+	if (!scratch) {
+		r = -ENOMEM;
+		goto out;
+	}
+
+	while ((r = reader_next(&lr, &l)) > 0) {
+		const char *p = l.s, *key;
+		size_t key_len;
+		uint64_t irq;
+
+		if (!line_ok(&l)) {
+			r = -EINVAL;
+			goto out;
+		}
+		if (!*skip_blanks(p))
+			continue;
+		r = scan_key(&p, &key, &key_len);
+		if (r < 0)
+			goto out;
+		/* NMI, LOC, IPIn, ERR, I/O, ...: per-CPU events, not IRQs. */
+		if (!all_digits(key, key_len))
+			continue;
+		/* Keeps the sum below from overflowing; the limit has 8. */
+		if (key_len > 10) {
+			r = -EINVAL;
+			goto out;
+		}
+		for (irq = 0, p = key; p < key + key_len; p++)
+			irq = irq * 10 + (uint64_t)(*p - '0');
+		if (irq > IRQ_NUM_LIMIT) {
+			r = -EINVAL;
+			goto out;
+		}
+		if (n == alloc) {
+			unsigned int na = alloc ? alloc * 2 : 256;
+			struct parsed_row *np;
+
+			np = reallocarray(parsed, na, sizeof(*parsed));
+			if (!np) {
+				r = -ENOMEM;
+				goto out;
+			}
+			parsed = np;
+			alloc = na;
+		}
+		r = parse_irq_row(key + key_len + 1, (unsigned int)irq, cols,
+				  nr_cols, scratch, &parsed[n].row);
+		if (r < 0)
+			goto out;
+		parsed[n].line = lr.lineno;
+		if (n > 0 && parsed[n].row.irq < parsed[n - 1].row.irq)
+			sorted = false;
+		n++;
+	}
+	if (r < 0)
+		goto out;
+
+	if (!sorted)
+		qsort(parsed, n, sizeof(*parsed), parsed_row_cmp);
+	for (i = 1; i < n; i++) {
+		if (parsed[i].row.irq == parsed[i - 1].row.irq) {
+			lr.lineno = parsed[i].line;
+			r = -EINVAL;
+			goto out;
+		}
+	}
+
+	intr = calloc(1, sizeof(*intr));
+	if (!intr) {
+		r = -ENOMEM;
+		goto out;
+	}
+	intr->rows = malloc((n ? n : 1) * sizeof(*intr->rows));
+	if (!intr->rows) {
+		free(intr);
+		r = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		intr->rows[i] = parsed[i].row;
+	intr->nr_rows = n;
+	intr->nr_cols = nr_cols;
+	intr->col_cpu = cols;
+	cols = NULL;
+	n = 0;		/* the rows now belong to intr */
+	*ret = intr;
+	r = 0;
+out:
+	if (r == -EINVAL && ret_line)
+		*ret_line = lr.lineno;
+	for (i = 0; i < n; i++)
+		irq_row_release(&parsed[i].row);
+	free(parsed);
+	free(scratch);
+	free(cols);
+	reader_done(&lr);
+	return r;
+}
+
+void interrupts_free(struct interrupts *intr)
+{
+	unsigned int i;
+
+	if (!intr)
+		return;
+	for (i = 0; i < intr->nr_rows; i++)
+		irq_row_release(&intr->rows[i]);
+	free(intr->rows);
+	free(intr->col_cpu);
+	free(intr);
+}
+
+const struct irq_row *interrupts_find(const struct interrupts *intr,
+				      unsigned int irq)
+{
+	unsigned int lo = 0, hi;
+
+	if (!intr)
+		return NULL;
+	hi = intr->nr_rows;
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (intr->rows[mid].irq == irq)
+			return &intr->rows[mid];
+		if (intr->rows[mid].irq < irq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* ---- /proc/stat and /proc/softirqs ---- */
+
+static int cpu_stats_grow(struct cpu_stats *stats, unsigned int nr_ids)
+{
+	struct cpu_stat *cpu;
+
+	if (nr_ids <= stats->nr_ids)
+		return 0;
+	cpu = reallocarray(stats->cpu, nr_ids, sizeof(*cpu));
+	if (!cpu)
+		return -ENOMEM;
+	memset(cpu + stats->nr_ids, 0,
+	       (nr_ids - stats->nr_ids) * sizeof(*cpu));
+	stats->cpu = cpu;
+	stats->nr_ids = nr_ids;
+	return 0;
+}
+
+struct stat_entry {
+	unsigned int cpu;
+	uint64_t irq;
+	uint64_t softirq;
+};
+
+/* "cpuN user nice system idle [iowait irq softirq [steal [guest
+ * [guest_nice]]]]": iowait, irq and softirq came with 2.6, steal with
+ * 2.6.11, so a 2.4 line has 4 values and some have 7. */
+static int parse_stat_cpu(const char *p, struct stat_entry *ret)
+{
+	uint64_t v[STAT_FIELDS] = { 0 }, id, x;
+	unsigned int n = 0;
+
+	p += 3;		/* "cpu" */
+	if (scan_u64(&p, CPU_ID_LIMIT - 1, &id) < 0)
+		return -EINVAL;
+	for (p = skip_blanks(p); *p; p = skip_blanks(p)) {
+		if (scan_u64(&p, UINT64_MAX, &x) < 0)
+			return -EINVAL;
+		if (n < STAT_FIELDS)
+			v[n] = x;
+		n++;
+	}
+	if (n < STAT_FIELDS_MIN)
+		return -EINVAL;
+	ret->cpu = (unsigned int)id;
+	ret->irq = v[STAT_FIELD_IRQ];
+	ret->softirq = v[STAT_FIELD_SOFTIRQ];
+	return 0;
+}
+
+int stat_parse(FILE *f, struct cpu_stats *stats, unsigned int *ret_line)
+{
+	struct stat_entry *ents = NULL;
+	unsigned char *dup = NULL;
+	unsigned int n = 0, alloc = 0, nr_ids = 0, i;
+	struct line_reader lr;
+	struct line l;
+	int r;
+
+	if (!f || !stats)
+		return -EINVAL;
+	r = reader_init(&lr, f);
+	if (r < 0)
+		return r;
+	dup = calloc(CPU_ID_LIMIT, 1);
+	if (!dup) {
+		r = -ENOMEM;
+		goto out;
+	}
+	while ((r = reader_next(&lr, &l)) > 0) {
+		struct stat_entry e;
+
+		/* Not "cpu " (the sum), and not intr, which can be 130 KB
+		 * or, past LINE_LIMIT, truncated: neither is looked at. */
+		if (strncmp(l.s, "cpu", 3) != 0 || !is_digit(l.s[3]))
+			continue;
+		if (!line_ok(&l) || parse_stat_cpu(l.s, &e) < 0 || dup[e.cpu]) {
+			r = -EINVAL;
+			goto out;
+		}
+		dup[e.cpu] = 1;
+		if (n == alloc) {
+			unsigned int na = alloc ? alloc * 2 : 64;
+			struct stat_entry *ne;
+
+			ne = reallocarray(ents, na, sizeof(*ents));
+			if (!ne) {
+				r = -ENOMEM;
+				goto out;
+			}
+			ents = ne;
+			alloc = na;
+		}
+		ents[n++] = e;
+		if (e.cpu + 1 > nr_ids)
+			nr_ids = e.cpu + 1;
+	}
+	if (r < 0)
+		goto out;
+
+	/* Only now touch @stats, so that a failure leaves it as it was. */
+	r = cpu_stats_grow(stats, nr_ids);
+	if (r < 0)
+		goto out;
+	for (i = 0; i < stats->nr_ids; i++) {
+		stats->cpu[i].seen &= (unsigned char)~SEEN_STAT;
+		stats->cpu[i].irq = 0;
+		stats->cpu[i].softirq = 0;
+	}
+	for (i = 0; i < n; i++) {
+		struct cpu_stat *c = &stats->cpu[ents[i].cpu];
+
+		c->irq = ents[i].irq;
+		c->softirq = ents[i].softirq;
+		c->seen |= SEEN_STAT;
+	}
+out:
+	if (r == -EINVAL && ret_line)
+		*ret_line = lr.lineno;
+	free(ents);
+	free(dup);
+	reader_done(&lr);
+	return r;
+}
+
+static int softirq_lookup(const char *key, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(softirq_names) / sizeof(softirq_names[0]); i++)
+		if (strlen(softirq_names[i].name) == len &&
+		    memcmp(softirq_names[i].name, key, len) == 0)
+			return (int)softirq_names[i].type;
+	return -1;
+}
+
+int softirqs_parse(FILE *f, struct cpu_stats *stats, unsigned int *ret_line)
+{
+	unsigned int *cols = NULL, nr_cols = 0, col, i;
+	bool have[SOFTIRQ_NR] = { false };
+	uint64_t *vals = NULL;
+	struct line_reader lr;
+	struct line l;
+	int r;
+
+	if (!f || !stats)
+		return -EINVAL;
+	r = reader_init(&lr, f);
+	if (r < 0)
+		return r;
+	/* Columns are possible CPUs here, online ones in /proc/interrupts. */
+	r = read_cpu_header(&lr, &cols, &nr_cols);
+	if (r < 0)
+		goto out;
+	vals = calloc((size_t)nr_cols * SOFTIRQ_NR, sizeof(*vals));
+	if (!vals) {
+		r = -ENOMEM;
+		goto out;
+	}
+	while ((r = reader_next(&lr, &l)) > 0) {
+		const char *p = l.s, *key;
+		size_t key_len;
+		int t;
+
+		if (!line_ok(&l)) {
+			r = -EINVAL;
+			goto out;
+		}
+		if (!*skip_blanks(p))
+			continue;
+		r = scan_key(&p, &key, &key_len);
+		if (r < 0)
+			goto out;
+		t = softirq_lookup(key, key_len);
+		if (t < 0)
+			continue;	/* a softirq newer than us */
+		if (have[t]) {
+			r = -EINVAL;
+			goto out;
+		}
+		have[t] = true;
+		for (col = 0; col < nr_cols; col++) {
+			p = skip_blanks(p);
+			if (!*p)
+				break;	/* short row: the rest stay 0 */
+			r = scan_u64(&p, UINT64_MAX,
+				     &vals[(size_t)col * SOFTIRQ_NR + t]);
+			if (r < 0)
+				goto out;
+		}
+		if (*skip_blanks(p)) {
+			r = -EINVAL;
+			goto out;
+		}
+	}
+	if (r < 0)
+		goto out;
+
+	r = cpu_stats_grow(stats, cols[nr_cols - 1] + 1);
+	if (r < 0)
+		goto out;
+	for (i = 0; i < stats->nr_ids; i++) {
+		stats->cpu[i].seen &= (unsigned char)~SEEN_SOFTIRQS;
+		memset(stats->cpu[i].softirqs, 0,
+		       sizeof(stats->cpu[i].softirqs));
+	}
+	for (col = 0; col < nr_cols; col++) {
+		struct cpu_stat *c = &stats->cpu[cols[col]];
+
+		memcpy(c->softirqs, &vals[(size_t)col * SOFTIRQ_NR],
+		       sizeof(c->softirqs));
+		c->seen |= SEEN_SOFTIRQS;
+	}
+out:
+	if (r == -EINVAL && ret_line)
+		*ret_line = lr.lineno;
+	free(vals);
+	free(cols);
+	reader_done(&lr);
+	return r;
+}
+
+void cpu_stats_release(struct cpu_stats *stats)
+{
+	if (!stats)
+		return;
+	free(stats->cpu);
+	stats->cpu = NULL;
+	stats->nr_ids = 0;
+}
+
+/* ---- snapshots ---- */
+
+int snapshot_take(struct snapshot *snap, const char **ret_path,
+		  unsigned int *ret_line)
+{
+	struct snapshot s = { 0 };
+	struct timespec ts;
+	const char *path = NULL;
+	unsigned int line = 0;
+	FILE *f;
+	int r;
+
+	if (!snap)
+		return -EINVAL;
+	/* Stamped before reading: what matters is that two snapshots are
+	 * stamped at the same point of their reads. */
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	s.when = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+
+	path = _PATH_PROC_INTERRUPTS;
+	f = fopen(path, "re");
+	if (!f) {
+		r = -errno;
+		goto fail;
+	}
+	r = interrupts_parse(f, &s.intr, &line);
+	fclose(f);
+	if (r < 0)
+		goto fail;
+
+	path = _PATH_PROC_STAT;
+	f = fopen(path, "re");
+	if (!f) {
+		r = -errno;
+		goto fail;
+	}
+	r = stat_parse(f, &s.stats, &line);
+	fclose(f);
+	if (r < 0)
+		goto fail;
+
+	/* /proc/softirqs came with 2.6.31; without it softirq work stays 0. */
+	path = _PATH_PROC_SOFTIRQS;
+	f = fopen(path, "re");
+	if (f) {
+		r = softirqs_parse(f, &s.stats, &line);
+		fclose(f);
+		if (r < 0)
+			goto fail;
+	} else if (errno != ENOENT) {
+		r = -errno;
+		goto fail;
+	}
+	*snap = s;
+	return 0;
+fail:
+	snapshot_release(&s);
+	if (ret_path)
+		*ret_path = path;	/* NULL if the clock failed */
+	if (ret_line)
+		*ret_line = line;
+	return r;
+}
+
+void snapshot_release(struct snapshot *snap)
+{
+	if (!snap)
+		return;
+	interrupts_free(snap->intr);
+	snap->intr = NULL;
+	cpu_stats_release(&snap->stats);
+}
+
+/* ---- deltas and the load estimate ---- */
+
+/* Events between two readings of one kernel counter. Per-CPU IRQ and
+ * softirq counts are unsigned int in the kernel (kstat) and wrap at 2^32;
+ * a count that never fit in 32 bits cannot have wrapped, so the IRQ was
+ * freed and re-created in between and its history is unknown. */
+static uint64_t counter_delta(uint64_t a, uint64_t b)
+{
+	if (b >= a)
+		return b - a;
+	if (a <= UINT32_MAX)
+		return (uint32_t)(b - a);
+	return 0;
+}
+
+/* Accounted time in seconds per second; /proc/stat times only grow, a drop
+ * (CPU hotplug on some kernels) is read as no data. */
+static double ticks_rate(uint64_t a, uint64_t b, long hz, double dt)
+{
+	return b > a ? (double)(b - a) / (double)hz / dt : 0.0;
+}
+
+#define COL_A	0x1
+#define COL_B	0x2
+
+struct cpu_delta {
+	unsigned int cpu;
+	uint64_t delta;
+};
+
+/* Non-zero per-CPU deltas of one IRQ, ascending CPU. Counts pair by CPU id,
+ * never by column; a CPU that is not a column of both snapshots (offline in
+ * one of them) has no known count there and contributes nothing. */
+static unsigned int row_deltas(const struct irq_row *ra,
+			       const struct irq_row *rb,
+			       const unsigned char *col, unsigned int nr_ids,
+			       struct cpu_delta *out)
+{
+	unsigned int i = 0, j = 0, n = 0;
+
+	if (!ra)
+		return 0;
+	while (i < ra->nr_counts || j < rb->nr_counts) {
+		uint64_t ca = 0, cb = 0, d;
+		unsigned int cpu;
+
+		if (j == rb->nr_counts ||
+		    (i < ra->nr_counts &&
+		     ra->counts[i].cpu < rb->counts[j].cpu)) {
+			cpu = ra->counts[i].cpu;
+			ca = ra->counts[i++].count;
+		} else if (i == ra->nr_counts ||
+			   rb->counts[j].cpu < ra->counts[i].cpu) {
+			cpu = rb->counts[j].cpu;
+			cb = rb->counts[j++].count;
+		} else {
+			cpu = rb->counts[j].cpu;
+			ca = ra->counts[i++].count;
+			cb = rb->counts[j++].count;
+		}
+		if (cpu >= nr_ids || (col[cpu] & (COL_A | COL_B)) !=
+				     (COL_A | COL_B))
+			continue;
+		d = counter_delta(ca, cb);
+		if (d > 0)
+			out[n++] = (struct cpu_delta){ cpu, d };
+	}
+	return n;
+}
+
+/* What one CPU did in the window, for splitting among its IRQs. */
+struct cpu_work {
+	double hard_w;			/* sum of delta * hard_cost_us */
+	double delta[CLASS_NR];		/* sum of deltas per class */
+	double irq_s;			/* accounted hard-irq s/s, 0 if none */
+	double soft[CLASS_NR];		/* softirq s/s per class */
+};
+
+static bool stat_seen(const struct cpu_stats *s, unsigned int cpu,
+		      unsigned char bit)
+{
+	return cpu < s->nr_ids && (s->cpu[cpu].seen & bit);
+}
+
+static void cpu_work_soft(struct cpu_work *w, const struct cpu_stat *a,
+			  const struct cpu_stat *b, bool have_stat, long hz,
+			  double dt)
+{
+	double wt[CLASS_NR] = { 0 }, all = 0, soft_s = 0;
+	unsigned int t, k;
+
+	for (t = 0; t < SOFTIRQ_NR; t++) {
+		double x = (double)counter_delta(a->softirqs[t],
+						 b->softirqs[t]) *
+			   softirq_cost_us[t];
+
+		all += x;
+		if (softirq_class[t] >= 0)
+			wt[softirq_class[t]] += x;
+	}
+	if (have_stat)
+		soft_s = ticks_rate(a->softirq, b->softirq, hz, dt);
+	for (k = 0; k < CLASS_NR; k++) {
+		if (soft_s > 0 && all > 0)
+			w->soft[k] = soft_s * wt[k] / all;
+		else	/* no softirq time accounted: the costs are absolute */
+			w->soft[k] = wt[k] * 1e-6 / dt;
+	}
+}
+
+/* Not just the last column: callers may build snapshots by hand. */
+static unsigned int max_col(const struct interrupts *intr)
+{
+	unsigned int i, m = 0;
+
+	for (i = 0; i < intr->nr_cols; i++)
+		if (intr->col_cpu[i] > m)
+			m = intr->col_cpu[i];
+	return m;
+}
+
+int sample_estimate(const struct snapshot *a, const struct snapshot *b,
+		    const enum irq_class *class, long hz,
+		    struct irq_activity **ret)
+{
+	const struct interrupts *ia, *ib;
+	struct irq_activity *act = NULL;
+	struct cpu_work *work = NULL;
+	struct cpu_delta *d = NULL;
+	unsigned char *col = NULL;
+	unsigned int nr_ids, max_d = 0, i, j, c;
+	double dt;
+	int r;
+
+	if (!a || !b || !a->intr || !b->intr || !ret || hz <= 0)
+		return -EINVAL;
+	ia = a->intr;
+	ib = b->intr;
+	if (ib->nr_rows > 0 && !class)
+		return -EINVAL;
+	dt = b->when - a->when;
+	if (!(dt > 0))
+		return -EINVAL;
+	for (i = 0; i < ib->nr_rows; i++)
+		if ((unsigned int)class[i] >= CLASS_NR)
+			return -EINVAL;
+
+	nr_ids = max_col(ia) + 1;
+	if (max_col(ib) + 1 > nr_ids)
+		nr_ids = max_col(ib) + 1;
+	if (a->stats.nr_ids > nr_ids)
+		nr_ids = a->stats.nr_ids;
+	if (b->stats.nr_ids > nr_ids)
+		nr_ids = b->stats.nr_ids;
+
+	for (i = 0; i < ib->nr_rows; i++) {
+		const struct irq_row *ra = interrupts_find(ia, ib->rows[i].irq);
+		unsigned int m = ib->rows[i].nr_counts + (ra ? ra->nr_counts : 0);
+
+		if (m > max_d)
+			max_d = m;
+	}
+	col = calloc(nr_ids, 1);
+	work = calloc(nr_ids, sizeof(*work));
+	d = malloc((max_d ? max_d : 1) * sizeof(*d));
+	act = calloc(ib->nr_rows ? ib->nr_rows : 1, sizeof(*act));
+	if (!col || !work || !d || !act) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	for (j = 0; j < ia->nr_cols; j++)
+		col[ia->col_cpu[j]] |= COL_A;
+	for (j = 0; j < ib->nr_cols; j++)
+		col[ib->col_cpu[j]] |= COL_B;
+
+	/* Pass 1: deltas, rates, and what each CPU served in total. */
+	for (i = 0; i < ib->nr_rows; i++) {
+		const struct irq_row *rb = &ib->rows[i];
+		const struct irq_row *ra = interrupts_find(ia, rb->irq);
+		struct irq_activity *x = &act[i];
+		uint64_t best = 0;
+		unsigned int n = row_deltas(ra, rb, col, nr_ids, d);
+
+		x->irq = rb->irq;
+		x->top_cpu = -1;
+		for (j = 0; j < n; j++) {
+			struct cpu_work *w = &work[d[j].cpu];
+
+			if (__builtin_add_overflow(x->delta, d[j].delta,
+						   &x->delta))
+				x->delta = UINT64_MAX;
+			/* Ascending CPUs: ties stay with the lowest id. */
+			if (d[j].delta > best) {
+				best = d[j].delta;
+				x->top_cpu = (int)d[j].cpu;
+			}
+			w->hard_w += (double)d[j].delta * hard_cost_us[class[i]];
+			w->delta[class[i]] += (double)d[j].delta;
+		}
+		x->rate = (double)x->delta / dt;
+	}
+
+	/* Per CPU: accounted time where the kernel keeps it. */
+	for (c = 0; c < nr_ids; c++) {
+		bool have_stat = stat_seen(&a->stats, c, SEEN_STAT) &&
+				 stat_seen(&b->stats, c, SEEN_STAT);
+
+		if (have_stat)
+			work[c].irq_s = ticks_rate(a->stats.cpu[c].irq,
+						   b->stats.cpu[c].irq, hz, dt);
+		/* An offline CPU has no softirq counts: no soft part. */
+		if (stat_seen(&a->stats, c, SEEN_SOFTIRQS) &&
+		    stat_seen(&b->stats, c, SEEN_SOFTIRQS))
+			cpu_work_soft(&work[c], &a->stats.cpu[c],
+				      &b->stats.cpu[c], have_stat, hz, dt);
+	}
+
+	/* Pass 2: each IRQ's share of its CPUs' work. */
+	for (i = 0; i < ib->nr_rows; i++) {
+		const struct irq_row *rb = &ib->rows[i];
+		const struct irq_row *ra = interrupts_find(ia, rb->irq);
+		struct irq_activity *x = &act[i];
+		enum irq_class k = class[i];
+		unsigned int n = row_deltas(ra, rb, col, nr_ids, d);
+
+		for (j = 0; j < n; j++) {
+			const struct cpu_work *w = &work[d[j].cpu];
+			double dd = (double)d[j].delta;
+
+			if (w->irq_s > 0)
+				x->hard += w->irq_s * dd * hard_cost_us[k] /
+					   w->hard_w;
+			else	/* no irq time accounting (the common case) */
+				x->hard += dd * hard_cost_us[k] * 1e-6 / dt;
+			x->soft += w->soft[k] * dd / w->delta[k];
+		}
+		x->load = x->hard + x->soft;
+	}
+	*ret = act;
+	act = NULL;
+	r = 0;
+fail:
+	free(act);
+	free(d);
+	free(work);
+	free(col);
+	return r;
+}
