@@ -1,18 +1,20 @@
 /* plan.c - the placement planner. Pure: no I/O, no clock, no randomness;
  * ties go to the lowest CPU id so the same input always gives the same plan.
  *
- * The plan is built in three steps:
- *  1. greedy: heaviest IRQ first, each to the best CPU of its device's node,
- *     where "best" is, in order: fewest queues of the same device on that
- *     physical core; for NIC queues, a core no other NIC uses; the lowest
- *     load after placement; the least loaded SMT sibling; the fewest IRQs;
- *     the lowest id. Idle IRQs are spread by count instead of load. An IRQ
- *     stays where it is unless the best CPU is better by the threshold.
- *  2. improve: take load off the busiest CPU by moving or swapping single
- *     IRQs, within the same rules, while that lowers it meaningfully.
- *  3. settle: if nothing forces a move (an avoided CPU, a wrong node, an IRQ
- *     allowed on several CPUs, queues sharing a core) and the plan lowers
- *     the busiest CPU by less than the threshold, keep everything. */
+ * Two candidate plans are built and the one that moves less wins unless the
+ * other is better by the threshold:
+ *  - repair: every IRQ stays where it is unless it must move (an avoided or
+ *    offline CPU, a wrong node, an IRQ allowed on several CPUs, more queues of
+ *    one device on a core than its fair share); those are placed greedily.
+ *  - fresh: every IRQ placed greedily, heaviest first.
+ * Greedy placement takes the best CPU of the device's node, where "best" is,
+ * in order: fewest queues of the same device on that physical core; for NIC
+ * queues, a core no other NIC uses; the lowest load after placement, with
+ * half the load of the SMT siblings added; the fewest IRQs; the lowest id.
+ * Idle IRQs compare counts before load. Both plans then go through improve:
+ * single moves or swaps that lower the busiest CPU meaningfully.
+ * Last, settle: if nothing forced a move and the plan lowers the busiest CPU
+ * by less than the threshold, every busy IRQ stays where it is. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,6 +44,8 @@ struct ctx {
 	unsigned int nr_all;
 	int **node_cpus;	/* eligible CPUs per node */
 	unsigned int *node_n;
+	unsigned int *node_cores;	/* physical cores among node_cpus */
+	unsigned int all_cores;
 	int *on;		/* per IRQ: CPU whose load it carries, -1 none */
 	int *head, *next, *prev;	/* IRQs per CPU, for the improve step */
 	double eps;		/* loads closer than this are equal */
@@ -181,8 +185,9 @@ static struct score score_of(struct ctx *c, const struct plan_irq *pi, int cpu)
 
 		s.other_nic = c->netq[core] > mine ? 1 : 0;
 	}
-	s.load = c->load[cpu] + pi->load;
 	s.sibling = c->core_load[core] - c->load[cpu];
+	/* A busy SMT sibling slows this CPU too: count half of it. */
+	s.load = c->load[cpu] + pi->load + (is_heavy(c, pi) ? s.sibling / 2 : 0);
 	s.count = c->count[cpu];
 	s.cpu = cpu;
 	return s;
@@ -247,25 +252,21 @@ static double avg_load(const struct ctx *c)
 	return c->nr_all ? sum / c->nr_all : 0;
 }
 
-/* Stay put unless the best place is better by the threshold. */
-static bool keep_current(struct ctx *c, const struct plan_irq *pi,
-			 const struct score *best, double avg)
+/* Queues of a device one core may hold: its fair share of the node's cores. */
+static unsigned int spread_cap(const struct ctx *c, const struct plan_irq *pi)
 {
-	struct score cur;
+	unsigned int cores, q;
 
-	if (pi->pinned < 0 || !is_candidate(c, pi, pi->pinned))
-		return false;
-	cur = score_of(c, pi, pi->pinned);
-	if (cur.same_dev > best->same_dev || cur.other_nic > best->other_nic)
-		return false;
-	if (!is_heavy(c, pi))
-		return cur.count <= best->count + 1;
-	return cur.load <= best->load + c->pol->threshold *
-	       (best->load > avg ? best->load : avg);
+	if (!multiqueue(c, pi))
+		return UINT32_MAX;
+	cores = pi->node >= 0 && pi->node < c->topo->nr_nodes &&
+		c->node_n[pi->node] > 0 ? c->node_cores[pi->node] : c->all_cores;
+	q = c->group_movable[pi->group];
+	return cores ? (q + cores - 1) / cores : q;
 }
 
-static enum plan_reason why_move(struct ctx *c, const struct plan_irq *pi,
-				 const struct score *best)
+/* Why the current CPU cannot stay, or REASON_KEEP if it could. */
+static enum plan_reason forced_reason(const struct ctx *c, const struct plan_irq *pi)
 {
 	if (pi->pinned < 0)
 		return REASON_PIN;
@@ -274,9 +275,24 @@ static enum plan_reason why_move(struct ctx *c, const struct plan_irq *pi,
 		return REASON_AVOIDED;
 	if (!is_candidate(c, pi, pi->pinned))
 		return REASON_NODE;
-	if (score_of(c, pi, pi->pinned).same_dev > best->same_dev)
-		return REASON_SPREAD;
-	return is_heavy(c, pi) ? REASON_BALANCE : REASON_IDLE;
+	return REASON_KEEP;
+}
+
+/* Stay put unless the best place is better by the threshold. */
+static bool keep_current(struct ctx *c, const struct plan_irq *pi,
+			 const struct score *best, double avg)
+{
+	struct score cur;
+
+	if (forced_reason(c, pi) != REASON_KEEP)
+		return false;
+	cur = score_of(c, pi, pi->pinned);
+	if (cur.same_dev >= spread_cap(c, pi) || cur.other_nic > best->other_nic)
+		return false;
+	if (!is_heavy(c, pi))
+		return cur.count <= best->count + 1;
+	return cur.load <= best->load + c->pol->threshold *
+	       (best->load > avg ? best->load : avg);
 }
 
 static const struct ctx *sort_ctx;
@@ -299,35 +315,125 @@ static int order_cmp(const void *pa, const void *pb)
 	return (a->irq > b->irq) - (a->irq < b->irq);
 }
 
-static int greedy(struct ctx *c)
+/* Place the IRQs of @order (unplaced, movable) greedily. With @sticky an IRQ
+ * keeps its CPU when that is nearly as good. A reason already set by the
+ * caller (why it had to move) is kept. */
+static void place_greedy(struct ctx *c, unsigned int *order, unsigned int n,
+			 bool sticky)
 {
-	unsigned int *order, n = 0;
 	struct score best[1];
 	double avg = avg_load(c);
 
-	order = malloc((c->nr ? c->nr : 1) * sizeof(*order));
-	if (!order)
-		return -ENOMEM;
-	for (unsigned int i = 0; i < c->nr; i++)
-		if (!c->irqs[i].fixed)
-			order[n++] = i;
 	sort_ctx = c;
 	qsort(order, n, sizeof(*order), order_cmp);
 	sort_ctx = NULL;
 	for (unsigned int k = 0; k < n; k++) {
 		struct plan_irq *pi = &c->irqs[order[k]];
+		enum plan_reason forced = forced_reason(c, pi);
 
 		rank_cpus(c, pi, best, 1);
-		if (keep_current(c, pi, &best[0], avg)) {
+		if (sticky && keep_current(c, pi, &best[0], avg)) {
 			pi->target = pi->pinned;
 			pi->reason = REASON_KEEP;
 		} else {
 			pi->target = best[0].cpu;
-			pi->reason = why_move(c, pi, &best[0]);
+			if (forced != REASON_KEEP)
+				pi->reason = forced;
+			else if (pi->reason != REASON_SPREAD)
+				pi->reason = pi->target == pi->pinned ? REASON_KEEP :
+					     is_heavy(c, pi) ? REASON_BALANCE : REASON_IDLE;
 		}
 		account(c, order[k], pi->target, +1);
 	}
-	free(order);
+}
+
+/* Forget every placement but the fixed IRQs'. */
+static void reset(struct ctx *c)
+{
+	unsigned int ids = c->topo->nr_ids;
+
+	memset(c->load, 0, ids * sizeof(*c->load));
+	memset(c->core_load, 0, ids * sizeof(*c->core_load));
+	memset(c->count, 0, ids * sizeof(*c->count));
+	memset(c->netq, 0, ids * sizeof(*c->netq));
+	memset(c->gc, 0, c->gc_cap * sizeof(*c->gc));
+	for (unsigned int k = 0; k < ids; k++)
+		c->head[k] = -1;
+	for (unsigned int i = 0; i < c->nr; i++) {
+		struct plan_irq *pi = &c->irqs[i];
+
+		c->on[i] = c->next[i] = c->prev[i] = -1;
+		/* Fixed IRQs weigh where they are served. */
+		if (pi->fixed && pi->served >= 0 &&
+		    (unsigned int)pi->served < ids && c->topo->cpus[pi->served].online)
+			account(c, i, pi->served, +1);
+	}
+}
+
+static int build_fresh(struct ctx *c, unsigned int *order)
+{
+	unsigned int n = 0;
+
+	reset(c);
+	for (unsigned int i = 0; i < c->nr; i++) {
+		if (c->irqs[i].fixed)
+			continue;
+		c->irqs[i].reason = REASON_KEEP;
+		order[n++] = i;
+	}
+	place_greedy(c, order, n, true);
+	return 0;
+}
+
+static int build_repair(struct ctx *c, unsigned int *order)
+{
+	unsigned int n = 0;
+
+	reset(c);
+	for (unsigned int i = 0; i < c->nr; i++) {
+		struct plan_irq *pi = &c->irqs[i];
+
+		if (pi->fixed)
+			continue;
+		pi->reason = forced_reason(c, pi);
+		if (pi->reason != REASON_KEEP) {
+			order[n++] = i;
+			continue;
+		}
+		pi->target = pi->pinned;
+		account(c, i, pi->pinned, +1);
+	}
+	/* Queues beyond a core's fair share of their device move, the
+	 * highest-numbered first so the survivors are stable. */
+	for (unsigned int i = c->nr; i-- > 0;) {
+		struct plan_irq *pi = &c->irqs[i];
+
+		if (c->on[i] < 0 || pi->fixed || !multiqueue(c, pi))
+			continue;
+		if (gc_get(c, pi->group, core_of(c, c->on[i])) > spread_cap(c, pi)) {
+			account(c, i, c->on[i], -1);
+			pi->reason = REASON_SPREAD;
+			order[n++] = i;
+		}
+	}
+	place_greedy(c, order, n, false);
+	/* Idle IRQs piled on a CPU spread out by count. */
+	for (unsigned int i = 0; i < c->nr; i++) {
+		struct plan_irq *pi = &c->irqs[i];
+		struct score best[1];
+		int from = c->on[i];
+
+		if (pi->fixed || is_heavy(c, pi) || pi->reason != REASON_KEEP)
+			continue;
+		account(c, i, from, -1);
+		rank_cpus(c, pi, best, 1);
+		if (score_of(c, pi, from).count > best[0].count + 1 ||
+		    score_of(c, pi, from).same_dev > best[0].same_dev) {
+			pi->target = best[0].cpu;
+			pi->reason = REASON_IDLE;
+		}
+		account(c, i, pi->target, +1);
+	}
 	return 0;
 }
 
@@ -343,7 +449,8 @@ static bool spread_ok(struct ctx *c, unsigned int i, int to)
 	s_from = score_of(c, pi, from);
 	s_to = score_of(c, pi, to);
 	account(c, i, from, +1);
-	ok = s_to.same_dev <= s_from.same_dev && s_to.other_nic <= s_from.other_nic;
+	ok = (s_to.same_dev < spread_cap(c, pi) || s_to.same_dev <= s_from.same_dev) &&
+	     s_to.other_nic <= s_from.other_nic;
 	return ok;
 }
 
@@ -372,16 +479,22 @@ static int improve(struct ctx *c)
 	while (budget--) {
 		int m = -1, best_to = -1, best_j = -1;
 		unsigned int best_i = 0;
-		double best_peak;
+		double best_peak, best_eff = 0, top = 0;
+		bool below;
 
 		for (unsigned int k = 0; k < c->nr_all; k++) {
 			int cpu = c->all[k];
 
+			if (c->load[cpu] > top)
+				top = c->load[cpu];
 			if (!stuck[cpu] && (m < 0 || c->load[cpu] > c->load[m] + c->eps))
 				m = cpu;
 		}
 		if (m < 0 || c->load[m] <= c->eps)
 			break;
+		/* Below a peak nothing can lower, evening out must not load the
+		 * siblings of busy CPUs: it gains nothing on the peak. */
+		below = c->load[m] < top - c->eps;
 		/* A move must lower the peak by more than noise. */
 		best_peak = c->load[m] - (c->pol->threshold / 10) * c->load[m] - c->eps;
 		for (int i = c->head[m]; i >= 0; i = c->next[i]) {
@@ -394,22 +507,28 @@ static int improve(struct ctx *c)
 			v = candidates(c, pi, &n);
 			for (unsigned int k = 0; k < n; k++) {
 				int to = v[k];
+				/* Among equal peaks, spare busy SMT siblings. */
+				double eff = c->load[to] + pi->load +
+					     (c->core_load[core_of(c, to)] - c->load[to]) / 2;
 				double peak;
 
-				if (to == m || c->load[to] + pi->load >= best_peak)
-					goto try_swap;
+				if (to == m)
+					continue;
+				if (below && eff > c->load[m] - pi->load + c->eps)
+					continue;
 				peak = c->load[to] + pi->load;
 				if (peak < c->load[m] - pi->load)
 					peak = c->load[m] - pi->load;
-				if (peak < best_peak && spread_ok(c, (unsigned int)i, to)) {
+				if ((best_to < 0 ? peak < best_peak :
+				     peak < best_peak - c->eps ||
+				     (peak <= best_peak + c->eps && best_j < 0 && eff < best_eff)) &&
+				    spread_ok(c, (unsigned int)i, to)) {
 					best_peak = peak;
+					best_eff = eff;
 					best_i = (unsigned int)i;
 					best_to = to;
 					best_j = -1;
 				}
-try_swap:
-				if (to == m)
-					continue;
 				for (int j = c->head[to]; j >= 0; j = c->next[j]) {
 					struct plan_irq *pj = &c->irqs[j];
 					double a, b;
@@ -420,10 +539,12 @@ try_swap:
 					a = c->load[m] - pi->load + pj->load;
 					b = c->load[to] - pj->load + pi->load;
 					peak = a > b ? a : b;
-					if (peak < best_peak &&
+					if ((best_to < 0 ? peak < best_peak :
+					     peak < best_peak - c->eps) &&
 					    spread_ok(c, (unsigned int)i, to) &&
 					    spread_ok(c, (unsigned int)j, m)) {
 						best_peak = peak;
+						best_eff = eff;
 						best_i = (unsigned int)i;
 						best_to = to;
 						best_j = j;
@@ -501,6 +622,27 @@ static void fill_alternatives(struct ctx *c)
 	}
 }
 
+/* Distinct physical cores among @cpus; core leaders are CPU ids. */
+static unsigned int count_cores(struct ctx *c, const int *cpus, unsigned int n)
+{
+	unsigned int cores = 0;
+
+	/* head[] is free before any placement: borrow it as a marker. */
+	for (unsigned int k = 0; k < n; k++)
+		c->head[core_of(c, cpus[k])] = -1;
+	for (unsigned int k = 0; k < n; k++) {
+		int core = core_of(c, cpus[k]);
+
+		if (c->head[core] != -2) {
+			c->head[core] = -2;
+			cores++;
+		}
+	}
+	for (unsigned int k = 0; k < n; k++)
+		c->head[core_of(c, cpus[k])] = -1;
+	return cores;
+}
+
 static int ctx_init(struct ctx *c, const struct topology *topo,
 		    struct plan_irq *irqs, unsigned int nr,
 		    const struct plan_policy *pol)
@@ -567,6 +709,12 @@ static int ctx_init(struct ctx *c, const struct topology *topo,
 	for (unsigned int i = 0; i < nr; i++)
 		if (!irqs[i].fixed && irqs[i].group >= 0)
 			c->group_movable[irqs[i].group]++;
+	c->node_cores = calloc(nodes, sizeof(*c->node_cores));
+	if (!c->node_cores)
+		return -ENOMEM;
+	c->all_cores = count_cores(c, c->all, c->nr_all);
+	for (unsigned int n = 0; n < (unsigned int)topo->nr_nodes; n++)
+		c->node_cores[n] = count_cores(c, c->node_cpus[n], c->node_n[n]);
 	return 0;
 }
 
@@ -579,6 +727,7 @@ static void ctx_release(struct ctx *c)
 			free(c->node_cpus[n]);
 	free(c->node_cpus);
 	free(c->node_n);
+	free(c->node_cores);
 	free(c->all);
 	free(c->load);
 	free(c->core_load);
@@ -602,8 +751,10 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 		 unsigned int nr, const struct plan_policy *policy,
 		 struct plan_result *res)
 {
+	struct saved { int target; enum plan_reason reason; } *fresh = NULL;
+	unsigned int *order = NULL;
+	double total = 0, peak_fresh;
 	struct ctx c;
-	double total = 0;
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -617,6 +768,12 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 		r = -ENOMEM;
 		goto out;
 	}
+	order = malloc((nr + 1) * sizeof(*order));
+	fresh = malloc((nr + 1) * sizeof(*fresh));
+	if (!order || !fresh) {
+		r = -ENOMEM;
+		goto out;
+	}
 	for (unsigned int i = 0; i < nr; i++) {
 		struct plan_irq *pi = &irqs[i];
 
@@ -627,23 +784,43 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 		if (cpu_valid(topo, pi->served))
 			res->before[pi->served] += pi->load;
 		total += pi->load;
-		/* Fixed IRQs weigh where they are served. */
-		if (pi->fixed && cpu_valid(topo, pi->served))
-			account(&c, i, pi->served, +1);
 	}
 	c.eps = total * 1e-6 / c.nr_all + 1e-12;
-	r = greedy(&c);
-	if (r == 0)
-		r = improve(&c);
+
+	build_fresh(&c, order);
+	r = improve(&c);
 	if (r < 0)
 		goto out;
-	settle(&c, res);
+	peak_fresh = peak_of(&c, c.load);
+	for (unsigned int i = 0; i < nr; i++)
+		fresh[i] = (struct saved){ irqs[i].target, irqs[i].reason };
+
+	build_repair(&c, order);
+	r = improve(&c);
+	if (r < 0)
+		goto out;
+	if (peak_of(&c, c.load) > peak_fresh * (1 + policy->threshold) + c.eps) {
+		/* Repairing the current placement falls short: start afresh. */
+		reset(&c);
+		for (unsigned int i = 0; i < nr; i++) {
+			if (irqs[i].fixed)
+				continue;
+			irqs[i].target = fresh[i].target;
+			irqs[i].reason = fresh[i].reason;
+			account(&c, i, irqs[i].target, +1);
+		}
+	} else {
+		settle(&c, res);
+	}
+
 	fill_alternatives(&c);
 	memcpy(res->after, c.load, topo->nr_ids * sizeof(*res->after));
 	for (unsigned int i = 0; i < nr; i++)
 		if (plan_moves(&irqs[i]))
 			res->nr_moves++;
 out:
+	free(order);
+	free(fresh);
 	ctx_release(&c);
 	if (r < 0)
 		plan_result_release(res);
