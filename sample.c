@@ -954,16 +954,20 @@ void snapshot_release(struct snapshot *snap)
 /* ---- deltas and the load estimate ---- */
 
 /* Events between two readings of one kernel counter. Per-CPU IRQ and
- * softirq counts are unsigned int in the kernel (kstat) and wrap at 2^32;
- * a count that never fit in 32 bits cannot have wrapped, so the IRQ was
- * freed and re-created in between and its history is unknown. */
+ * softirq counts are unsigned int in the kernel (kstat) and wrap at 2^32.
+ * A count that never fit in 32 bits cannot have wrapped, and a "wrap" of
+ * more than 2^31 events in one window is a count that restarted (the IRQ
+ * was freed and re-created, a driver reloaded): its history is unknown. */
 static uint64_t counter_delta(uint64_t a, uint64_t b)
 {
+	uint32_t wrapped;
+
 	if (b >= a)
 		return b - a;
-	if (a <= UINT32_MAX)
-		return (uint32_t)(b - a);
-	return 0;
+	if (a > UINT32_MAX)
+		return 0;
+	wrapped = (uint32_t)(b - a);
+	return wrapped < (1u << 31) ? wrapped : 0;
 }
 
 /* Accounted time in seconds per second; /proc/stat times only grow, a drop
