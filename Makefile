@@ -21,7 +21,7 @@ ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 $(WERROR) \
 LDLIBS   += $(PKG_LIBS) -lm
 
 # The pure and parsing modules; everything but main.
-LIB_OBJS  = fileio.o cpuset.o topology.o sample.o device.o plan.o apply.o report.o
+LIB_OBJS  = fileio.o cpuset.o topology.o sample.o device.o plan.o apply.o report.o lock.o
 TESTS     = tests/test_cpuset tests/test_topology tests/test_sample \
             tests/test_plan
 

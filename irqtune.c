@@ -15,6 +15,7 @@
 #include "apply.h"
 #include "cpuset.h"
 #include "device.h"
+#include "lock.h"
 #include "pathnames.h"
 #include "plan.h"
 #include "report.h"
@@ -28,6 +29,7 @@ enum {
 	EXIT_NOINPUT = EX_NOINPUT,	/* 66: a kernel interface unreadable */
 	EXIT_UNAVAILABLE = EX_UNAVAILABLE, /* 69: libudev unusable */
 	EXIT_SOFTWARE = EX_SOFTWARE,	/* 70: out of memory, internal error */
+	EXIT_TEMPFAIL = EX_TEMPFAIL,	/* 75: another run holds the lock */
 	EXIT_NOPERM = EX_NOPERM,	/* 77: writing needs root */
 	EXIT_CONFIG = EX_CONFIG,	/* 78: no CPU left to place IRQs on */
 };
@@ -39,6 +41,7 @@ enum {
 static struct {
 	bool dry_run, verbose, quiet;
 	double window;
+	double wait_lock;
 	int *banirq;
 	int nr_banirq;
 	const char *bancpus;
@@ -88,11 +91,13 @@ static int parse_options(int argc, char **argv)
 			"never move IRQ N (repeatable)");
 	struct arg_str *bancpus = arg_str0(NULL, "bancpus", "LIST",
 			"keep IRQs off these CPUs too (cpulist, e.g. 0,4-7)");
+	struct arg_dbl *waitlock = arg_dbl0(NULL, "wait-lock", "SECONDS",
+			"wait this long for another run to finish (default: exit)");
 	struct arg_lit *version = arg_lit0("V", "version", "print the version and exit");
 	struct arg_lit *help = arg_lit0("h", "help", "print this help and exit");
 	struct arg_end *end = arg_end(10);
-	void *argtable[] = { dry, win, verbose, quiet, banirq, bancpus, version,
-			     help, end };
+	void *argtable[] = { dry, win, verbose, quiet, banirq, bancpus, waitlock,
+			     version, help, end };
 	int nerr, ret = -1;
 
 	if (arg_nullcheck(argtable) != 0) {
@@ -127,6 +132,14 @@ static int parse_options(int argc, char **argv)
 	if (!isfinite(opt.window) || opt.window <= 0 || opt.window > WINDOW_MAX) {
 		fprintf(stderr, "irqtune: --window %g: must be above 0 and at most %g seconds\n",
 			opt.window, WINDOW_MAX);
+		usage_line(stderr, argtable);
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	opt.wait_lock = waitlock->count ? waitlock->dval[0] : 0;
+	if (!isfinite(opt.wait_lock) || opt.wait_lock < 0 || opt.wait_lock > WINDOW_MAX) {
+		fprintf(stderr, "irqtune: --wait-lock %g: must be from 0 to %g seconds\n",
+			opt.wait_lock, WINDOW_MAX);
 		usage_line(stderr, argtable);
 		ret = EXIT_USAGE;
 		goto out;
@@ -488,7 +501,7 @@ out:
 
 int main(int argc, char **argv)
 {
-	int ret = parse_options(argc, argv);
+	int ret = parse_options(argc, argv), lock_fd = -1;
 
 	if (ret >= 0)
 		goto out;
@@ -497,7 +510,25 @@ int main(int argc, char **argv)
 		ret = EXIT_NOPERM;
 		goto out;
 	}
+	if (!opt.dry_run) {
+		lock_fd = lock_take(_PATH_RUN_LOCK, opt.wait_lock);
+		if (lock_fd == -EWOULDBLOCK) {
+			if (!opt.quiet)
+				fprintf(stderr, "irqtune: another run holds %s; not running\n",
+					_PATH_RUN_LOCK);
+			ret = EXIT_TEMPFAIL;
+			goto out;
+		}
+		if (lock_fd < 0) {
+			fprintf(stderr, "irqtune: cannot lock %s: %s%s\n", _PATH_RUN_LOCK,
+				strerror(-lock_fd), lock_fd == -EPERM ?
+				" (not a regular file of ours: a symlink or someone else's file?)" : "");
+			ret = EX_CANTCREAT;
+			goto out;
+		}
+	}
 	ret = do_run();
+	lock_release(lock_fd);
 out:
 	free(opt.banirq);
 	free((char *)opt.bancpus);

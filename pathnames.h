@@ -7,6 +7,9 @@
 #define _PATH_PROC_SOFTIRQS	"/proc/softirqs"
 #define _PATH_PROC_IRQ		"/proc/irq"	/* + "/N/<file>" */
 
+/* Serialises runs from cron, timer, udev and by hand. */
+#define _PATH_RUN_LOCK		"/run/irqtune.lock"
+
 /* Relative to a root prefix ("" on a live machine) so tests can point
  * topology_read() at a captured tree. */
 #define _PATH_SYS_CPU		"/sys/devices/system/cpu"
