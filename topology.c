@@ -1,0 +1,802 @@
+/* topology.c - which CPUs are online, which share a core, a last-level
+ * cache, a package and a NUMA node, and which ones IRQs must avoid; all from
+ * sysfs, under a root prefix so tests can point it at a captured tree. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pathnames.h"
+#include "topology.h"
+
+/* Largest sysfs file we read. A cpulist of 8192 CPUs without one range
+ * ("0,2,4,...") is about 40 KiB; a corrupt file must not grow us further. */
+#define ATTR_MAX	(64 * 1024)
+
+/* The kernel's MAX_NUMNODES is at most 1 << 10 (NODES_SHIFT <= 10). */
+#define NODE_ID_LIMIT	4096
+
+/* Cache levels are small; anything else is a corrupt file. */
+#define CACHE_LEVEL_MAX	16
+
+#define REL_PATH_MAX	96	/* "cpuN/cache/indexK/shared_cpu_list" */
+
+struct ctx {
+	int cpu_fd;		/* root + _PATH_SYS_CPU */
+	char *buf;		/* ATTR_MAX + 2 bytes for read_attr() */
+	/* CPU_ID_LIMIT bits, for every list read: node and sibling masks
+	 * may name ids past "possible" (sparc64 node cpumaps do), and those
+	 * are ignored rather than fatal. */
+	struct cpuset *wide;
+	struct topology *topo;
+};
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
+	       c == '\v' || c == '\f';
+}
+
+/* Read @path (relative to @dfd) into @buf and point *@ret_str at its text
+ * without surrounding blanks. */
+static int read_attr(int dfd, const char *path, char *buf, char **ret_str)
+{
+	size_t len = 0;
+	ssize_t n;
+	char *s, *e;
+	int fd, r = 0;
+
+	fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	/* Room for one byte past ATTR_MAX tells a full file from a longer one. */
+	while (len <= ATTR_MAX) {
+		n = read(fd, buf + len, ATTR_MAX + 1 - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > ATTR_MAX) {
+		r = -EFBIG;
+		goto out;
+	}
+	buf[len] = '\0';
+	/* RHEL 7's 3.10 prints an unset nohz_full as "\0\n": text ends at
+	 * the first NUL. */
+	len = strlen(buf);
+	s = buf;
+	e = buf + len;
+	while (is_blank(*s))
+		s++;
+	while (e > s && is_blank(e[-1]))
+		e--;
+	*e = '\0';
+	*ret_str = s;
+out:
+	close(fd);
+	return r;
+}
+
+/* Strict decimal in [@min, @max]: an optional '-', digits, nothing else. */
+static int parse_long(const char *s, long min, long max, long *ret)
+{
+	const char *d = s[0] == '-' ? s + 1 : s;
+	char *end;
+	long v;
+
+	if (*d < '0' || *d > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*ret = v;
+	return 0;
+}
+
+/* "@prefix<N>" as the kernel names it (no sign, no leading zero).
+ * -EINVAL when @name is something else, -ERANGE when N >= @limit. */
+static int parse_name(const char *name, const char *prefix,
+		      unsigned int limit, unsigned int *ret)
+{
+	size_t plen = strlen(prefix);
+	const char *d = name + plen;
+	long v;
+	int r;
+
+	if (strncmp(name, prefix, plen) != 0)
+		return -EINVAL;
+	if (d[0] == '0' && d[1] != '\0')
+		return -EINVAL;
+	if (d[0] == '-')
+		return -EINVAL;
+	r = parse_long(d, 0, LONG_MAX, &v);
+	if (r < 0)
+		return r;
+	if ((unsigned long)v >= limit)
+		return -ERANGE;
+	*ret = (unsigned int)v;
+	return 0;
+}
+
+/* readdir(), with errno cleared first: NULL with errno 0 is the end. */
+static struct dirent *read_entry(DIR *dir)
+{
+	errno = 0;
+	return readdir(dir);
+}
+
+/* Parse a cpulist at @list, or failing that a cpumask at @mask (NULL: none),
+ * both relative to @dfd, into @set. -ENOENT when neither exists. */
+static int read_cpus(struct ctx *c, int dfd, const char *list,
+		     const char *mask, struct cpuset *set)
+{
+	char *s;
+	int r;
+
+	r = read_attr(dfd, list, c->buf, &s);
+	if (r == 0)
+		return cpulist_parse(s, set);
+	if (r != -ENOENT || !mask)
+		return r;
+	r = read_attr(dfd, mask, c->buf, &s);
+	if (r < 0)
+		return r;
+	return cpumask_parse(s, set);
+}
+
+/* Every cpuN directory, into c->wide. */
+static int scan_cpu_dirs(struct ctx *c)
+{
+	struct dirent *de;
+	unsigned int cpu;
+	DIR *dir;
+	int fd, r = 0;
+
+	cpuset_zero(c->wide);
+	fd = openat(c->cpu_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while ((de = read_entry(dir))) {
+		r = parse_name(de->d_name, "cpu", CPU_ID_LIMIT, &cpu);
+		if (r == -EINVAL) {	/* cpufreq, cpuidle, online, ... */
+			r = 0;
+			continue;
+		}
+		if (r < 0)
+			goto out;
+		cpuset_set(c->wide, cpu);
+	}
+	r = -errno;
+out:
+	closedir(dir);
+	return r;
+}
+
+/* Without an "online" file (old kernels), a CPU is online unless its
+ * cpuN/online says "0"; cpu0 often has no such file, as it cannot go.
+ * @c->wide holds the cpuN directories. */
+static int online_from_dirs(struct ctx *c, int last, struct cpuset *online)
+{
+	char path[REL_PATH_MAX], *s;
+	int cpu, r;
+
+	cpuset_zero(online);
+	/* Directories past "possible" do not count. */
+	for (cpu = cpuset_first(c->wide); cpu >= 0 && cpu <= last;
+	     cpu = cpuset_next(c->wide, cpu)) {
+		snprintf(path, sizeof(path), "cpu%d/online", cpu);
+		r = read_attr(c->cpu_fd, path, c->buf, &s);
+		if (r < 0 && r != -ENOENT)
+			return r;
+		/* An empty file is no answer either: hwloc's captures
+		 * empty the files they do not use. */
+		if (r == -ENOENT || !*s || strcmp(s, "1") == 0)
+			cpuset_set(online, (unsigned int)cpu);
+		else if (strcmp(s, "0") != 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* How many ids (from "possible", else the cpuN directories and "online")
+ * and which are online, into *@ret_online (nbits CPU_ID_LIMIT). */
+static int read_online(struct ctx *c, unsigned int *ret_nr_ids,
+		       struct cpuset **ret_online)
+{
+	struct cpuset *online;
+	bool have_possible, have_online;
+	int last = -1, r;
+	char *s;
+
+	online = cpuset_new(CPU_ID_LIMIT);
+	if (!online)
+		return -ENOMEM;
+
+	r = read_attr(c->cpu_fd, "possible", c->buf, &s);
+	have_possible = r == 0;
+	if (have_possible) {
+		r = cpulist_parse(s, c->wide);
+		if (r < 0)
+			goto fail;
+		last = cpuset_last(c->wide);
+		if (last < 0) {
+			r = -EINVAL;
+			goto fail;
+		}
+	} else if (r != -ENOENT) {
+		goto fail;
+	}
+
+	r = read_attr(c->cpu_fd, "online", c->buf, &s);
+	have_online = r == 0;
+	if (have_online) {
+		r = cpulist_parse(s, online);
+		if (r < 0)
+			goto fail;
+	} else if (r != -ENOENT) {
+		goto fail;
+	}
+
+	if (!have_possible || !have_online) {
+		r = scan_cpu_dirs(c);
+		if (r < 0)
+			goto fail;
+	}
+	if (!have_online) {
+		r = online_from_dirs(c, have_possible ? last : INT_MAX, online);
+		if (r < 0)
+			goto fail;
+	}
+	if (!have_possible) {
+		last = cpuset_last(c->wide);
+		if (cpuset_last(online) > last)
+			last = cpuset_last(online);
+	} else if (cpuset_last(online) > last) {
+		/* The kernel keeps online within possible. */
+		r = -EINVAL;
+		goto fail;
+	}
+	if (last < 0 || cpuset_count(online) == 0) {
+		r = -ENODEV;
+		goto fail;
+	}
+	*ret_nr_ids = (unsigned int)last + 1;
+	*ret_online = online;
+	return 0;
+fail:
+	cpuset_free(online);
+	return r;
+}
+
+/* "isolated" and "nohz_full" add @bit to the CPUs they list. */
+static int read_avoid(struct ctx *c, const char *name, unsigned int bit)
+{
+	struct topology *t = c->topo;
+	char *s;
+	int cpu, r;
+
+	r = read_attr(c->cpu_fd, name, c->buf, &s);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	/* Without nohz_full= some kernels print "(null)", right-aligned in
+	 * nr_cpu_ids columns (captured up to 6.17). */
+	if (strcmp(s, "(null)") == 0)
+		return 0;
+	r = cpulist_parse(s, c->wide);
+	if (r < 0)
+		return r;
+	for (cpu = cpuset_first(c->wide); cpu >= 0;
+	     cpu = cpuset_next(c->wide, cpu)) {
+		if ((unsigned int)cpu >= t->nr_ids)
+			break;
+		t->cpus[cpu].avoid |= bit;
+	}
+	return 0;
+}
+
+enum group { GROUP_CORE, GROUP_LLC };
+
+/* Give every online CPU of c->wide whose core (or llc) is unknown the lowest
+ * online id of the set, after adding @cpu in case a buggy list leaves it
+ * out. Marking all members at once is what lets their own lists go unread. */
+static void assign_group(struct ctx *c, unsigned int cpu, enum group g)
+{
+	struct topology *t = c->topo;
+	int m, lowest = -1;
+
+	cpuset_set(c->wide, cpu);
+	for (m = cpuset_first(c->wide); m >= 0; m = cpuset_next(c->wide, m)) {
+		struct cpu_info *ci;
+		int *v;
+
+		if ((unsigned int)m >= t->nr_ids)
+			break;
+		ci = &t->cpus[m];
+		v = g == GROUP_CORE ? &ci->core : &ci->llc;
+		if (!ci->online)
+			continue;
+		if (lowest < 0)
+			lowest = m;
+		if (*v < 0)
+			*v = lowest;
+	}
+}
+
+static int read_package(struct ctx *c, unsigned int cpu)
+{
+	char path[REL_PATH_MAX], *s;
+	long v;
+	int r;
+
+	snprintf(path, sizeof(path), "cpu%u/topology/physical_package_id", cpu);
+	r = read_attr(c->cpu_fd, path, c->buf, &s);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	/* s390 and sparc64 report -1 themselves. */
+	r = parse_long(s, -1, INT_MAX, &v);
+	if (r < 0)
+		return r;
+	c->topo->cpus[cpu].package = (int)v;
+	return 0;
+}
+
+static int read_core(struct ctx *c, unsigned int cpu)
+{
+	/* core_cpus is the newer name of thread_siblings; trees from before
+	 * the *_list files (util-linux's 2012 dumps) have only the masks. */
+	static const char *const lists[][2] = {
+		{ "thread_siblings_list", "thread_siblings" },
+		{ "core_cpus_list", "core_cpus" },
+	};
+	char list[REL_PATH_MAX], mask[REL_PATH_MAX];
+	unsigned int i;
+	int r = -ENOENT;
+
+	for (i = 0; i < sizeof(lists) / sizeof(lists[0]) && r == -ENOENT; i++) {
+		snprintf(list, sizeof(list), "cpu%u/topology/%s", cpu, lists[i][0]);
+		snprintf(mask, sizeof(mask), "cpu%u/topology/%s", cpu, lists[i][1]);
+		r = read_cpus(c, c->cpu_fd, list, mask, c->wide);
+	}
+	if (r == -ENOENT) {
+		c->topo->cpus[cpu].core = (int)cpu;
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	assign_group(c, cpu, GROUP_CORE);
+	return 0;
+}
+
+/* The cache/indexK of @cpu with the highest level; *@ret_index = -1 if
+ * there is none. Ties go to the lowest K. */
+static int find_llc_index(struct ctx *c, int cache_fd, int *ret_index)
+{
+	char path[REL_PATH_MAX], *s;
+	unsigned int k;
+	struct dirent *de;
+	long level, best_level = -1;
+	int best = -1, fd, r = 0;
+	DIR *dir;
+
+	fd = openat(cache_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while ((de = read_entry(dir))) {
+		if (parse_name(de->d_name, "index", INT_MAX, &k) < 0)
+			continue;
+		snprintf(path, sizeof(path), "index%u/level", k);
+		r = read_attr(cache_fd, path, c->buf, &s);
+		if (r == -ENOENT) {
+			r = 0;
+			continue;
+		}
+		if (r < 0)
+			goto out;
+		r = parse_long(s, 0, CACHE_LEVEL_MAX, &level);
+		if (r < 0)
+			goto out;
+		if (level > best_level ||
+		    (level == best_level && (int)k < best)) {
+			best_level = level;
+			best = (int)k;
+		}
+	}
+	r = -errno;
+	*ret_index = best;
+out:
+	closedir(dir);
+	return r;
+}
+
+static int read_llc(struct ctx *c, unsigned int cpu)
+{
+	char path[REL_PATH_MAX], list[REL_PATH_MAX], mask[REL_PATH_MAX];
+	int cache_fd, idx = -1, r;
+
+	snprintf(path, sizeof(path), "cpu%u/cache", cpu);
+	cache_fd = openat(c->cpu_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (cache_fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	r = find_llc_index(c, cache_fd, &idx);
+	if (r < 0 || idx < 0)
+		goto out;
+	snprintf(list, sizeof(list), "index%d/shared_cpu_list", idx);
+	snprintf(mask, sizeof(mask), "index%d/shared_cpu_map", idx);
+	r = read_cpus(c, cache_fd, list, mask, c->wide);
+	if (r == -ENOENT) {
+		r = 0;
+		goto out;
+	}
+	if (r < 0)
+		goto out;
+	assign_group(c, cpu, GROUP_LLC);
+out:
+	close(cache_fd);
+	return r;
+}
+
+struct pkg_cpu {
+	int package;
+	int cpu;
+};
+
+static int cmp_pkg_cpu(const void *pa, const void *pb)
+{
+	const struct pkg_cpu *a = pa, *b = pb;
+
+	if (a->package != b->package)
+		return a->package < b->package ? -1 : 1;
+	return (a->cpu > b->cpu) - (a->cpu < b->cpu);
+}
+
+/* No cache information: the LLC is taken to be the package's (lowest
+ * online CPU of the same package), or the CPU alone if that is unknown.
+ * Sorting keeps this O(n log n) however many packages there are. */
+static int llc_from_package(struct topology *t)
+{
+	struct pkg_cpu *v;
+	unsigned int i, j, n = 0;
+	int cpu;
+
+	v = calloc(cpuset_count(t->online) + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (cpu = cpuset_first(t->online); cpu >= 0;
+	     cpu = cpuset_next(t->online, cpu)) {
+		if (t->cpus[cpu].package >= 0) {
+			v[n].package = t->cpus[cpu].package;
+			v[n++].cpu = cpu;
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp_pkg_cpu);
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && v[j].package == v[i].package; j++) {
+			if (t->cpus[v[j].cpu].llc < 0)
+				t->cpus[v[j].cpu].llc = v[i].cpu;
+		}
+	}
+	free(v);
+	for (cpu = cpuset_first(t->online); cpu >= 0;
+	     cpu = cpuset_next(t->online, cpu)) {
+		if (t->cpus[cpu].llc < 0)
+			t->cpus[cpu].llc = cpu;
+	}
+	return 0;
+}
+
+/* Lowest M of a cpuN/nodeM entry, -1 if none. */
+static int find_node_link(struct ctx *c, unsigned int cpu, int *ret_node)
+{
+	char path[REL_PATH_MAX];
+	struct dirent *de;
+	unsigned int m;
+	int fd, r, node = -1;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "cpu%u", cpu);
+	fd = openat(c->cpu_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			return -errno;
+		*ret_node = -1;
+		return 0;
+	}
+	dir = fdopendir(fd);
+	if (!dir) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	while ((de = read_entry(dir))) {
+		r = parse_name(de->d_name, "node", NODE_ID_LIMIT, &m);
+		if (r == -EINVAL)
+			continue;
+		if (r < 0)
+			goto out;
+		if (node < 0 || (int)m < node)
+			node = (int)m;
+	}
+	r = -errno;
+	*ret_node = node;
+out:
+	closedir(dir);
+	return r;
+}
+
+/* A CPU's node is the M of its cpuN/nodeM link; the nodeM/cpulist files are
+ * the fallback, since some firmware lists every CPU in every node (hwloc's
+ * "buggynuma" capture) while the links stay right. A machine without a node
+ * directory has no NUMA at all. */
+static int read_nodes(struct ctx *c, const char *node_path)
+{
+	struct topology *t = c->topo;
+	char path[REL_PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	unsigned int m;
+	int *listed, cpu, fd, r, max_node = -1;
+	DIR *dir;
+
+	fd = open(node_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	listed = malloc(t->nr_ids * sizeof(*listed));
+	if (!listed) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (cpu = 0; (unsigned int)cpu < t->nr_ids; cpu++)
+		listed[cpu] = -1;
+
+	/* One file per node, CPU-less nodes included: they count in
+	 * nr_nodes since devices may sit on them. */
+	while ((de = read_entry(dir))) {
+		char list[REL_PATH_MAX], mask[REL_PATH_MAX];
+		int i;
+
+		r = parse_name(de->d_name, "node", NODE_ID_LIMIT, &m);
+		if (r == -EINVAL)
+			continue;
+		if (r < 0)
+			goto out;
+		if ((int)m > max_node)
+			max_node = (int)m;
+		snprintf(list, sizeof(list), "node%u/cpulist", m);
+		snprintf(mask, sizeof(mask), "node%u/cpumap", m);
+		r = read_cpus(c, dirfd(dir), list, mask, c->wide);
+		if (r == -ENOENT)
+			continue;
+		if (r < 0)
+			goto out;
+		for (i = cpuset_first(c->wide);
+		     i >= 0 && (unsigned int)i < t->nr_ids;
+		     i = cpuset_next(c->wide, i)) {
+			if (listed[i] < 0 || (int)m < listed[i])
+				listed[i] = (int)m;
+		}
+	}
+	if (errno) {
+		r = -errno;
+		goto out;
+	}
+
+	for (cpu = cpuset_first(t->online); cpu >= 0;
+	     cpu = cpuset_next(t->online, cpu)) {
+		int node = listed[cpu];
+
+		/* The usual case costs one lstat: the link the list
+		 * predicts is there. */
+		if (node >= 0) {
+			snprintf(path, sizeof(path), "cpu%d/node%d", cpu, node);
+			if (fstatat(c->cpu_fd, path, &st,
+				    AT_SYMLINK_NOFOLLOW) == 0) {
+				t->cpus[cpu].node = node;
+				continue;
+			}
+		}
+		r = find_node_link(c, (unsigned int)cpu, &node);
+		if (r < 0)
+			goto out;
+		t->cpus[cpu].node = node >= 0 ? node : listed[cpu];
+		if (t->cpus[cpu].node > max_node)
+			max_node = t->cpus[cpu].node;
+	}
+	t->nr_nodes = max_node + 1;
+	r = 0;
+out:
+	free(listed);
+	closedir(dir);
+	return r;
+}
+
+static int build_path(char *buf, size_t len, const char *root,
+		      const char *path)
+{
+	int n = snprintf(buf, len, "%s%s", root, path);
+
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int topology_read(const char *root, const struct cpuset *banned,
+		  struct topology **ret_topo)
+{
+	struct ctx c = { .cpu_fd = -1 };
+	struct cpuset *online = NULL;
+	char path[PATH_MAX];
+	unsigned int nr_ids = 0;
+	int cpu, r;
+
+	if (!root)
+		root = "";
+	r = build_path(path, sizeof(path), root, _PATH_SYS_CPU);
+	if (r < 0)
+		return r;
+	c.cpu_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (c.cpu_fd < 0)
+		return -errno;
+	c.buf = malloc(ATTR_MAX + 2);
+	c.wide = cpuset_new(CPU_ID_LIMIT);
+	if (!c.buf || !c.wide) {
+		r = -ENOMEM;
+		goto out;
+	}
+
+	r = read_online(&c, &nr_ids, &online);
+	if (r < 0)
+		goto out;
+	c.topo = topology_new(nr_ids);
+	if (!c.topo) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (cpu = cpuset_first(online); cpu >= 0;
+	     cpu = cpuset_next(online, cpu))
+		c.topo->cpus[cpu].online = true;
+	topology_update_sets(c.topo);
+
+	r = read_avoid(&c, "isolated", AVOID_ISOLATED);
+	if (r < 0)
+		goto out;
+	r = read_avoid(&c, "nohz_full", AVOID_NOHZ_FULL);
+	if (r < 0)
+		goto out;
+	if (banned) {
+		for (cpu = cpuset_first(banned); cpu >= 0;
+		     cpu = cpuset_next(banned, cpu)) {
+			if ((unsigned int)cpu >= nr_ids)
+				break;
+			c.topo->cpus[cpu].avoid |= AVOID_BANNED;
+		}
+	}
+
+	for (cpu = cpuset_first(online); cpu >= 0;
+	     cpu = cpuset_next(online, cpu)) {
+		struct cpu_info *ci = &c.topo->cpus[cpu];
+
+		r = read_package(&c, (unsigned int)cpu);
+		if (r < 0)
+			goto out;
+		/* Already placed by an earlier sibling's list. */
+		if (ci->core < 0) {
+			r = read_core(&c, (unsigned int)cpu);
+			if (r < 0)
+				goto out;
+		}
+		if (ci->llc < 0) {
+			r = read_llc(&c, (unsigned int)cpu);
+			if (r < 0)
+				goto out;
+		}
+	}
+	r = llc_from_package(c.topo);
+	if (r < 0)
+		goto out;
+
+	r = build_path(path, sizeof(path), root, _PATH_SYS_NODE);
+	if (r < 0)
+		goto out;
+	r = read_nodes(&c, path);
+	if (r < 0)
+		goto out;
+
+	topology_update_sets(c.topo);
+	*ret_topo = c.topo;
+	c.topo = NULL;
+out:
+	topology_free(c.topo);
+	cpuset_free(c.wide);
+	cpuset_free(online);
+	free(c.buf);
+	close(c.cpu_fd);
+	return r;
+}
+
+void topology_free(struct topology *topo)
+{
+	if (!topo)
+		return;
+	cpuset_free(topo->online);
+	cpuset_free(topo->eligible);
+	free(topo->cpus);
+	free(topo);
+}
+
+struct topology *topology_new(unsigned int nr_ids)
+{
+	struct topology *t;
+	unsigned int i;
+
+	if (nr_ids == 0 || nr_ids > CPU_ID_LIMIT)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->nr_ids = nr_ids;
+	t->cpus = calloc(nr_ids, sizeof(*t->cpus));
+	t->online = cpuset_new(nr_ids);
+	t->eligible = cpuset_new(nr_ids);
+	if (!t->cpus || !t->online || !t->eligible) {
+		topology_free(t);
+		return NULL;
+	}
+	for (i = 0; i < nr_ids; i++) {
+		t->cpus[i].core = -1;
+		t->cpus[i].llc = -1;
+		t->cpus[i].package = -1;
+		t->cpus[i].node = -1;
+	}
+	return t;
+}
+
+void topology_update_sets(struct topology *topo)
+{
+	unsigned int i;
+
+	cpuset_zero(topo->online);
+	cpuset_zero(topo->eligible);
+	for (i = 0; i < topo->nr_ids; i++) {
+		if (!topo->cpus[i].online)
+			continue;
+		cpuset_set(topo->online, i);
+		if (topo->cpus[i].avoid == 0)
+			cpuset_set(topo->eligible, i);
+	}
+}
