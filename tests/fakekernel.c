@@ -1,0 +1,843 @@
+/* fakekernel.c - LD_PRELOAD shim that plays the kernel of a simulated
+ * machine (tests/sim) for a program run under umockdev:
+ *
+ *	UMOCKDEV_DIR=DIR \
+ *	LD_PRELOAD="$PWD/tests/fakekernel.so libumockdev-preload.so.0" prog
+ *
+ * It must come before libumockdev-preload.so.0, which then redirects /sys
+ * and /proc to DIR. This library:
+ *  - turns sleeps (nanosleep, clock_nanosleep, sleep, usleep) into model
+ *    time steps: no real sleeping, DIR/proc is re-rendered instead;
+ *  - serves CLOCK_MONOTONIC (and _RAW, _COARSE, BOOTTIME) from the model's
+ *    virtual clock, so a window of N seconds measures exactly N;
+ *  - takes writes to /proc/irq/N/smp_affinity{,_list} and
+ *    /proc/irq/default_smp_affinity (open/openat + write, dprintf, writev,
+ *    fopen/fdopen) and answers like the kernel: EIO (EPERM from 6.12) for
+ *    managed IRQs, EINVAL/ERANGE for bad lists, injected faults from the
+ *    model; accepted writes update the model and DIR/proc/irq/N/;
+ *  - refuses write-opens of /proc/irq/... and /proc/sys/... that the
+ *    testbed does not hold, so nothing reaches the host's kernel;
+ *  - sends /run/irqtune* (the lock) to DIR/run, so parallel runs on
+ *    different machines do not contend and the host's /run is untouched.
+ * Without UMOCKDEV_DIR it does nothing but pass every call through; it only
+ * ever writes under UMOCKDEV_DIR. Without DIR/sim.state (a captured, not
+ * simulated, machine) clocks and writes pass through to umockdev. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim/model.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* An affinity file a program opened for writing. Known by its testbed
+ * inode, not by fd, so dup2() (a shell's "echo 1 > file") keeps working. */
+struct tracked {
+	dev_t dev;
+	ino_t ino;
+	long irq;		/* -1: default_smp_affinity */
+	bool list;		/* _list: a cpulist, else a cpumask */
+};
+
+/* Where a write goes. */
+struct target {
+	long irq;
+	bool list;
+	bool ro;		/* the testbed file is 0444: kernel-managed */
+};
+
+struct cookie {
+	int fd;			/* the testbed file: reads, and its mode */
+	long irq;
+	bool list;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_once_t once;
+	bool active;		/* UMOCKDEV_DIR set */
+	char dir[PATH_MAX];
+	size_t dirlen;
+	struct sim *s;		/* cached model */
+	struct stat state_st;	/* sim.state when cached */
+	off_t journal_size;	/* sim.journal size when cached */
+	struct tracked *t;
+	unsigned int nr_t, cap_t;
+
+	int (*open)(const char *, int, ...);
+	int (*open64)(const char *, int, ...);
+	int (*openat)(int, const char *, int, ...);
+	int (*openat64)(int, const char *, int, ...);
+	int (*open_2)(const char *, int);
+	int (*open64_2)(const char *, int);
+	int (*openat_2)(int, const char *, int);
+	int (*openat64_2)(int, const char *, int);
+	FILE *(*fopen)(const char *, const char *);
+	FILE *(*fopen64)(const char *, const char *);
+	FILE *(*fdopen)(int, const char *);
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*writev)(int, const struct iovec *, int);
+	int (*vdprintf)(int, const char *, va_list);
+	int (*nanosleep)(const struct timespec *, struct timespec *);
+	int (*clock_nanosleep)(clockid_t, int, const struct timespec *,
+			       struct timespec *);
+	int (*clock_gettime)(clockid_t, struct timespec *);
+	unsigned int (*sleep)(unsigned int);
+	int (*usleep)(useconds_t);
+} fk = {
+	.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
+	.once = PTHREAD_ONCE_INIT,
+};
+
+static void fk_init(void);
+
+/* The next definition: umockdev's where it has one, else libc's. */
+#define REAL(name) (pthread_once(&fk.once, fk_init), fk.name)
+
+/* Inside our own code (the model writing DIR/proc/irq/N/smp_affinity_list,
+ * say) every wrapper passes straight through. */
+static __thread int fk_depth;
+
+static void enter(void)
+{
+	pthread_mutex_lock(&fk.lock);
+	fk_depth++;
+}
+
+static void leave(void)
+{
+	fk_depth--;
+	pthread_mutex_unlock(&fk.lock);
+}
+
+#define RESOLVE(field, sym) (*(void **)&fk.field = dlsym(RTLD_NEXT, sym))
+
+static void fk_init(void)
+{
+	const char *dir = getenv("UMOCKDEV_DIR");
+	int n;
+
+	RESOLVE(open, "open");
+	RESOLVE(open64, "open64");
+	RESOLVE(openat, "openat");
+	RESOLVE(openat64, "openat64");
+	RESOLVE(open_2, "__open_2");
+	RESOLVE(open64_2, "__open64_2");
+	RESOLVE(openat_2, "__openat_2");
+	RESOLVE(openat64_2, "__openat64_2");
+	RESOLVE(fopen, "fopen");
+	RESOLVE(fopen64, "fopen64");
+	RESOLVE(fdopen, "fdopen");
+	RESOLVE(write, "write");
+	RESOLVE(writev, "writev");
+	RESOLVE(vdprintf, "vdprintf");
+	RESOLVE(nanosleep, "nanosleep");
+	RESOLVE(clock_nanosleep, "clock_nanosleep");
+	RESOLVE(clock_gettime, "clock_gettime");
+	RESOLVE(sleep, "sleep");
+	RESOLVE(usleep, "usleep");
+
+	if (!dir || dir[0] != '/')
+		return;
+	n = snprintf(fk.dir, sizeof(fk.dir), "%s", dir);
+	if (n <= 0 || (size_t)n >= sizeof(fk.dir))
+		return;
+	while (n > 1 && fk.dir[n - 1] == '/')
+		fk.dir[--n] = '\0';
+	fk.dirlen = (size_t)n;
+	fk.active = true;
+}
+
+static bool active(void)
+{
+	pthread_once(&fk.once, fk_init);
+	return fk.active;
+}
+
+/* The model, loaded once and reloaded when someone else (irqsim) changed
+ * it since. Call with fk.lock held. NULL when DIR has no model. */
+static struct sim *model(void)
+{
+	char path[PATH_MAX + 32];
+	struct stat st, jst;
+	off_t jsize;
+
+	snprintf(path, sizeof(path), "%s/%s", fk.dir, SIM_STATE_FILE);
+	if (stat(path, &st) < 0) {
+		sim_free(fk.s);
+		fk.s = NULL;
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/%s", fk.dir, SIM_JOURNAL_FILE);
+	jsize = stat(path, &jst) == 0 ? jst.st_size : 0;
+	if (fk.s && st.st_ino == fk.state_st.st_ino &&
+	    st.st_mtim.tv_sec == fk.state_st.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == fk.state_st.st_mtim.tv_nsec &&
+	    st.st_size == fk.state_st.st_size && jsize == fk.journal_size)
+		return fk.s;
+	sim_free(fk.s);
+	fk.s = NULL;
+	if (sim_load(fk.dir, &fk.s) < 0) {
+		fprintf(stderr, "fakekernel: %s/%s: cannot load the model\n",
+			fk.dir, SIM_STATE_FILE);
+		return NULL;
+	}
+	fk.state_st = st;
+	fk.journal_size = jsize;
+	return fk.s;
+}
+
+/* After we changed the files ourselves: remember them as current. */
+static void model_synced(void)
+{
+	char path[PATH_MAX + 32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", fk.dir, SIM_STATE_FILE);
+	if (stat(path, &st) == 0)
+		fk.state_st = st;
+	snprintf(path, sizeof(path), "%s/%s", fk.dir, SIM_JOURNAL_FILE);
+	fk.journal_size = stat(path, &st) == 0 ? st.st_size : 0;
+}
+
+/* ---- time ------------------------------------------------------------ */
+
+static bool virtual_clock(clockid_t clk)
+{
+	return clk == CLOCK_MONOTONIC || clk == CLOCK_MONOTONIC_RAW ||
+	       clk == CLOCK_MONOTONIC_COARSE || clk == CLOCK_BOOTTIME;
+}
+
+/* Advance the model by @dt seconds; false when there is no model. */
+static bool advance(double dt)
+{
+	struct sim *s;
+	int r;
+
+	if (!active())
+		return false;
+	enter();
+	s = model();
+	if (!s) {
+		leave();
+		return false;
+	}
+	if (dt > 0) {
+		sim_step(s, dt);
+		r = sim_render_proc(s, false);
+		if (r == 0)
+			r = sim_save(s);
+		if (r < 0)
+			fprintf(stderr, "fakekernel: %s: cannot step: %s\n", fk.dir,
+				strerror(-r));
+		model_synced();
+	}
+	leave();
+	return true;
+}
+
+static bool virtual_now(double *ret)
+{
+	struct sim *s;
+
+	if (!active())
+		return false;
+	enter();
+	s = model();
+	if (s)
+		*ret = s->time;
+	leave();
+	return s != NULL;
+}
+
+static double ts_seconds(const struct timespec *ts)
+{
+	return (double)ts->tv_sec + (double)ts->tv_nsec / 1e9;
+}
+
+EXPORT int clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	double now;
+
+	if (virtual_clock(clk) && virtual_now(&now)) {
+		ts->tv_sec = (time_t)now;
+		ts->tv_nsec = (long)((now - (double)ts->tv_sec) * 1e9 + 0.5);
+		if (ts->tv_nsec >= 1000000000L) {
+			ts->tv_sec++;
+			ts->tv_nsec -= 1000000000L;
+		}
+		return 0;
+	}
+	return REAL(clock_gettime)(clk, ts);
+}
+
+EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	if (req && (req->tv_nsec < 0 || req->tv_nsec >= 1000000000L)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (req && advance(ts_seconds(req))) {
+		if (rem)
+			rem->tv_sec = rem->tv_nsec = 0;
+		return 0;
+	}
+	return REAL(nanosleep)(req, rem);
+}
+
+EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
+			   struct timespec *rem)
+{
+	double dt, now;
+
+	if (!req || req->tv_nsec < 0 || req->tv_nsec >= 1000000000L)
+		return EINVAL;
+	if ((clk == CLOCK_REALTIME && !(flags & TIMER_ABSTIME)) ||
+	    virtual_clock(clk)) {
+		dt = ts_seconds(req);
+		if (flags & TIMER_ABSTIME) {
+			if (!virtual_now(&now))
+				goto out_real;
+			dt -= now;
+		}
+		if (advance(dt)) {
+			if (rem)
+				rem->tv_sec = rem->tv_nsec = 0;
+			return 0;
+		}
+	}
+out_real:
+	return REAL(clock_nanosleep)(clk, flags, req, rem);
+}
+
+EXPORT unsigned int sleep(unsigned int seconds)
+{
+	if (advance(seconds))
+		return 0;
+	return REAL(sleep)(seconds);
+}
+
+EXPORT int usleep(useconds_t usec)
+{
+	if (advance(usec / 1e6))
+		return 0;
+	return REAL(usleep)(usec);
+}
+
+/* ---- affinity files -------------------------------------------------- */
+
+enum kpath { KP_OTHER, KP_AFFINITY, KP_PROTECTED };
+
+/* What the kernel path @path is; for affinity files also which IRQ (-1:
+ * default_smp_affinity) and whether it is a list. */
+static enum kpath classify(const char *path, long *ret_irq, bool *ret_list)
+{
+	const char *p;
+	unsigned long irq = 0;
+	int digits = 0;
+
+	if (strncmp(path, "/proc/sys/", 10) == 0)
+		return KP_PROTECTED;
+	if (strncmp(path, "/proc/irq/", 10) != 0)
+		return KP_OTHER;
+	p = path + 10;
+	if (strcmp(p, "default_smp_affinity") == 0) {
+		*ret_irq = -1;
+		*ret_list = false;
+		return KP_AFFINITY;
+	}
+	while (*p >= '0' && *p <= '9' && digits < 8) {
+		irq = irq * 10 + (unsigned long)(*p++ - '0');
+		digits++;
+	}
+	if (!digits || *p != '/')
+		return KP_PROTECTED;
+	p++;
+	if (strcmp(p, "smp_affinity") == 0 || strcmp(p, "smp_affinity_list") == 0) {
+		*ret_irq = (long)irq;
+		*ret_list = p[12] == '_';
+		return KP_AFFINITY;
+	}
+	return KP_PROTECTED;
+}
+
+/* The kernel path a program names: absolute, relative to a directory fd,
+ * or the testbed's own copy of a /proc file. */
+static bool kernel_path(int dirfd, const char *path, char *buf, size_t len)
+{
+	char dir[PATH_MAX];
+
+	if (path[0] != '/' && dirfd != AT_FDCWD) {
+		char link[64];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
+		n = syscall(SYS_readlink, link, dir, sizeof(dir) - 1);
+		if (n <= 0)
+			return false;
+		dir[n] = '\0';
+		if (snprintf(buf, len, "%s/%s", dir, path) >= (int)len)
+			return false;
+	} else if (path[0] == '/') {
+		if (snprintf(buf, len, "%s", path) >= (int)len)
+			return false;
+	} else {
+		return false;
+	}
+	if (strncmp(buf, fk.dir, fk.dirlen) == 0 && buf[fk.dirlen] == '/' &&
+	    strncmp(buf + fk.dirlen, "/proc/", 6) == 0)
+		memmove(buf, buf + fk.dirlen, strlen(buf + fk.dirlen) + 1);
+	return true;
+}
+
+static bool in_testbed(const char *kpath, char *tb, size_t len)
+{
+	struct stat st;
+
+	if (snprintf(tb, len, "%s%s", fk.dir, kpath) >= (int)len)
+		return false;
+	return lstat(tb, &st) == 0;
+}
+
+static struct tracked *find_inode(dev_t dev, ino_t ino)
+{
+	for (unsigned int i = 0; i < fk.nr_t; i++)
+		if (fk.t[i].dev == dev && fk.t[i].ino == ino)
+			return &fk.t[i];
+	return NULL;
+}
+
+static int track(const struct stat *st, long irq, bool list)
+{
+	struct tracked *t = find_inode(st->st_dev, st->st_ino);
+
+	if (!t) {
+		if (fk.nr_t == fk.cap_t) {
+			unsigned int cap = fk.cap_t ? 2 * fk.cap_t : 64;
+
+			t = realloc(fk.t, cap * sizeof(*t));
+			if (!t)
+				return -ENOMEM;
+			fk.t = t;
+			fk.cap_t = cap;
+		}
+		t = &fk.t[fk.nr_t++];
+	}
+	t->dev = st->st_dev;
+	t->ino = st->st_ino;
+	t->irq = irq;
+	t->list = list;
+	return 0;
+}
+
+/* Run a write through the model. Returns write(2)'s result, errno set. */
+static ssize_t model_write(const struct target *tg, const char *buf, size_t len)
+{
+	long irq = tg->irq;
+	struct sim *s;
+	long n;
+	int r = 0;
+
+	enter();
+	s = model();
+	if (!s) {
+		leave();
+		errno = EIO;
+		return -1;
+	}
+	/* A read-only smp_affinity file is a managed IRQ, flagged or not. */
+	if (tg->ro && irq >= 0)
+		n = s->kmajor * 100 + s->kminor >= 612 ? -EPERM : -EIO;
+	else
+		n = sim_write_affinity(s, irq, buf, len, tg->list);
+	if (s->last_fault >= 0)
+		r = sim_journal_fault(s, (unsigned int)s->last_fault);
+	if (n >= 0 && r == 0) {
+		struct sim_irq *q = irq >= 0 ? sim_find_irq(s, (unsigned int)irq) : NULL;
+
+		r = sim_render_irqs(s);
+		if (r == 0)
+			r = q ? sim_journal_irq(s, q) : sim_journal_default(s);
+	}
+	if (r < 0)
+		fprintf(stderr, "fakekernel: %s: cannot record a write: %s\n",
+			fk.dir, strerror(-r));
+	model_synced();
+	leave();
+	if (n < 0) {
+		errno = (int)-n;
+		return -1;
+	}
+	return (ssize_t)n;
+}
+
+/* irqtune's own files in /run (its lock) go to DIR/run: parallel tests do
+ * not contend and the host is not touched. */
+static bool run_path(const char *path, char *buf, size_t len)
+{
+	char dir[PATH_MAX + 8];
+
+	if (strncmp(path, "/run/irqtune", 12) != 0 || strstr(path, ".."))
+		return false;
+	snprintf(dir, sizeof(dir), "%s/run", fk.dir);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return false;
+	return snprintf(buf, len, "%s%s", fk.dir, path) < (int)len;
+}
+
+/* Common to every open: false means "not ours, pass through";
+ * otherwise *@ret is the fd (or -1 with errno). */
+static bool fk_open(int dirfd, const char *path, int flags, int mode, int *ret)
+{
+	char kp[PATH_MAX], tb[PATH_MAX + 16];
+	bool writing = (flags & O_ACCMODE) != O_RDONLY ||
+		       (flags & (O_TRUNC | O_CREAT));
+	enum kpath kind;
+	struct stat st;
+	long irq = 0;
+	bool list = false;
+	int fd;
+
+	if (fk_depth || !path || !active())
+		return false;
+	if (run_path(path, tb, sizeof(tb))) {
+		*ret = REAL(openat)(AT_FDCWD, tb, flags, mode);
+		return true;
+	}
+	if (!writing || !kernel_path(dirfd, path, kp, sizeof(kp)))
+		return false;
+	kind = classify(kp, &irq, &list);
+	if (kind == KP_OTHER)
+		return false;
+	if (!in_testbed(kp, tb, sizeof(tb))) {
+		/* never let a write reach the host's /proc */
+		errno = kind == KP_AFFINITY ? ENOENT : EACCES;
+		*ret = -1;
+		return true;
+	}
+	if (kind != KP_AFFINITY)
+		return false;	/* umockdev sends it to the testbed copy */
+	enter();
+	if (!model()) {
+		leave();
+		return false;	/* a captured machine: plain testbed file */
+	}
+	/* A read-only fd on the testbed file: reads and fstat work; writes
+	 * are recognised by the file's inode. One that bypasses write(2)
+	 * (glibc-internal) fails with EBADF instead of editing the file. */
+	fd = REAL(open)(tb, O_RDONLY | (flags & O_CLOEXEC) | O_NOFOLLOW);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || track(&st, irq, list) < 0)) {
+		close(fd);
+		fd = -1;
+		errno = ENOMEM;
+	}
+	leave();
+	*ret = fd;
+	return true;
+}
+
+static int mode_arg(int flags, va_list ap)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ?
+	       va_arg(ap, int) : 0;
+}
+
+EXPORT int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	int mode, fd;
+
+	va_start(ap, flags);
+	mode = mode_arg(flags, ap);
+	va_end(ap);
+	if (fk_open(AT_FDCWD, path, flags, mode, &fd))
+		return fd;
+	return REAL(open)(path, flags, mode);
+}
+
+EXPORT int open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	int mode, fd;
+
+	va_start(ap, flags);
+	mode = mode_arg(flags, ap);
+	va_end(ap);
+	if (fk_open(AT_FDCWD, path, flags, mode, &fd))
+		return fd;
+	return REAL(open64)(path, flags, mode);
+}
+
+EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	int mode, fd;
+
+	va_start(ap, flags);
+	mode = mode_arg(flags, ap);
+	va_end(ap);
+	if (fk_open(dirfd, path, flags, mode, &fd))
+		return fd;
+	return REAL(openat)(dirfd, path, flags, mode);
+}
+
+EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	int mode, fd;
+
+	va_start(ap, flags);
+	mode = mode_arg(flags, ap);
+	va_end(ap);
+	if (fk_open(dirfd, path, flags, mode, &fd))
+		return fd;
+	return REAL(openat64)(dirfd, path, flags, mode);
+}
+
+/* _FORTIFY_SOURCE variants */
+EXPORT int __open_2(const char *path, int flags)
+{
+	int fd;
+
+	if (fk_open(AT_FDCWD, path, flags, 0, &fd))
+		return fd;
+	return REAL(open_2)(path, flags);
+}
+
+EXPORT int __open64_2(const char *path, int flags)
+{
+	int fd;
+
+	if (fk_open(AT_FDCWD, path, flags, 0, &fd))
+		return fd;
+	return REAL(open64_2)(path, flags);
+}
+
+EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	int fd;
+
+	if (fk_open(dirfd, path, flags, 0, &fd))
+		return fd;
+	return REAL(openat_2)(dirfd, path, flags);
+}
+
+EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	int fd;
+
+	if (fk_open(dirfd, path, flags, 0, &fd))
+		return fd;
+	return REAL(openat64_2)(dirfd, path, flags);
+}
+
+/* The tracking entry of the file @fd refers to; *@ret_ro tells whether the
+ * testbed file is read-only now. Call with fk.lock held. */
+static struct tracked *tracked_fd(int fd, bool *ret_ro)
+{
+	struct stat st;
+
+	if (fd < 0 || !fk.nr_t || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	*ret_ro = (st.st_mode & 0222) == 0;
+	return find_inode(st.st_dev, st.st_ino);
+}
+
+static bool tracked_info(int fd, struct target *tg)
+{
+	struct tracked *t;
+
+	if (fk_depth || !active())
+		return false;
+	enter();
+	t = tracked_fd(fd, &tg->ro);
+	if (t) {
+		tg->irq = t->irq;
+		tg->list = t->list;
+	}
+	leave();
+	return t != NULL;
+}
+
+EXPORT ssize_t write(int fd, const void *buf, size_t len)
+{
+	struct target tg;
+
+	if (tracked_info(fd, &tg))
+		return model_write(&tg, buf, len);
+	return REAL(write)(fd, buf, len);
+}
+
+EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	struct target tg;
+
+	if (cnt >= 0 && tracked_info(fd, &tg)) {
+		char buf[8192];
+		size_t len = 0;
+
+		for (int i = 0; i < cnt; i++) {
+			if (len + iov[i].iov_len > sizeof(buf)) {
+				errno = EINVAL;
+				return -1;
+			}
+			memcpy(buf + len, iov[i].iov_base, iov[i].iov_len);
+			len += iov[i].iov_len;
+		}
+		return model_write(&tg, buf, len);
+	}
+	return REAL(writev)(fd, iov, cnt);
+}
+
+EXPORT int vdprintf(int fd, const char *fmt, va_list ap)
+{
+	struct target tg;
+
+	if (tracked_info(fd, &tg)) {
+		char *buf;
+		ssize_t n;
+		int len = vasprintf(&buf, fmt, ap);
+
+		if (len < 0)
+			return -1;
+		n = model_write(&tg, buf, (size_t)len);
+		free(buf);
+		return n < 0 ? -1 : (int)n;
+	}
+	return REAL(vdprintf)(fd, fmt, ap);
+}
+
+EXPORT int dprintf(int fd, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vdprintf(fd, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* stdio on an affinity file: each flush is one write(2) to the kernel. */
+static ssize_t cookie_write(void *c, const char *buf, size_t len)
+{
+	struct cookie *ck = c;
+	struct target tg = { .irq = ck->irq, .list = ck->list };
+	struct stat st;
+
+	tg.ro = fstat(ck->fd, &st) == 0 && (st.st_mode & 0222) == 0;
+	return model_write(&tg, buf, len);
+}
+
+static ssize_t cookie_read(void *c, char *buf, size_t len)
+{
+	struct cookie *ck = c;
+
+	return read(ck->fd, buf, len);
+}
+
+static int cookie_close(void *c)
+{
+	struct cookie *ck = c;
+	int r = ck->fd >= 0 ? close(ck->fd) : 0;
+
+	free(ck);
+	return r;
+}
+
+static FILE *cookie_file(int fd, long irq, bool list, const char *mode)
+{
+	static const cookie_io_functions_t io = {
+		.read = cookie_read,
+		.write = cookie_write,
+		.close = cookie_close,
+	};
+	struct cookie *ck = calloc(1, sizeof(*ck));
+	FILE *f;
+
+	if (!ck) {
+		close(fd);
+		return NULL;
+	}
+	ck->fd = fd;
+	ck->irq = irq;
+	ck->list = list;
+	f = fopencookie(ck, mode, io);
+	if (!f)
+		cookie_close(ck);
+	return f;
+}
+
+static bool mode_writes(const char *mode)
+{
+	return mode && (strchr(mode, 'w') || strchr(mode, 'a') || strchr(mode, '+'));
+}
+
+static bool fk_fopen(const char *path, const char *mode, FILE **ret)
+{
+	struct tracked *t;
+	long irq;
+	bool list, ro;
+	int fd;
+
+	char tb[PATH_MAX + 16];
+
+	if (!fk_depth && path && active() && run_path(path, tb, sizeof(tb))) {
+		*ret = REAL(fopen)(tb, mode);
+		return true;
+	}
+	if (!mode_writes(mode) ||
+	    !fk_open(AT_FDCWD, path, strchr(mode, 'e') ? O_WRONLY | O_CLOEXEC :
+		     O_WRONLY, 0, &fd))
+		return false;
+	if (fd < 0) {
+		*ret = NULL;
+		return true;
+	}
+	enter();
+	t = tracked_fd(fd, &ro);
+	irq = t ? t->irq : 0;
+	list = t ? t->list : true;
+	leave();
+	*ret = cookie_file(fd, irq, list, mode);
+	return true;
+}
+
+EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	FILE *f;
+
+	if (fk_fopen(path, mode, &f))
+		return f;
+	return REAL(fopen)(path, mode);
+}
+
+EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	FILE *f;
+
+	if (fk_fopen(path, mode, &f))
+		return f;
+	return REAL(fopen64)(path, mode);
+}
+
+EXPORT FILE *fdopen(int fd, const char *mode)
+{
+	struct target tg;
+
+	if (mode_writes(mode) && tracked_info(fd, &tg))
+		return cookie_file(fd, tg.irq, tg.list, mode);
+	return REAL(fdopen)(fd, mode);
+}

@@ -1,0 +1,2062 @@
+/* model.c - the simulated kernel: state file, time steps, affinity writes,
+ * CPU hotplug, the /proc files and the quality score. See model.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model.h"
+
+const char *const sim_sirq_names[SIRQ_NR] = {
+	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
+	"SCHED", "HRTIMER", "RCU",
+};
+
+/* ---- growable strings ------------------------------------------------ */
+
+static void buf_reserve(struct sim_buf *b, size_t more)
+{
+	size_t cap;
+	char *p;
+
+	if (b->oom || b->len + more + 1 <= b->cap)
+		return;
+	cap = b->cap ? b->cap : 4096;
+	while (cap < b->len + more + 1)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p) {
+		b->oom = true;
+		return;
+	}
+	b->p = p;
+	b->cap = cap;
+}
+
+void sim_buf_printf(struct sim_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	buf_reserve(b, (size_t)n);
+	if (b->oom)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void sim_buf_puts(struct sim_buf *b, const char *str)
+{
+	size_t n = strlen(str);
+
+	buf_reserve(b, n);
+	if (b->oom)
+		return;
+	memcpy(b->p + b->len, str, n + 1);
+	b->len += n;
+}
+
+void sim_buf_putc(struct sim_buf *b, char c)
+{
+	buf_reserve(b, 1);
+	if (b->oom)
+		return;
+	b->p[b->len++] = c;
+	b->p[b->len] = '\0';
+}
+
+void sim_buf_u64(struct sim_buf *b, uint64_t v, int width)
+{
+	char tmp[24];
+	int n = 0, pad;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	pad = width > n ? width - n : 0;
+	buf_reserve(b, (size_t)(pad + n));
+	if (b->oom)
+		return;
+	memset(b->p + b->len, ' ', (size_t)pad);
+	b->len += (size_t)pad;
+	while (n)
+		b->p[b->len++] = tmp[--n];
+	b->p[b->len] = '\0';
+}
+
+void sim_buf_reset(struct sim_buf *b)
+{
+	b->len = 0;
+	if (b->p)
+		b->p[0] = '\0';
+}
+
+void sim_buf_free(struct sim_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+/* ---- numbers --------------------------------------------------------- */
+
+int sim_parse_uint(const char *str, unsigned long max, unsigned long *ret)
+{
+	unsigned long v;
+	char *end;
+	int base = 10;
+
+	if (!str || !*str || *str == '-' || *str == '+' || *str == ' ')
+		return -EINVAL;
+	if (str[0] == '0' && (str[1] == 'x' || str[1] == 'X'))
+		base = 16;
+	errno = 0;
+	v = strtoul(str, &end, base);
+	if (errno || *end)
+		return errno == ERANGE ? -ERANGE : -EINVAL;
+	if (v > max)
+		return -ERANGE;
+	*ret = v;
+	return 0;
+}
+
+int sim_parse_int(const char *str, long min, long max, long *ret)
+{
+	long v;
+	char *end;
+
+	if (!str || !*str || *str == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtol(str, &end, 10);
+	if (errno || *end)
+		return errno == ERANGE ? -ERANGE : -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*ret = v;
+	return 0;
+}
+
+int sim_parse_double(const char *str, double *ret)
+{
+	double v;
+	char *end;
+
+	if (!str || !*str || *str == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(str, &end);
+	if (errno || *end || v != v)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int err;
+} errno_names[] = {
+	{ "EIO", EIO }, { "EPERM", EPERM }, { "EINVAL", EINVAL },
+	{ "ENOSPC", ENOSPC }, { "EBUSY", EBUSY }, { "EROFS", EROFS },
+	{ "ENOMEM", ENOMEM }, { "EAGAIN", EAGAIN }, { "ERANGE", ERANGE },
+	{ "EOVERFLOW", EOVERFLOW }, { "ENOENT", ENOENT }, { "ENODEV", ENODEV },
+	{ "EACCES", EACCES }, { "ENXIO", ENXIO }, { "short", SIM_ERR_SHORT },
+};
+
+const char *sim_errno_name(int err)
+{
+	for (size_t i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+		if (errno_names[i].err == err)
+			return errno_names[i].name;
+	return "?";
+}
+
+int sim_errno_parse(const char *name)
+{
+	for (size_t i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+		if (strcmp(errno_names[i].name, name) == 0)
+			return errno_names[i].err;
+	return 0;
+}
+
+/* ---- CPU sets -------------------------------------------------------- */
+
+uint64_t *sim_set_new(const struct sim *s)
+{
+	return calloc(s->nwords, sizeof(uint64_t));
+}
+
+void sim_set_zero(const struct sim *s, uint64_t *set)
+{
+	memset(set, 0, s->nwords * sizeof(uint64_t));
+}
+
+void sim_set_copy(const struct sim *s, uint64_t *dst, const uint64_t *src)
+{
+	memcpy(dst, src, s->nwords * sizeof(uint64_t));
+}
+
+unsigned int sim_set_count(const struct sim *s, const uint64_t *set)
+{
+	unsigned int n = 0;
+
+	for (unsigned int w = 0; w < s->nwords; w++)
+		n += (unsigned int)__builtin_popcountll(set[w]);
+	return n;
+}
+
+bool sim_set_empty(const struct sim *s, const uint64_t *set)
+{
+	for (unsigned int w = 0; w < s->nwords; w++)
+		if (set[w])
+			return false;
+	return true;
+}
+
+bool sim_set_online_empty(const struct sim *s, const uint64_t *set)
+{
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		if (sim_set_test(set, c) && s->cpu[c].online)
+			return false;
+	return true;
+}
+
+void sim_set_list(const struct sim *s, const uint64_t *set, char *buf, size_t len)
+{
+	size_t used = 0;
+	unsigned int c = 0;
+
+	buf[0] = '\0';
+	while (c < s->nr_cpus) {
+		unsigned int end;
+		int n;
+
+		if (!sim_set_test(set, c)) {
+			c++;
+			continue;
+		}
+		end = c;
+		while (end + 1 < s->nr_cpus && sim_set_test(set, end + 1))
+			end++;
+		if (end == c)
+			n = snprintf(buf + used, len - used, "%s%u", used ? "," : "", c);
+		else
+			n = snprintf(buf + used, len - used, "%s%u-%u",
+				     used ? "," : "", c, end);
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+		c = end + 1;
+	}
+}
+
+/* The kernel's "%*pb": 32-bit groups from the top, the first one only as
+ * wide as nr_cpu_ids needs, the others zero-padded to 8 digits. */
+void sim_set_mask(const struct sim *s, const uint64_t *set, char *buf, size_t len)
+{
+	unsigned int nbits = s->nr_cpus ? s->nr_cpus : 1;
+	unsigned int ngroups = (nbits + 31) / 32;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned int g = ngroups; g-- > 0;) {
+		uint32_t v = 0;
+		int width, n;
+
+		for (unsigned int b = 0; b < 32; b++) {
+			unsigned int cpu = g * 32 + b;
+
+			if (cpu < s->nr_cpus && sim_set_test(set, cpu))
+				v |= (uint32_t)1 << b;
+		}
+		if (g == ngroups - 1)
+			width = (int)(((nbits - 1) % 32) / 4 + 1);
+		else
+			width = 8;
+		n = snprintf(buf + used, len - used, "%s%0*x",
+			     g == ngroups - 1 ? "" : ",", width, v);
+		if (n < 0 || (size_t)n >= len - used)
+			return;
+		used += (size_t)n;
+	}
+}
+
+/* bitmap_parselist(): "0-3,8", "0-15:2/4" (2 of every 4), blanks and a
+ * trailing newline allowed; "" is the empty set. */
+int sim_parse_list(const struct sim *s, const char *buf, size_t len, uint64_t *set)
+{
+	char tmp[8192];
+	char *p, *tok, *save;
+
+	sim_set_zero(s, set);
+	if (len >= sizeof(tmp))
+		return -EINVAL;
+	memcpy(tmp, buf, len);
+	tmp[len] = '\0';
+	p = tmp;
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	for (size_t n = strlen(p); n && (p[n - 1] == ' ' || p[n - 1] == '\n' ||
+					 p[n - 1] == '\t'); n--)
+		p[n - 1] = '\0';
+	if (!*p)
+		return 0;
+	for (tok = strtok_r(p, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long a, b, used = 1, group = 1;
+		char *dash, *colon, *slash;
+		int r;
+
+		colon = strchr(tok, ':');
+		if (colon) {
+			*colon = '\0';
+			slash = strchr(colon + 1, '/');
+			if (!slash)
+				return -EINVAL;
+			*slash = '\0';
+			if (sim_parse_uint(colon + 1, UINT_MAX, &used) < 0 ||
+			    sim_parse_uint(slash + 1, UINT_MAX, &group) < 0 ||
+			    !used || !group || used > group)
+				return -EINVAL;
+		}
+		dash = strchr(tok, '-');
+		if (dash)
+			*dash = '\0';
+		r = sim_parse_uint(tok, ULONG_MAX, &a);
+		if (r == 0 && dash)
+			r = sim_parse_uint(dash + 1, ULONG_MAX, &b);
+		else
+			b = a;
+		if (r < 0 || strncmp(tok, "0x", 2) == 0)
+			return -EINVAL;
+		if (b < a)
+			return -EINVAL;
+		if (b >= s->nr_cpus)
+			return -ERANGE;
+		for (unsigned long c = a; c <= b; c++)
+			if ((c - a) % group < used)
+				sim_set_add(set, (unsigned int)c);
+	}
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* bitmap_parse(): comma-separated 32-bit hex groups, lowest group last. */
+int sim_parse_mask(const struct sim *s, const char *buf, size_t len, uint64_t *set)
+{
+	unsigned int bit = 0, digits = 0;
+
+	sim_set_zero(s, set);
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' ' ||
+		       buf[len - 1] == '\0'))
+		len--;
+	if (!len)
+		return -EINVAL;
+	for (size_t i = len; i-- > 0;) {
+		int v;
+
+		if (buf[i] == ',') {
+			if (digits == 0 || digits > 8)
+				return -EINVAL;
+			bit = (bit + 31) / 32 * 32;
+			digits = 0;
+			continue;
+		}
+		v = hexval(buf[i]);
+		if (v < 0)
+			return -EINVAL;
+		if (++digits > 8)
+			return -EOVERFLOW;
+		for (int b = 0; b < 4; b++, bit++) {
+			if (!(v & (1 << b)))
+				continue;
+			if (bit >= s->nr_cpus)
+				return -EOVERFLOW;
+			sim_set_add(set, bit);
+		}
+	}
+	return 0;
+}
+
+/* ---- the model ------------------------------------------------------- */
+
+int sim_alloc(struct sim **ret, const char *dir, unsigned int nr_cpus)
+{
+	struct sim *s;
+
+	if (nr_cpus == 0 || nr_cpus > SIM_MAX_CPUS)
+		return -ERANGE;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->dir = strdup(dir);
+	s->nr_cpus = nr_cpus;
+	s->nwords = (nr_cpus + 63) / 64;
+	s->cpu = calloc(nr_cpus, sizeof(*s->cpu));
+	s->default_aff = sim_set_new(s);
+	if (!s->dir || !s->cpu || !s->default_aff) {
+		sim_free(s);
+		return -ENOMEM;
+	}
+	s->hz = 100;
+	s->timer_hz = 250;
+	s->kmajor = 6;
+	s->kminor = 6;
+	s->irqacct = true;
+	s->ir = true;
+	s->managed_ro = true;
+	s->keep_current = true;
+	s->gsi_top = 24;
+	s->time = 5.0;
+	s->btime = 1767225600;	/* 2026-01-01, fixed for stable output */
+	s->processes = 1000;
+	s->last_fault = -1;
+	for (unsigned int c = 0; c < nr_cpus; c++)
+		s->cpu[c].node = -1;
+	*ret = s;
+	return 0;
+}
+
+int sim_add_irq(struct sim *s, unsigned int irq)
+{
+	struct sim_irq *q;
+	unsigned int pos;
+
+	if (irq >= SIM_MAX_IRQS || sim_find_irq(s, irq))
+		return -EEXIST;
+	if (s->nr_irqs % 64 == 0) {
+		q = realloc(s->irqs, (s->nr_irqs + 64) * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		s->irqs = q;
+	}
+	for (pos = s->nr_irqs; pos > 0 && s->irqs[pos - 1].irq > irq; pos--)
+		;
+	memmove(&s->irqs[pos + 1], &s->irqs[pos],
+		(s->nr_irqs - pos) * sizeof(*q));
+	q = &s->irqs[pos];
+	memset(q, 0, sizeof(*q));
+	q->irq = irq;
+	q->dev = -1;
+	q->sirq = -1;
+	q->eff = -1;
+	q->node = -1;
+	q->dirty = true;
+	snprintf(q->type, sizeof(q->type), "edge");
+	q->aff = sim_set_new(s);
+	q->count = calloc(s->nr_cpus, sizeof(uint64_t));
+	s->nr_irqs++;
+	if (!q->aff || !q->count)
+		return -ENOMEM;
+	return (int)pos;
+}
+
+struct sim_irq *sim_find_irq(struct sim *s, unsigned int irq)
+{
+	unsigned int lo = 0, hi = s->nr_irqs;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (s->irqs[mid].irq < irq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nr_irqs && s->irqs[lo].irq == irq ? &s->irqs[lo] : NULL;
+}
+
+void sim_free(struct sim *s)
+{
+	if (!s)
+		return;
+	for (unsigned int i = 0; i < s->nr_irqs; i++) {
+		free(s->irqs[i].aff);
+		free(s->irqs[i].hint);
+		free(s->irqs[i].count);
+	}
+	for (unsigned int i = 0; i < s->nr_faults; i++)
+		free(s->faults[i].cpus);
+	free(s->irqs);
+	free(s->faults);
+	free(s->shifts);
+	free(s->devs);
+	free(s->cpu);
+	free(s->default_aff);
+	free(s->dir);
+	free(s);
+}
+
+void sim_recount(struct sim *s)
+{
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		s->cpu[c].nr_eff = 0;
+	for (unsigned int i = 0; i < s->nr_irqs; i++)
+		if (s->irqs[i].eff >= 0)
+			s->cpu[s->irqs[i].eff].nr_eff++;
+}
+
+void sim_place(struct sim *s, struct sim_irq *q, bool keep)
+{
+	int best = -1;
+
+	if (q->eff >= 0 && s->cpu[q->eff].nr_eff)
+		s->cpu[q->eff].nr_eff--;
+	q->dirty = true;
+	/* x86 assign_vector_locked(): "If the current target CPU is online
+	 * and in the new requested affinity mask, there is no point in
+	 * moving the interrupt from one CPU to another." */
+	if (keep && s->keep_current && q->eff >= 0 &&
+	    s->cpu[q->eff].online && sim_set_test(q->aff, (unsigned int)q->eff)) {
+		s->cpu[q->eff].nr_eff++;
+		return;
+	}
+	for (unsigned int w = 0; w < s->nwords; w++) {
+		uint64_t bits = q->aff[w];
+
+		while (bits) {
+			unsigned int c = w * 64 + (unsigned int)__builtin_ctzll(bits);
+
+			bits &= bits - 1;
+			if (c >= s->nr_cpus || !s->cpu[c].online)
+				continue;
+			if (best < 0 || s->cpu[c].nr_eff < s->cpu[best].nr_eff)
+				best = (int)c;
+		}
+	}
+	q->eff = best;
+	if (best >= 0)
+		s->cpu[best].nr_eff++;
+}
+
+static void acc_add(struct sim_acc *a, double x)
+{
+	uint64_t whole;
+
+	if (x <= 0)
+		return;
+	x += a->frac;
+	whole = (uint64_t)x;
+	a->n += whole;
+	a->frac = x - (double)whole;
+}
+
+void sim_step(struct sim *s, double dt)
+{
+	double *hard, *soft;
+	unsigned int online = 0;
+
+	if (dt <= 0)
+		return;
+	hard = calloc(s->nr_cpus, sizeof(double));
+	soft = calloc(s->nr_cpus, sizeof(double));
+	if (!hard || !soft)
+		goto out_free;
+	for (unsigned int i = 0; i < s->nr_irqs; i++) {
+		struct sim_irq *q = &s->irqs[i];
+		double x;
+		uint64_t n;
+
+		if (q->eff < 0 || !s->cpu[q->eff].online || q->rate <= 0)
+			continue;
+		x = q->rate * dt + q->frac;
+		n = (uint64_t)x;
+		q->frac = x - (double)n;
+		q->count[q->eff] += n;
+		hard[q->eff] += q->rate * q->hard_us * 1e-6 * dt;
+		soft[q->eff] += q->rate * q->soft_us * 1e-6 * dt;
+		if (q->sirq >= 0)
+			acc_add(&s->cpu[q->eff].sirq[q->sirq], q->rate * dt);
+	}
+	for (unsigned int c = 0; c < s->nr_cpus; c++) {
+		struct sim_cpu *cpu = &s->cpu[c];
+		double total = s->hz * dt;
+		double h = hard[c] * s->hz, so = soft[c] * s->hz;
+		double bu = s->bg_user * total, bs = s->bg_system * total;
+		double busy = h + so + bu + bs, tick;
+		bool quiet;
+
+		if (!cpu->online)
+			continue;
+		online++;
+		if (busy > total) {	/* saturated: time is what there is */
+			double k = total / busy;
+
+			h *= k;
+			so *= k;
+			bu *= k;
+			bs *= k;
+			busy = total;
+		}
+		/* Without CONFIG_IRQ_TIME_ACCOUNTING hard-irq time is not
+		 * seen by the tick: it shows up as the interrupted context's. */
+		acc_add(&cpu->stat[s->irqacct ? ST_IRQ : ST_SYSTEM], h);
+		acc_add(&cpu->stat[ST_SOFTIRQ], so);
+		acc_add(&cpu->stat[ST_USER], bu);
+		acc_add(&cpu->stat[ST_SYSTEM], bs);
+		acc_add(&cpu->stat[ST_IDLE], total - busy);
+		/* A nohz_full CPU with nothing to do does not tick. */
+		quiet = cpu->nohz_full && hard[c] == 0 && soft[c] == 0;
+		tick = quiet ? 1 : s->timer_hz;
+		acc_add(&cpu->arch[AR_LOC], tick * dt);
+		acc_add(&cpu->arch[AR_RES], (quiet ? 0.1 : 4) * dt);
+		acc_add(&cpu->arch[AR_CAL], (quiet ? 0.1 : 2) * dt);
+		acc_add(&cpu->arch[AR_TLB], (quiet ? 0 : 0.5) * dt);
+		acc_add(&cpu->sirq[SIRQ_TIMER], tick * dt);
+		acc_add(&cpu->sirq[SIRQ_SCHED], (quiet ? 0.1 : 20) * dt);
+		acc_add(&cpu->sirq[SIRQ_RCU], (quiet ? 0.5 : 40) * dt);
+	}
+	acc_add(&s->ctxt_acc, 800.0 * online * dt);
+	s->ctxt = s->ctxt_acc.n;
+	s->time += dt;
+out_free:
+	free(hard);
+	free(soft);
+}
+
+static bool fault_hits(struct sim *s, const struct sim_irq *q,
+		       const uint64_t *set, int *ret_err)
+{
+	for (unsigned int i = 0; i < s->nr_faults; i++) {
+		struct sim_fault *f = &s->faults[i];
+		bool meets = !f->cpus;
+
+		if (f->irq != q->irq || f->times == 0)
+			continue;
+		for (unsigned int w = 0; !meets && w < s->nwords; w++)
+			meets = (f->cpus[w] & set[w]) != 0;
+		if (!meets)
+			continue;
+		if (f->times > 0)
+			f->times--;
+		s->last_fault = (int)i;
+		*ret_err = f->err;
+		return true;
+	}
+	return false;
+}
+
+long sim_write_affinity(struct sim *s, long irq, const char *buf, size_t len,
+			bool list)
+{
+	struct sim_irq *q = NULL;
+	uint64_t *set;
+	long ret = (long)len;
+	int r, err;
+
+	s->last_fault = -1;
+	if (irq >= 0) {
+		q = irq < SIM_MAX_IRQS ? sim_find_irq(s, (unsigned int)irq) : NULL;
+		if (!q)
+			return -ENOENT;
+		/* irq_can_set_affinity_usr(): managed IRQs refuse. */
+		if (q->managed)
+			return s->kmajor * 100 + s->kminor >= 612 ? -EPERM : -EIO;
+	}
+	set = sim_set_new(s);
+	if (!set)
+		return -ENOMEM;
+	r = list ? sim_parse_list(s, buf, len, set) : sim_parse_mask(s, buf, len, set);
+	if (r < 0) {
+		ret = r;
+		goto out_free;
+	}
+	if (!q) {
+		/* write_default_smp_affinity(): at least one online CPU. */
+		if (sim_set_online_empty(s, set))
+			ret = -EINVAL;
+		else
+			sim_set_copy(s, s->default_aff, set);
+		goto out_free;
+	}
+	if (fault_hits(s, q, set, &err)) {
+		if (err == SIM_ERR_SHORT)
+			ret = len > 1 ? (long)len - 1 : 0;
+		else
+			ret = -err;
+		goto out_free;
+	}
+	/* "Do not allow disabling IRQs completely": no online CPU in the new
+	 * set is refused (or, where the architecture picks a default, a
+	 * silent no-op). */
+	if (sim_set_online_empty(s, set)) {
+		if (!s->offline_ignore)
+			ret = -EINVAL;
+		goto out_free;
+	}
+	sim_set_copy(s, q->aff, set);
+	sim_place(s, q, true);
+out_free:
+	free(set);
+	return ret;
+}
+
+int sim_cpu_offline(struct sim *s, unsigned int cpu, FILE *log)
+{
+	unsigned int online = 0;
+
+	if (cpu >= s->nr_cpus || !s->cpu[cpu].present)
+		return -ENODEV;
+	if (!s->cpu[cpu].online)
+		return 0;
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		online += s->cpu[c].online;
+	if (online <= 1)
+		return -EBUSY;
+	s->cpu[cpu].online = false;
+	/* irq_migrate_all_off_this_cpu() / migrate_one_irq(). */
+	for (unsigned int i = 0; i < s->nr_irqs; i++) {
+		struct sim_irq *q = &s->irqs[i];
+
+		if (q->eff != (int)cpu)
+			continue;
+		if (sim_set_online_empty(s, q->aff)) {
+			if (q->managed) {	/* shut down, mask kept */
+				s->cpu[cpu].nr_eff--;
+				q->eff = -1;
+				q->dirty = true;
+				continue;
+			}
+			/* Broken affinity: the mask becomes the online CPUs. */
+			for (unsigned int c = 0; c < s->nr_cpus; c++)
+				if (s->cpu[c].online)
+					sim_set_add(q->aff, c);
+			if (log)
+				fprintf(log, "IRQ %u: no longer affine to CPU%u\n",
+					q->irq, cpu);
+		}
+		sim_place(s, q, false);
+	}
+	return 0;
+}
+
+int sim_cpu_online(struct sim *s, unsigned int cpu)
+{
+	if (cpu >= s->nr_cpus || !s->cpu[cpu].present)
+		return -ENODEV;
+	if (s->cpu[cpu].online)
+		return 0;
+	s->cpu[cpu].online = true;
+	/* Shut-down managed IRQs start again when a CPU of their mask comes. */
+	for (unsigned int i = 0; i < s->nr_irqs; i++) {
+		struct sim_irq *q = &s->irqs[i];
+
+		if (q->managed && q->eff < 0 && sim_set_test(q->aff, cpu))
+			sim_place(s, q, false);
+	}
+	return 0;
+}
+
+int sim_apply_shift(struct sim *s, const char *name)
+{
+	int found = 0;
+
+	for (unsigned int i = 0; i < s->nr_shifts; i++) {
+		struct sim_shift *sh = &s->shifts[i];
+		struct sim_irq *q;
+
+		if (strcmp(sh->name, name) != 0)
+			continue;
+		found = 1;
+		q = sim_find_irq(s, sh->irq);
+		if (!q)
+			continue;
+		q->rate = sh->rate;
+		q->hard_us = sh->hard_us;
+		q->soft_us = sh->soft_us;
+	}
+	return found ? 0 : -ENOENT;
+}
+
+/* ---- files ----------------------------------------------------------- */
+
+static int join(char *path, size_t len, const char *dir, const char *rel)
+{
+	int n;
+
+	if (rel[0] == '/' || strstr(rel, ".."))
+		return -EINVAL;	/* never leave @dir */
+	n = snprintf(path, len, "%s/%s", dir, rel);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int sim_put_file(const char *dir, const char *rel, const char *data,
+		 size_t len, unsigned int mode)
+{
+	char path[PATH_MAX];
+	int fd, r;
+
+	r = join(path, sizeof(path), dir, rel);
+	if (r < 0)
+		return r;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0 && errno == EACCES) {	/* read-only and not root */
+		unlink(path);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+			  O_NOFOLLOW, mode);
+	}
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, data, len);
+	if (r == 0 && fchmod(fd, mode) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+int sim_put_atomic(const char *dir, const char *rel, const char *data,
+		   size_t len)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	int fd, r;
+
+	r = join(path, sizeof(path), dir, rel);
+	if (r < 0)
+		return r;
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, data, len);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}
+
+int sim_mkdirs(const char *dir, const char *rel)
+{
+	char path[PATH_MAX];
+	size_t base = strlen(dir) + 1;
+	int r;
+
+	r = join(path, sizeof(path), dir, rel);
+	if (r < 0)
+		return r;
+	for (char *p = path + base; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(path, 0755) < 0 && errno != EEXIST)
+				return -errno;
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	return 0;
+}
+
+/* ---- state file ------------------------------------------------------ */
+
+static void put_acc(struct sim_buf *b, const struct sim_acc *a, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		sim_buf_printf(b, " %llu:%.17g", (unsigned long long)a[i].n, a[i].frac);
+}
+
+static int split(char *line, char **f, int max);
+
+int sim_save(const struct sim *s)
+{
+	struct sim_buf b = { 0 };
+	char list[16384];
+	int r;
+
+	sim_buf_printf(&b, "irqsim-state 1\nmachine %s\ntime %.17g\nbtime %.0f\n",
+		       s->machine, s->time, s->btime);
+	sim_buf_printf(&b, "hz %u\ntimer_hz %u\nkernel %d %d\ngsi_top %u\n",
+		       s->hz, s->timer_hz, s->kmajor, s->kminor, s->gsi_top);
+	sim_buf_printf(&b, "opts %d %d %d %d %d\n", s->irqacct, s->ir,
+		       s->managed_ro, s->keep_current, s->offline_ignore);
+	sim_buf_printf(&b, "background %.17g %.17g\nnohz %d\n", s->bg_user,
+		       s->bg_system, (int)s->nohz_mode);
+	sim_buf_printf(&b, "ctxt %llu:%.17g %llu\n",
+		       (unsigned long long)s->ctxt_acc.n, s->ctxt_acc.frac,
+		       (unsigned long long)s->processes);
+	sim_buf_printf(&b, "nr_cpus %u\n", s->nr_cpus);
+	sim_set_list(s, s->default_aff, list, sizeof(list));
+	sim_buf_printf(&b, "default_affinity %s\n", list[0] ? list : "-");
+	for (unsigned int c = 0; c < s->nr_cpus; c++) {
+		const struct sim_cpu *p = &s->cpu[c];
+
+		sim_buf_printf(&b, "cpu %u %d %d %d %d %d %d %d %d %d\n", c,
+			       p->present, p->online, p->node, p->package,
+			       p->die, p->core, p->llc, p->isolated, p->nohz_full);
+		if (!p->present)
+			continue;
+		sim_buf_printf(&b, "cstat %u", c);
+		put_acc(&b, p->stat, ST_NR);
+		put_acc(&b, p->sirq, SIRQ_NR);
+		put_acc(&b, p->arch, AR_NR);
+		sim_buf_putc(&b, '\n');
+	}
+	for (unsigned int d = 0; d < s->nr_devs; d++)
+		sim_buf_printf(&b, "dev %u %d %s %s %s\n", d, s->devs[d].node,
+			       s->devs[d].kind,
+			       s->devs[d].bdf[0] ? s->devs[d].bdf : "-",
+			       s->devs[d].name);
+	for (unsigned int i = 0; i < s->nr_irqs; i++) {
+		const struct sim_irq *q = &s->irqs[i];
+		char hint[16384];
+
+		sim_set_list(s, q->aff, list, sizeof(list));
+		if (q->hint)
+			sim_set_list(s, q->hint, hint, sizeof(hint));
+		sim_buf_printf(&b, "irq %u %d %d %d %.17g %.17g %.17g %d %d %d "
+			       "%.17g %lu %s %s %s %s %s\n", q->irq, q->dev,
+			       q->queue, q->managed, q->rate, q->hard_us,
+			       q->soft_us, q->sirq, q->node, q->eff, q->frac,
+			       q->hwirq, q->type, q->chip, list[0] ? list : "-",
+			       q->hint ? (hint[0] ? hint : "-") : "none", q->name);
+		sim_buf_printf(&b, "cnt %u", q->irq);
+		for (unsigned int c = 0; c < s->nr_cpus; c++)
+			if (q->count[c])
+				sim_buf_printf(&b, " %u:%llu", c,
+					       (unsigned long long)q->count[c]);
+		sim_buf_putc(&b, '\n');
+	}
+	for (unsigned int i = 0; i < s->nr_shifts; i++)
+		sim_buf_printf(&b, "shift %s %u %.17g %.17g %.17g\n",
+			       s->shifts[i].name, s->shifts[i].irq,
+			       s->shifts[i].rate, s->shifts[i].hard_us,
+			       s->shifts[i].soft_us);
+	for (unsigned int i = 0; i < s->nr_faults; i++) {
+		const struct sim_fault *f = &s->faults[i];
+
+		if (f->cpus)
+			sim_set_list(s, f->cpus, list, sizeof(list));
+		sim_buf_printf(&b, "fault %u %s %d %s\n", f->irq,
+			       sim_errno_name(f->err), f->times,
+			       f->cpus && list[0] ? list : "-");
+	}
+	sim_buf_puts(&b, "end\n");
+	if (b.oom) {
+		sim_buf_free(&b);
+		return -ENOMEM;
+	}
+	r = sim_put_atomic(s->dir, SIM_STATE_FILE, b.p, b.len);
+	sim_buf_free(&b);
+	if (r == 0) {
+		char path[PATH_MAX];
+
+		if (join(path, sizeof(path), s->dir, SIM_JOURNAL_FILE) == 0 &&
+		    unlink(path) < 0 && errno != ENOENT)
+			r = -errno;
+	}
+	return r;
+}
+
+static int journal(const struct sim *s, const char *line)
+{
+	char path[PATH_MAX];
+	int fd, r;
+
+	r = join(path, sizeof(path), s->dir, SIM_JOURNAL_FILE);
+	if (r < 0)
+		return r;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW,
+		  0644);
+	if (fd < 0)
+		return -errno;
+	r = write_all(fd, line, strlen(line));
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+int sim_journal_irq(const struct sim *s, const struct sim_irq *q)
+{
+	char list[16384], line[16500];
+
+	sim_set_list(s, q->aff, list, sizeof(list));
+	snprintf(line, sizeof(line), "aff %u %s %d\n", q->irq,
+		 list[0] ? list : "-", q->eff);
+	return journal(s, line);
+}
+
+int sim_journal_default(const struct sim *s)
+{
+	char list[16384], line[16500];
+
+	sim_set_list(s, s->default_aff, list, sizeof(list));
+	snprintf(line, sizeof(line), "default %s\n", list[0] ? list : "-");
+	return journal(s, line);
+}
+
+int sim_journal_fault(const struct sim *s, unsigned int idx)
+{
+	char line[64];
+
+	if (idx >= s->nr_faults)
+		return -EINVAL;
+	snprintf(line, sizeof(line), "fault %u %d\n", idx, s->faults[idx].times);
+	return journal(s, line);
+}
+
+static int replay_line(struct sim *s, char *line)
+{
+	char *f[4];
+	unsigned long u;
+	long v;
+	int n = split(line, f, 4);
+
+	if (n == 0)
+		return 0;
+	if (strcmp(f[0], "aff") == 0 && n == 4) {
+		struct sim_irq *q;
+
+		if (sim_parse_uint(f[1], SIM_MAX_IRQS - 1, &u) < 0 ||
+		    sim_parse_int(f[3], -1, (long)s->nr_cpus - 1, &v) < 0)
+			return -EINVAL;
+		q = sim_find_irq(s, (unsigned int)u);
+		if (!q)
+			return -EINVAL;
+		sim_set_zero(s, q->aff);
+		if (strcmp(f[2], "-") != 0 &&
+		    sim_parse_list(s, f[2], strlen(f[2]), q->aff) < 0)
+			return -EINVAL;
+		q->eff = (int)v;
+		return 0;
+	}
+	if (strcmp(f[0], "default") == 0 && n == 2) {
+		sim_set_zero(s, s->default_aff);
+		if (strcmp(f[1], "-") == 0)
+			return 0;
+		return sim_parse_list(s, f[1], strlen(f[1]), s->default_aff);
+	}
+	if (strcmp(f[0], "fault") == 0 && n == 3) {
+		if (sim_parse_uint(f[1], s->nr_faults ? s->nr_faults - 1 : 0, &u) < 0 ||
+		    !s->nr_faults || sim_parse_int(f[2], -1, INT_MAX, &v) < 0)
+			return -EINVAL;
+		s->faults[u].times = (int)v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Split @line at blanks into at most @max fields; the last takes the rest. */
+static int split(char *line, char **f, int max)
+{
+	int n = 0;
+
+	while (*line && n < max) {
+		while (*line == ' ')
+			line++;
+		if (!*line)
+			break;
+		f[n++] = line;
+		if (n == max)
+			break;
+		while (*line && *line != ' ')
+			line++;
+		if (*line)
+			*line++ = '\0';
+	}
+	return n;
+}
+
+static int get_pair(char *str, unsigned long long *ret_a, char **ret_b)
+{
+	char *colon = strchr(str, ':');
+	char *end;
+
+	if (!colon)
+		return -EINVAL;
+	*colon = '\0';
+	errno = 0;
+	*ret_a = strtoull(str, &end, 10);
+	if (errno || *end || end == str)
+		return -EINVAL;
+	*ret_b = colon + 1;
+	return 0;
+}
+
+static int get_acc(char *str, struct sim_acc *a)
+{
+	unsigned long long n;
+	char *rest;
+
+	if (get_pair(str, &n, &rest) < 0)
+		return -EINVAL;
+	a->n = n;
+	return sim_parse_double(rest, &a->frac);
+}
+
+static int load_cpu(struct sim *s, char *rest)
+{
+	char *g[11];
+	unsigned long u;
+	long v[9];
+	struct sim_cpu *p;
+
+	if (split(rest, g, 11) != 10 || sim_parse_uint(g[0], s->nr_cpus - 1, &u) < 0)
+		return -EINVAL;
+	for (int i = 0; i < 9; i++)
+		if (sim_parse_int(g[i + 1], -1, INT_MAX, &v[i]) < 0)
+			return -EINVAL;
+	p = &s->cpu[u];
+	p->present = v[0];
+	p->online = v[1];
+	p->node = (int)v[2];
+	p->package = (int)v[3];
+	p->die = (int)v[4];
+	p->core = (int)v[5];
+	p->llc = (int)v[6];
+	p->isolated = v[7];
+	p->nohz_full = v[8];
+	return 0;
+}
+
+static int load_cstat(struct sim *s, char *rest)
+{
+	char *g[ST_NR + SIRQ_NR + AR_NR + 2];
+	struct sim_cpu *p;
+	unsigned long u;
+
+	if (split(rest, g, ST_NR + SIRQ_NR + AR_NR + 2) != ST_NR + SIRQ_NR + AR_NR + 1 ||
+	    sim_parse_uint(g[0], s->nr_cpus - 1, &u) < 0)
+		return -EINVAL;
+	p = &s->cpu[u];
+	for (int i = 0; i < ST_NR; i++)
+		if (get_acc(g[1 + i], &p->stat[i]) < 0)
+			return -EINVAL;
+	for (int i = 0; i < SIRQ_NR; i++)
+		if (get_acc(g[1 + ST_NR + i], &p->sirq[i]) < 0)
+			return -EINVAL;
+	for (int i = 0; i < AR_NR; i++)
+		if (get_acc(g[1 + ST_NR + SIRQ_NR + i], &p->arch[i]) < 0)
+			return -EINVAL;
+	return 0;
+}
+
+static int load_dev(struct sim *s, char *rest)
+{
+	struct sim_dev *d;
+	char *g[5];
+	long node;
+
+	if (split(rest, g, 5) != 5 || sim_parse_int(g[1], -1, 65535, &node) < 0)
+		return -EINVAL;
+	if (s->nr_devs % 32 == 0) {
+		d = realloc(s->devs, (s->nr_devs + 32) * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		s->devs = d;
+	}
+	d = &s->devs[s->nr_devs++];
+	memset(d, 0, sizeof(*d));
+	d->node = (int)node;
+	snprintf(d->kind, sizeof(d->kind), "%s", g[2]);
+	snprintf(d->bdf, sizeof(d->bdf), "%s", strcmp(g[3], "-") ? g[3] : "");
+	snprintf(d->name, sizeof(d->name), "%s", g[4]);
+	return 0;
+}
+
+static int load_irq(struct sim *s, char *rest)
+{
+	struct sim_irq *q;
+	unsigned long u;
+	char *g[17];
+	long v[6];
+	int idx;
+
+	if (split(rest, g, 17) != 17 || sim_parse_uint(g[0], SIM_MAX_IRQS - 1, &u) < 0)
+		return -EINVAL;
+	idx = sim_add_irq(s, (unsigned int)u);
+	if (idx < 0)
+		return idx;
+	q = &s->irqs[idx];
+	if (sim_parse_int(g[1], -1, INT_MAX, &v[0]) < 0 ||
+	    sim_parse_int(g[2], -1, INT_MAX, &v[1]) < 0 ||
+	    sim_parse_int(g[3], 0, 1, &v[2]) < 0 ||
+	    sim_parse_double(g[4], &q->rate) < 0 ||
+	    sim_parse_double(g[5], &q->hard_us) < 0 ||
+	    sim_parse_double(g[6], &q->soft_us) < 0 ||
+	    sim_parse_int(g[7], -1, SIRQ_NR - 1, &v[3]) < 0 ||
+	    sim_parse_int(g[8], -1, 65535, &v[4]) < 0 ||
+	    sim_parse_int(g[9], -1, (long)s->nr_cpus - 1, &v[5]) < 0 ||
+	    sim_parse_double(g[10], &q->frac) < 0 ||
+	    sim_parse_uint(g[11], ULONG_MAX, &q->hwirq) < 0)
+		return -EINVAL;
+	if (v[0] >= (long)s->nr_devs)
+		return -EINVAL;
+	q->dev = (int)v[0];
+	q->queue = (int)v[1];
+	q->managed = v[2];
+	q->sirq = (int)v[3];
+	q->node = (int)v[4];
+	q->eff = (int)v[5];
+	snprintf(q->type, sizeof(q->type), "%s", g[12]);
+	snprintf(q->chip, sizeof(q->chip), "%s", g[13]);
+	if (strcmp(g[14], "-") != 0 &&
+	    sim_parse_list(s, g[14], strlen(g[14]), q->aff) < 0)
+		return -EINVAL;
+	if (strcmp(g[15], "none") != 0) {
+		q->hint = sim_set_new(s);
+		if (!q->hint)
+			return -ENOMEM;
+		if (strcmp(g[15], "-") != 0 &&
+		    sim_parse_list(s, g[15], strlen(g[15]), q->hint) < 0)
+			return -EINVAL;
+	}
+	snprintf(q->name, sizeof(q->name), "%s", g[16]);
+	q->dirty = false;
+	return 0;
+}
+
+static int load_cnt(struct sim *s, char *rest)
+{
+	char *g[2], *save, *tok;
+	struct sim_irq *q;
+	unsigned long u;
+	int n = split(rest, g, 2);
+
+	if (n < 1 || sim_parse_uint(g[0], SIM_MAX_IRQS - 1, &u) < 0)
+		return -EINVAL;
+	q = sim_find_irq(s, (unsigned int)u);
+	if (!q)
+		return -EINVAL;
+	for (tok = n == 2 ? strtok_r(g[1], " ", &save) : NULL; tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		unsigned long long cpu, cnt;
+		char *val, *end;
+
+		if (get_pair(tok, &cpu, &val) < 0 || cpu >= s->nr_cpus)
+			return -EINVAL;
+		errno = 0;
+		cnt = strtoull(val, &end, 10);
+		if (errno || *end || end == val)
+			return -EINVAL;
+		q->count[cpu] = cnt;
+	}
+	return 0;
+}
+
+static int load_shift(struct sim *s, char *rest)
+{
+	struct sim_shift *sh;
+	unsigned long u;
+	char *g[5];
+
+	if (split(rest, g, 5) != 5)
+		return -EINVAL;
+	if (s->nr_shifts % 32 == 0) {
+		sh = realloc(s->shifts, (s->nr_shifts + 32) * sizeof(*sh));
+		if (!sh)
+			return -ENOMEM;
+		s->shifts = sh;
+	}
+	sh = &s->shifts[s->nr_shifts++];
+	snprintf(sh->name, sizeof(sh->name), "%s", g[0]);
+	if (sim_parse_uint(g[1], SIM_MAX_IRQS - 1, &u) < 0 ||
+	    sim_parse_double(g[2], &sh->rate) < 0 ||
+	    sim_parse_double(g[3], &sh->hard_us) < 0 ||
+	    sim_parse_double(g[4], &sh->soft_us) < 0)
+		return -EINVAL;
+	sh->irq = (unsigned int)u;
+	return 0;
+}
+
+static int load_fault(struct sim *s, char *rest)
+{
+	struct sim_fault *ft;
+	unsigned long u;
+	char *g[4];
+	long times;
+
+	if (split(rest, g, 4) != 4)
+		return -EINVAL;
+	if (s->nr_faults % 16 == 0) {
+		ft = realloc(s->faults, (s->nr_faults + 16) * sizeof(*ft));
+		if (!ft)
+			return -ENOMEM;
+		s->faults = ft;
+	}
+	ft = &s->faults[s->nr_faults++];
+	memset(ft, 0, sizeof(*ft));
+	if (sim_parse_uint(g[0], SIM_MAX_IRQS - 1, &u) < 0 ||
+	    sim_parse_int(g[2], -1, INT_MAX, &times) < 0)
+		return -EINVAL;
+	ft->irq = (unsigned int)u;
+	ft->err = sim_errno_parse(g[1]);
+	ft->times = (int)times;
+	if (!ft->err)
+		return -EINVAL;
+	if (strcmp(g[3], "-") != 0) {
+		ft->cpus = sim_set_new(s);
+		if (!ft->cpus || sim_parse_list(s, g[3], strlen(g[3]), ft->cpus) < 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int load_line(struct sim *s, char *line)
+{
+	char *f[3], *rest;
+	unsigned long u;
+	long v[5];
+	int n;
+
+	n = split(line, f, 2);
+	if (n == 0)
+		return 0;
+	rest = n == 2 ? f[1] : f[0] + strlen(f[0]);
+	if (strcmp(f[0], "cpu") == 0)
+		return load_cpu(s, rest);
+	if (strcmp(f[0], "cstat") == 0)
+		return load_cstat(s, rest);
+	if (strcmp(f[0], "irq") == 0)
+		return load_irq(s, rest);
+	if (strcmp(f[0], "cnt") == 0)
+		return load_cnt(s, rest);
+	if (strcmp(f[0], "dev") == 0)
+		return load_dev(s, rest);
+	if (strcmp(f[0], "shift") == 0)
+		return load_shift(s, rest);
+	if (strcmp(f[0], "fault") == 0)
+		return load_fault(s, rest);
+	if (strcmp(f[0], "irqsim-state") == 0 || strcmp(f[0], "end") == 0 ||
+	    strcmp(f[0], "nr_cpus") == 0)
+		return 0;
+	if (strcmp(f[0], "machine") == 0) {
+		snprintf(s->machine, sizeof(s->machine), "%s", rest);
+		return 0;
+	}
+	if (strcmp(f[0], "time") == 0)
+		return sim_parse_double(rest, &s->time);
+	if (strcmp(f[0], "btime") == 0)
+		return sim_parse_double(rest, &s->btime);
+	if (strcmp(f[0], "hz") == 0 || strcmp(f[0], "timer_hz") == 0 ||
+	    strcmp(f[0], "gsi_top") == 0) {
+		if (sim_parse_uint(rest, 100000, &u) < 0 || u == 0)
+			return -EINVAL;
+		if (f[0][0] == 'h')
+			s->hz = (unsigned int)u;
+		else if (f[0][0] == 't')
+			s->timer_hz = (unsigned int)u;
+		else
+			s->gsi_top = (unsigned int)u;
+		return 0;
+	}
+	if (strcmp(f[0], "default_affinity") == 0) {
+		if (strcmp(rest, "-") == 0)
+			return 0;
+		return sim_parse_list(s, rest, strlen(rest), s->default_aff);
+	}
+	if (strcmp(f[0], "nohz") == 0) {
+		if (sim_parse_int(rest, 0, 2, &v[0]) < 0)
+			return -EINVAL;
+		s->nohz_mode = (enum sim_nohz)v[0];
+		return 0;
+	}
+	if (strcmp(f[0], "kernel") == 0) {
+		char *g[3];
+
+		if (split(rest, g, 3) != 2 || sim_parse_int(g[0], 2, 99, &v[0]) < 0 ||
+		    sim_parse_int(g[1], 0, 99, &v[1]) < 0)
+			return -EINVAL;
+		s->kmajor = (int)v[0];
+		s->kminor = (int)v[1];
+		return 0;
+	}
+	if (strcmp(f[0], "background") == 0) {
+		char *g[3];
+
+		if (split(rest, g, 3) != 2 || sim_parse_double(g[0], &s->bg_user) < 0 ||
+		    sim_parse_double(g[1], &s->bg_system) < 0)
+			return -EINVAL;
+		return 0;
+	}
+	if (strcmp(f[0], "ctxt") == 0) {
+		char *g[3];
+
+		if (split(rest, g, 3) != 2 || get_acc(g[0], &s->ctxt_acc) < 0 ||
+		    sim_parse_uint(g[1], ULONG_MAX, &u) < 0)
+			return -EINVAL;
+		s->ctxt = s->ctxt_acc.n;
+		s->processes = u;
+		return 0;
+	}
+	if (strcmp(f[0], "opts") == 0) {
+		char *g[6];
+
+		if (split(rest, g, 6) != 5)
+			return -EINVAL;
+		for (int i = 0; i < 5; i++)
+			if (sim_parse_int(g[i], 0, 1, &v[i]) < 0)
+				return -EINVAL;
+		s->irqacct = v[0];
+		s->ir = v[1];
+		s->managed_ro = v[2];
+		s->keep_current = v[3];
+		s->offline_ignore = v[4];
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static char *slurp(const char *path, size_t *ret_len)
+{
+	size_t cap = 65536, len = 0;
+	char *p;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	p = malloc(cap);
+	if (!p)
+		goto out_close;
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			char *np = realloc(p, cap * 2);
+
+			if (!np)
+				goto out_free;
+			p = np;
+			cap *= 2;
+		}
+		n = read(fd, p + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto out_free;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	p[len] = '\0';
+	*ret_len = len;
+	return p;
+out_free:
+	free(p);
+out_close:
+	close(fd);
+	return NULL;
+}
+
+int sim_load(const char *dir, struct sim **ret)
+{
+	struct sim *s = NULL;
+	char path[PATH_MAX];
+	char *text, *line, *next, *nr;
+	unsigned long nr_cpus;
+	size_t len;
+	int r;
+
+	if (join(path, sizeof(path), dir, SIM_STATE_FILE) < 0)
+		return -ENAMETOOLONG;
+	text = slurp(path, &len);
+	if (!text)
+		return errno ? -errno : -ENOMEM;
+	/* nr_cpus sizes every set: find it first. */
+	nr = strstr(text, "\nnr_cpus ");
+	r = -EINVAL;
+	if (strncmp(text, "irqsim-state 1\n", 15) != 0 || !nr ||
+	    sscanf(nr + 9, "%lu", &nr_cpus) != 1 || nr_cpus > SIM_MAX_CPUS)
+		goto out_free;
+	r = sim_alloc(&s, dir, (unsigned int)nr_cpus);
+	for (line = text; r == 0 && line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		r = load_line(s, line);
+	}
+	if (r == 0 && s->nr_irqs > SIM_MAX_IRQS)
+		r = -EINVAL;
+	free(text);
+	text = NULL;
+	if (r == 0 && join(path, sizeof(path), dir, SIM_JOURNAL_FILE) == 0) {
+		text = slurp(path, &len);
+		for (line = text; r == 0 && line && *line; line = next) {
+			next = strchr(line, '\n');
+			if (!next)	/* a torn last line: ignore it */
+				break;
+			*next++ = '\0';
+			r = replay_line(s, line);
+		}
+	}
+out_free:
+	free(text);
+	if (r < 0) {
+		sim_free(s);
+		return r;
+	}
+	sim_recount(s);
+	*ret = s;
+	return 0;
+}
+
+/* ---- /proc rendering ------------------------------------------------- */
+
+static bool new_layout(const struct sim *s)
+{
+	return s->kmajor * 100 + s->kminor >= 602;
+}
+
+/* x86 arch_probe_nr_irqs(), grown to hold every allocated IRQ. */
+static unsigned int kernel_nr_irqs(const struct sim *s)
+{
+	unsigned int nr = s->gsi_top + 16 + 8 * s->nr_cpus;
+
+	nr += s->gsi_top <= 16 ? 8 * s->nr_cpus : s->gsi_top * 16;
+	if (s->nr_irqs && s->irqs[s->nr_irqs - 1].irq >= nr)
+		nr = s->irqs[s->nr_irqs - 1].irq + 1;
+	return nr;
+}
+
+static const struct {
+	const char *name;
+	int arch;	/* enum sim_arch, -1: always 0 */
+	const char *desc;
+} arch_rows[] = {
+	{ "NMI", AR_NMI, "Non-maskable interrupts" },
+	{ "LOC", AR_LOC, "Local timer interrupts" },
+	{ "SPU", -1, "Spurious interrupts" },
+	{ "PMI", -1, "Performance monitoring interrupts" },
+	{ "IWI", -1, "IRQ work interrupts" },
+	{ "RTR", -1, "APIC ICR read retries" },
+	{ "RES", AR_RES, "Rescheduling interrupts" },
+	{ "CAL", AR_CAL, "Function call interrupts" },
+	{ "TLB", AR_TLB, "TLB shootdowns" },
+	{ "TRM", -1, "Thermal event interrupts" },
+	{ "THR", -1, "Threshold APIC interrupts" },
+	{ "DFR", -1, "Deferred Error APIC interrupts" },
+	{ "MCE", -1, "Machine check exceptions" },
+	{ "MCP", -1, "Machine check polls" },
+};
+
+static void render_interrupts(const struct sim *s, struct sim_buf *b)
+{
+	unsigned int nr = kernel_nr_irqs(s), j = 1000;
+	int prec = 3;
+	bool nl = new_layout(s);
+
+	/* show_interrupts(): the width of the IRQ column follows nr_irqs. */
+	while (prec < 10 && j <= nr) {
+		prec++;
+		j *= 10;
+	}
+	/* Only online CPUs get a column (for_each_online_cpu). */
+	sim_buf_printf(b, "%*s", prec + 8, "");
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		if (s->cpu[c].online)
+			sim_buf_printf(b, "CPU%-8u", c);
+	sim_buf_putc(b, '\n');
+	for (unsigned int i = 0; i < s->nr_irqs; i++) {
+		const struct sim_irq *q = &s->irqs[i];
+
+		sim_buf_printf(b, nl ? "%*u:" : "%*u: ", prec, q->irq);
+		for (unsigned int c = 0; c < s->nr_cpus; c++) {
+			if (!s->cpu[c].online)
+				continue;
+			/* kstat_irqs are unsigned int: they wrap. */
+			if (nl)
+				sim_buf_putc(b, ' ');
+			sim_buf_u64(b, (uint32_t)q->count[c], 10);
+			if (!nl)
+				sim_buf_putc(b, ' ');
+		}
+		sim_buf_printf(b, " %8s %*lu-%-8s", q->chip, prec, q->hwirq, q->type);
+		if (q->name[0])
+			sim_buf_printf(b, "  %s", q->name);
+		sim_buf_putc(b, '\n');
+	}
+	for (size_t r = 0; r < sizeof(arch_rows) / sizeof(arch_rows[0]); r++) {
+		sim_buf_printf(b, "%*s: ", prec, arch_rows[r].name);
+		for (unsigned int c = 0; c < s->nr_cpus; c++) {
+			if (!s->cpu[c].online)
+				continue;
+			sim_buf_u64(b, arch_rows[r].arch < 0 ? 0 :
+				    (uint32_t)s->cpu[c].arch[arch_rows[r].arch].n, 10);
+			sim_buf_putc(b, ' ');
+		}
+		sim_buf_printf(b, "  %s\n", arch_rows[r].desc);
+	}
+	sim_buf_printf(b, "%*s: %10u\n", prec, "ERR", 0u);
+	sim_buf_printf(b, "%*s: %10u\n", prec, "MIS", 0u);
+}
+
+static void render_stat(const struct sim *s, struct sim_buf *b)
+{
+	unsigned int nr = kernel_nr_irqs(s), next = 0;
+	uint64_t sum[ST_NR] = { 0 }, ssum[SIRQ_NR] = { 0 }, intr = 0, all = 0;
+
+	for (unsigned int c = 0; c < s->nr_cpus; c++) {
+		for (int k = 0; k < ST_NR; k++)
+			sum[k] += s->cpu[c].stat[k].n;
+		for (int k = 0; k < SIRQ_NR; k++)
+			ssum[k] += s->cpu[c].sirq[k].n;
+		for (int k = 0; k < AR_NR; k++)
+			intr += s->cpu[c].arch[k].n;
+	}
+	sim_buf_puts(b, "cpu ");
+	for (int k = 0; k < ST_NR; k++)
+		sim_buf_printf(b, " %llu", (unsigned long long)sum[k]);
+	sim_buf_putc(b, '\n');
+	/* Per-CPU lines: online CPUs only; the sum covers all possible. */
+	for (unsigned int c = 0; c < s->nr_cpus; c++) {
+		if (!s->cpu[c].online)
+			continue;
+		sim_buf_printf(b, "cpu%u", c);
+		for (int k = 0; k < ST_NR; k++)
+			sim_buf_printf(b, " %llu",
+				       (unsigned long long)s->cpu[c].stat[k].n);
+		sim_buf_putc(b, '\n');
+	}
+	for (unsigned int i = 0; i < s->nr_irqs; i++)
+		for (unsigned int c = 0; c < s->nr_cpus; c++)
+			intr += s->irqs[i].count[c];
+	sim_buf_printf(b, "intr %llu", (unsigned long long)intr);
+	for (unsigned int irq = 0; irq < nr; irq++) {
+		uint32_t v = 0;
+
+		if (next < s->nr_irqs && s->irqs[next].irq == irq) {
+			for (unsigned int c = 0; c < s->nr_cpus; c++)
+				v += (uint32_t)s->irqs[next].count[c];
+			next++;
+		}
+		if (v) {
+			sim_buf_putc(b, ' ');
+			sim_buf_u64(b, v, 0);
+		} else {
+			sim_buf_puts(b, " 0");
+		}
+	}
+	sim_buf_putc(b, '\n');
+	for (int k = 0; k < SIRQ_NR; k++)
+		all += ssum[k];
+	sim_buf_printf(b, "ctxt %llu\nbtime %.0f\nprocesses %llu\n"
+		       "procs_running 1\nprocs_blocked 0\nsoftirq %llu",
+		       (unsigned long long)s->ctxt, s->btime,
+		       (unsigned long long)s->processes, (unsigned long long)all);
+	for (int k = 0; k < SIRQ_NR; k++)
+		sim_buf_printf(b, " %llu", (unsigned long long)ssum[k]);
+	sim_buf_putc(b, '\n');
+}
+
+static void render_softirqs(const struct sim *s, struct sim_buf *b)
+{
+	/* show_softirqs(): every possible CPU, online or not. */
+	sim_buf_puts(b, "                    ");
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		sim_buf_printf(b, "CPU%-8u", c);
+	sim_buf_putc(b, '\n');
+	for (int k = 0; k < SIRQ_NR; k++) {
+		sim_buf_printf(b, "%12s:", sim_sirq_names[k]);
+		for (unsigned int c = 0; c < s->nr_cpus; c++) {
+			sim_buf_putc(b, ' ');
+			sim_buf_u64(b, (uint32_t)s->cpu[c].sirq[k].n, 10);
+		}
+		sim_buf_putc(b, '\n');
+	}
+}
+
+static int put_set_files(const struct sim *s, const char *rel,
+			 const uint64_t *set, unsigned int mode,
+			 const char *mask_name, const char *list_name)
+{
+	char path[128], text[40000];
+	size_t n;
+	int r;
+
+	sim_set_mask(s, set, text, sizeof(text) - 1);
+	n = strlen(text);
+	text[n++] = '\n';
+	snprintf(path, sizeof(path), "%s/%s", rel, mask_name);
+	r = sim_put_file(s->dir, path, text, n, mode);
+	if (r < 0 || !list_name)
+		return r;
+	sim_set_list(s, set, text, sizeof(text) - 1);
+	n = strlen(text);
+	text[n++] = '\n';
+	snprintf(path, sizeof(path), "%s/%s", rel, list_name);
+	return sim_put_file(s->dir, path, text, n, mode);
+}
+
+static int render_irq_dir(struct sim *s, struct sim_irq *q, bool all)
+{
+	unsigned int amode = q->managed && s->managed_ro ? 0444 : 0644;
+	char rel[64], path[256], text[32];
+	uint64_t *eff;
+	int r;
+
+	snprintf(rel, sizeof(rel), "proc/irq/%u", q->irq);
+	if (all) {
+		char names[SIM_ACTION_MAX], *tok, *save;
+
+		r = sim_mkdirs(s->dir, rel);
+		if (r < 0)
+			return r;
+		snprintf(names, sizeof(names), "%s", q->name);
+		for (tok = strtok_r(names, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			while (*tok == ' ')
+				tok++;
+			if (!*tok || strchr(tok, '/'))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", rel, tok);
+			r = sim_mkdirs(s->dir, path);
+			if (r < 0)
+				return r;
+		}
+		snprintf(text, sizeof(text), "%d\n", q->node < 0 ? 0 : q->node);
+		snprintf(path, sizeof(path), "%s/node", rel);
+		r = sim_put_file(s->dir, path, text, strlen(text), 0444);
+		if (r < 0)
+			return r;
+		snprintf(path, sizeof(path), "%s/spurious", rel);
+		r = sim_put_file(s->dir, path,
+				 "count 0\nunhandled 0\nlast_unhandled 0 ms\n",
+				 41, 0444);
+		if (r < 0)
+			return r;
+	}
+	eff = sim_set_new(s);
+	if (!eff)
+		return -ENOMEM;
+	if (q->eff >= 0)
+		sim_set_add(eff, (unsigned int)q->eff);
+	r = put_set_files(s, rel, q->aff, amode, "smp_affinity", "smp_affinity_list");
+	if (r == 0)
+		r = put_set_files(s, rel, eff, 0444, "effective_affinity",
+				  "effective_affinity_list");
+	if (r == 0 && all) {
+		sim_set_zero(s, eff);
+		r = put_set_files(s, rel, q->hint ? q->hint : eff, 0444,
+				  "affinity_hint", NULL);
+	}
+	free(eff);
+	if (r == 0)
+		q->dirty = false;
+	return r;
+}
+
+int sim_render_irqs(struct sim *s)
+{
+	int r = 0;
+
+	for (unsigned int i = 0; r == 0 && i < s->nr_irqs; i++)
+		if (s->irqs[i].dirty)
+			r = render_irq_dir(s, &s->irqs[i], false);
+	if (r == 0)
+		r = put_set_files(s, "proc/irq", s->default_aff, 0644,
+				  "default_smp_affinity", NULL);
+	return r;
+}
+
+int sim_render_proc(struct sim *s, bool all_irqs)
+{
+	struct sim_buf b = { 0 };
+	int r;
+
+	if (all_irqs) {
+		r = sim_mkdirs(s->dir, "proc/irq");
+		if (r < 0)
+			return r;
+	}
+	render_interrupts(s, &b);
+	r = b.oom ? -ENOMEM : sim_put_atomic(s->dir, "proc/interrupts", b.p, b.len);
+	sim_buf_reset(&b);
+	if (r == 0) {
+		render_stat(s, &b);
+		r = b.oom ? -ENOMEM : sim_put_atomic(s->dir, "proc/stat", b.p, b.len);
+		sim_buf_reset(&b);
+	}
+	if (r == 0) {
+		render_softirqs(s, &b);
+		r = b.oom ? -ENOMEM : sim_put_atomic(s->dir, "proc/softirqs",
+						     b.p, b.len);
+	}
+	sim_buf_free(&b);
+	for (unsigned int i = 0; r == 0 && i < s->nr_irqs; i++)
+		if (all_irqs || s->irqs[i].dirty)
+			r = render_irq_dir(s, &s->irqs[i], all_irqs);
+	if (r == 0)
+		r = put_set_files(s, "proc/irq", s->default_aff, 0644,
+				  "default_smp_affinity", NULL);
+	return r;
+}
+
+/* ---- score ----------------------------------------------------------- */
+
+static bool avoided(const struct sim_cpu *c)
+{
+	return c->isolated || c->nohz_full;
+}
+
+static bool eligible(const struct sim_cpu *c)
+{
+	return c->online && !avoided(c);
+}
+
+void sim_score(const struct sim *s, FILE *out, bool verbose)
+{
+	unsigned int n = s->nr_cpus, nodes = 0;
+	double *load = calloc(n, sizeof(double));
+	double *mload = calloc(n, sizeof(double));
+	unsigned int *active = calloc(n, sizeof(unsigned int));
+	double total = 0, movable = 0, managed_elig = 0, hmax = 0, max = 0;
+	double local_load = 0, known_load = 0;
+	unsigned int local_irqs = 0, known_irqs = 0, remote_irqs = 0;
+	unsigned int on_iso = 0, on_nohz = 0, on_off = 0, aff_avoid = 0;
+	unsigned int nr_active = 0, nr_movable = 0, nr_managed = 0, stopped = 0;
+	unsigned int online = 0, elig = 0, max_irqs = 0, max_active = 0;
+	double lb_local, lb_any, mmax = 0;
+	int max_cpu = -1;
+
+	if (!load || !mload || !active)
+		goto out_free;
+	for (unsigned int c = 0; c < n; c++) {
+		online += s->cpu[c].online;
+		elig += eligible(&s->cpu[c]);
+		if (s->cpu[c].node + 1 > (int)nodes)
+			nodes = (unsigned int)s->cpu[c].node + 1;
+	}
+	for (unsigned int i = 0; i < s->nr_irqs; i++) {
+		const struct sim_irq *q = &s->irqs[i];
+		double l = sim_irq_load(q);
+		int node = q->dev >= 0 ? s->devs[q->dev].node : -1;
+
+		if (q->managed)
+			nr_managed++;
+		else
+			nr_movable++;
+		if (q->rate > 0)
+			nr_active++;
+		if (!q->managed) {
+			bool hit = false;
+
+			for (unsigned int c = 0; c < n && !hit; c++)
+				hit = sim_set_test(q->aff, c) && avoided(&s->cpu[c]);
+			aff_avoid += hit;
+		}
+		if (q->eff < 0 || !s->cpu[q->eff].online) {
+			if (q->rate > 0)
+				stopped++;
+			if (!q->managed && q->eff >= 0)
+				on_off++;
+			continue;
+		}
+		if (q->rate > 0)
+			active[q->eff]++;
+		load[q->eff] += l;
+		total += l;
+		if (q->managed) {
+			mload[q->eff] += l;
+			if (eligible(&s->cpu[q->eff]))
+				managed_elig += l;
+		} else {
+			movable += l;
+			if (l > hmax)
+				hmax = l;
+			on_iso += s->cpu[q->eff].isolated;
+			on_nohz += s->cpu[q->eff].nohz_full;
+		}
+		/* locality of what a balancer can move */
+		if (node >= 0 && nodes > 1 && q->rate > 0 && !q->managed) {
+			bool local = s->cpu[q->eff].node == node;
+
+			known_irqs++;
+			known_load += l;
+			local_irqs += local;
+			remote_irqs += !local;
+			local_load += local ? l : 0;
+		}
+	}
+	for (unsigned int c = 0; c < n; c++) {
+		if (!s->cpu[c].online)
+			continue;
+		if (max_cpu < 0 || load[c] > max) {
+			max = load[c];
+			max_cpu = (int)c;
+		}
+		if (mload[c] > mmax)
+			mmax = mload[c];
+		if (s->cpu[c].nr_eff > max_irqs)
+			max_irqs = s->cpu[c].nr_eff;
+		if (active[c] > max_active)
+			max_active = active[c];
+	}
+	/* Lower bounds on the busiest CPU: no IRQ splits, managed IRQs stay
+	 * put, movable work spreads over eligible CPUs at best evenly. The
+	 * local bound keeps each device's IRQs on its node when the node has
+	 * eligible CPUs. */
+	lb_any = hmax > mmax ? hmax : mmax;
+	if (elig && (movable + managed_elig) / elig > lb_any)
+		lb_any = (movable + managed_elig) / elig;
+	lb_local = lb_any;
+	for (unsigned int node = 0; nodes > 1 && node < nodes; node++) {
+		double sum = 0;
+		unsigned int ne = 0;
+
+		for (unsigned int c = 0; c < n; c++) {
+			if (s->cpu[c].node != (int)node || !eligible(&s->cpu[c]))
+				continue;
+			ne++;
+			sum += mload[c];
+		}
+		if (!ne)
+			continue;
+		for (unsigned int i = 0; i < s->nr_irqs; i++) {
+			const struct sim_irq *q = &s->irqs[i];
+
+			if (!q->managed && q->dev >= 0 &&
+			    s->devs[q->dev].node == (int)node &&
+			    q->eff >= 0 && s->cpu[q->eff].online)
+				sum += sim_irq_load(q);
+		}
+		if (sum / ne > lb_local)
+			lb_local = sum / ne;
+	}
+	fprintf(out, "machine %s\n", s->machine);
+	fprintf(out, "time %.3f\n", s->time);
+	fprintf(out, "online_cpus %u\n", online);
+	fprintf(out, "eligible_cpus %u\n", elig);
+	fprintf(out, "irqs %u\n", s->nr_irqs);
+	fprintf(out, "active_irqs %u\n", nr_active);
+	fprintf(out, "movable_irqs %u\n", nr_movable);
+	fprintf(out, "managed_irqs %u\n", nr_managed);
+	fprintf(out, "stopped_irqs %u\n", stopped);
+	fprintf(out, "total_load %.6f\n", total);
+	fprintf(out, "max_load %.6f\n", max);
+	fprintf(out, "max_load_cpu %d\n", max_cpu);
+	fprintf(out, "heaviest_irq_load %.6f\n", hmax);
+	fprintf(out, "lower_bound %.6f\n", lb_local);
+	fprintf(out, "lower_bound_any_node %.6f\n", lb_any);
+	fprintf(out, "load_ratio %.6f\n", lb_local > 0 ? max / lb_local : 1.0);
+	fprintf(out, "numa_local_load_pct %.2f\n",
+		known_load > 0 ? 100.0 * local_load / known_load : 100.0);
+	fprintf(out, "numa_local_irqs_pct %.2f\n",
+		known_irqs ? 100.0 * local_irqs / known_irqs : 100.0);
+	fprintf(out, "numa_remote_irqs %u\n", remote_irqs);
+	fprintf(out, "movable_on_isolated %u\n", on_iso);
+	fprintf(out, "movable_on_nohz_full %u\n", on_nohz);
+	fprintf(out, "movable_on_offline %u\n", on_off);
+	fprintf(out, "movable_affinity_avoided %u\n", aff_avoid);
+	fprintf(out, "max_irqs_per_cpu %u\n", max_irqs);
+	fprintf(out, "max_active_irqs_per_cpu %u\n", max_active);
+	for (unsigned int d = 0; d < s->nr_devs; d++) {
+		unsigned int irqs = 0, act = 0, cores = 0, cpus = 0, local = 0;
+		double dl = 0;
+		uint64_t *seen_cpu = sim_set_new(s);
+		/* a physical core is (package, core_id) */
+		int *seen_core = calloc(s->nr_irqs + 1, 2 * sizeof(int));
+
+		if (!seen_cpu || !seen_core) {
+			free(seen_cpu);
+			free(seen_core);
+			break;
+		}
+		for (unsigned int i = 0; i < s->nr_irqs; i++) {
+			const struct sim_irq *q = &s->irqs[i];
+			const struct sim_cpu *c;
+			bool dup = false;
+
+			if (q->dev != (int)d)
+				continue;
+			irqs++;
+			if (q->rate <= 0 || q->eff < 0 || !s->cpu[q->eff].online)
+				continue;
+			act++;
+			dl += sim_irq_load(q);
+			c = &s->cpu[q->eff];
+			local += s->devs[d].node < 0 || c->node == s->devs[d].node;
+			if (!sim_set_test(seen_cpu, (unsigned int)q->eff)) {
+				sim_set_add(seen_cpu, (unsigned int)q->eff);
+				cpus++;
+			}
+			for (unsigned int k = 0; k < cores && !dup; k++)
+				dup = seen_core[2 * k] == c->package &&
+				      seen_core[2 * k + 1] == c->core;
+			if (!dup) {
+				seen_core[2 * cores] = c->package;
+				seen_core[2 * cores + 1] = c->core;
+				cores++;
+			}
+		}
+		free(seen_cpu);
+		free(seen_core);
+		fprintf(out, "dev.%s.irqs %u\n", s->devs[d].name, irqs);
+		fprintf(out, "dev.%s.active %u\n", s->devs[d].name, act);
+		fprintf(out, "dev.%s.cpus %u\n", s->devs[d].name, cpus);
+		fprintf(out, "dev.%s.cores %u\n", s->devs[d].name, cores);
+		fprintf(out, "dev.%s.node_local %u\n", s->devs[d].name, local);
+		fprintf(out, "dev.%s.load %.6f\n", s->devs[d].name, dl);
+	}
+	if (verbose)
+		for (unsigned int c = 0; c < n; c++)
+			if (s->cpu[c].online)
+				fprintf(out, "cpu.%u.load %.6f\ncpu.%u.irqs %u\n",
+					c, load[c], c, s->cpu[c].nr_eff);
+out_free:
+	free(load);
+	free(mload);
+	free(active);
+}
+
+void sim_show(const struct sim *s, FILE *out)
+{
+	char aff[16384];
+
+	fprintf(out, "%-6s %-5s %-24s %-12s %10s %8s %8s %-4s %s\n", "IRQ",
+		"EFF", "NAME", "DEVICE", "RATE", "LOAD", "FLAGS", "NODE",
+		"AFFINITY");
+	for (unsigned int i = 0; i < s->nr_irqs; i++) {
+		const struct sim_irq *q = &s->irqs[i];
+
+		sim_set_list(s, q->aff, aff, sizeof(aff));
+		fprintf(out, "%-6u %-5d %-24.24s %-12.12s %10.1f %8.5f %8s %-4d %s\n",
+			q->irq, q->eff, q->name,
+			q->dev >= 0 ? s->devs[q->dev].name : "-", q->rate,
+			sim_irq_load(q), q->managed ? "managed" : "-", q->node,
+			aff);
+	}
+}

@@ -1,0 +1,258 @@
+/* model.h - the machine model behind the simulator: CPUs, IRQs, their rates
+ * and costs, the counters the kernel would show, and what the kernel does
+ * when time passes, an affinity is written or a CPU goes away.
+ *
+ * Shared by irqsim (tests/sim/irqsim.c) and the preload library
+ * (tests/fakekernel.c). The state lives in DIR/sim.state; the files a program
+ * reads (DIR/proc/...) are rendered from it. Independent of irqtune's own
+ * parsers on purpose: the simulator must not share their bugs. */
+#ifndef IRQSIM_MODEL_H
+#define IRQSIM_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SIM_MAX_CPUS	8192	/* x86 NR_CPUS with MAXSMP */
+#define SIM_MAX_IRQS	65536
+#define SIM_NAME_MAX	64
+#define SIM_ACTION_MAX	128
+#define SIM_STATE_FILE	"sim.state"
+
+/* /proc/softirqs rows, in the kernel's order. */
+enum sim_sirq {
+	SIRQ_HI, SIRQ_TIMER, SIRQ_NET_TX, SIRQ_NET_RX, SIRQ_BLOCK,
+	SIRQ_IRQ_POLL, SIRQ_TASKLET, SIRQ_SCHED, SIRQ_HRTIMER, SIRQ_RCU,
+	SIRQ_NR
+};
+
+/* /proc/stat cpu columns, in the kernel's order. */
+enum sim_stat {
+	ST_USER, ST_NICE, ST_SYSTEM, ST_IDLE, ST_IOWAIT, ST_IRQ, ST_SOFTIRQ,
+	ST_STEAL, ST_GUEST, ST_GUEST_NICE, ST_NR
+};
+
+/* Per-CPU x86 rows of /proc/interrupts that the model moves. */
+enum sim_arch { AR_NMI, AR_LOC, AR_RES, AR_CAL, AR_TLB, AR_NR };
+
+/* What /sys/devices/system/cpu/nohz_full looks like when no CPU is listed. */
+enum sim_nohz { NOHZ_NULL, NOHZ_EMPTY, NOHZ_ABSENT };
+
+/* A counter that only moves by whole units; @frac keeps the remainder. */
+struct sim_acc {
+	uint64_t n;
+	double frac;
+};
+
+struct sim_cpu {
+	bool present;
+	bool online;
+	int node;		/* -1: machine without NUMA */
+	int package;
+	int die;
+	int core;		/* core_id, within the package */
+	int llc;		/* last-level cache group (global id) */
+	bool isolated;
+	bool nohz_full;
+	struct sim_acc stat[ST_NR];	/* USER_HZ ticks */
+	struct sim_acc sirq[SIRQ_NR];
+	struct sim_acc arch[AR_NR];
+	unsigned int nr_eff;	/* derived: IRQs effective here */
+};
+
+struct sim_dev {
+	char name[SIM_NAME_MAX];
+	char kind[24];
+	char bdf[16];		/* "" for non-PCI */
+	int node;
+};
+
+struct sim_irq {
+	unsigned int irq;
+	int dev;		/* index into devs[], -1 for none */
+	int queue;
+	bool managed;
+	double rate;		/* interrupts per second */
+	double hard_us;		/* hard-irq cost per interrupt, microseconds */
+	double soft_us;		/* softirq cost per interrupt */
+	int sirq;		/* softirq raised per interrupt, -1 for none */
+	int node;		/* /proc/irq/N/node */
+	uint64_t *aff;		/* smp_affinity */
+	uint64_t *hint;		/* affinity_hint, NULL for none */
+	int eff;		/* effective CPU, -1 none (shut down) */
+	uint64_t *count;	/* per CPU id, nr_cpus entries */
+	double frac;
+	char chip[48];
+	unsigned long hwirq;
+	char type[12];		/* "edge", "fasteoi" */
+	char name[SIM_ACTION_MAX];	/* actions, ", "-separated */
+	bool dirty;		/* its /proc/irq/N files need rewriting */
+};
+
+/* One IRQ's new parameters under a named load shift. */
+struct sim_shift {
+	char name[32];
+	unsigned int irq;
+	double rate, hard_us, soft_us;
+};
+
+#define SIM_ERR_SHORT	(-1)	/* fault: short write instead of an errno */
+
+struct sim_fault {
+	unsigned int irq;
+	int err;		/* positive errno, or SIM_ERR_SHORT */
+	uint64_t *cpus;		/* only when the new set meets these; NULL: any */
+	int times;		/* failures left, -1 forever */
+};
+
+struct sim {
+	char *dir;
+	char machine[SIM_NAME_MAX];
+	double time;		/* CLOCK_MONOTONIC seconds */
+	double btime;
+	unsigned int hz;	/* USER_HZ */
+	unsigned int timer_hz;	/* CONFIG_HZ: LOC and TIMER rates */
+	int kmajor, kminor;	/* kernel version whose behaviour is copied */
+	bool irqacct;		/* CONFIG_IRQ_TIME_ACCOUNTING */
+	bool ir;		/* interrupt remapping: "IR-" chip prefix */
+	bool managed_ro;	/* managed IRQs' smp_affinity* are 0444 */
+	bool keep_current;	/* x86: a new mask holding the current CPU keeps it */
+	bool offline_ignore;	/* no online CPU in a write: succeed, no-op */
+	double bg_user, bg_system;	/* background load, fraction of a CPU */
+	unsigned int gsi_top;
+	unsigned int nr_cpus;	/* nr_cpu_ids: possible CPUs */
+	unsigned int nwords;	/* uint64_t words of a CPU set */
+	struct sim_cpu *cpu;
+	uint64_t *default_aff;
+	enum sim_nohz nohz_mode;
+	unsigned int nr_devs;
+	struct sim_dev *devs;
+	unsigned int nr_irqs;
+	struct sim_irq *irqs;	/* ascending irq */
+	unsigned int nr_shifts;
+	struct sim_shift *shifts;
+	unsigned int nr_faults;
+	struct sim_fault *faults;
+	uint64_t ctxt, processes;
+	struct sim_acc ctxt_acc;
+	int last_fault;		/* faults[] index the last write hit, -1 */
+};
+
+/* CPU sets: arrays of s->nwords words. */
+uint64_t *sim_set_new(const struct sim *s);
+void sim_set_zero(const struct sim *s, uint64_t *set);
+void sim_set_copy(const struct sim *s, uint64_t *dst, const uint64_t *src);
+static inline bool sim_set_test(const uint64_t *set, unsigned int cpu)
+{
+	return (set[cpu / 64] >> (cpu % 64)) & 1;
+}
+static inline void sim_set_add(uint64_t *set, unsigned int cpu)
+{
+	set[cpu / 64] |= (uint64_t)1 << (cpu % 64);
+}
+static inline void sim_set_del(uint64_t *set, unsigned int cpu)
+{
+	set[cpu / 64] &= ~((uint64_t)1 << (cpu % 64));
+}
+unsigned int sim_set_count(const struct sim *s, const uint64_t *set);
+bool sim_set_empty(const struct sim *s, const uint64_t *set);
+bool sim_set_online_empty(const struct sim *s, const uint64_t *set);
+/* The kernel's spellings: "0-3,8" and "ff,ffffffff" (nr_cpus bits). */
+void sim_set_list(const struct sim *s, const uint64_t *set, char *buf, size_t len);
+void sim_set_mask(const struct sim *s, const uint64_t *set, char *buf, size_t len);
+/* Parse like the kernel: -EINVAL on syntax, -ERANGE for a CPU >= nr_cpus,
+ * -EOVERFLOW for a mask with too many bits. @set is zeroed first. */
+int sim_parse_list(const struct sim *s, const char *buf, size_t len, uint64_t *set);
+int sim_parse_mask(const struct sim *s, const char *buf, size_t len, uint64_t *set);
+
+/* Strict numbers for descriptions and state: all of @str, nothing else. */
+int sim_parse_uint(const char *str, unsigned long max, unsigned long *ret);
+int sim_parse_int(const char *str, long min, long max, long *ret);
+int sim_parse_double(const char *str, double *ret);
+
+/* Allocate a model with @nr_cpus possible CPUs (fields zeroed). */
+int sim_alloc(struct sim **ret, const char *dir, unsigned int nr_cpus);
+/* Add an IRQ (kept ascending); returns its index or -errno. */
+int sim_add_irq(struct sim *s, unsigned int irq);
+struct sim_irq *sim_find_irq(struct sim *s, unsigned int irq);
+void sim_free(struct sim *s);
+
+int sim_load(const char *dir, struct sim **ret);
+int sim_save(const struct sim *s);
+
+/* Recount nr_eff from the IRQs' effective CPUs. */
+void sim_recount(struct sim *s);
+/* Pick the effective CPU of IRQ @i from its mask like x86's vector matrix:
+ * the online CPU of the mask with the fewest IRQs, lowest id on ties; with
+ * keep_current, the current CPU when it is still in the mask. */
+void sim_place(struct sim *s, struct sim_irq *q, bool keep);
+
+/* Advance time by @dt seconds: counts, ticks, softirqs. No rendering. */
+void sim_step(struct sim *s, double dt);
+
+/* A write of @buf to /proc/irq/@irq/smp_affinity(_list) (@list) or, for
+ * @irq < 0, to /proc/irq/default_smp_affinity. Returns what write(2) would:
+ * bytes accepted or -errno. Updates the model and marks files dirty. */
+long sim_write_affinity(struct sim *s, long irq, const char *buf, size_t len,
+			bool list);
+
+/* Take a CPU offline / bring it back, moving IRQs like the kernel. */
+int sim_cpu_offline(struct sim *s, unsigned int cpu, FILE *log);
+int sim_cpu_online(struct sim *s, unsigned int cpu);
+
+/* Apply the named shift; -ENOENT when no such shift exists. */
+int sim_apply_shift(struct sim *s, const char *name);
+
+/* Render DIR/proc/{interrupts,stat,softirqs}; with @all_irqs every
+ * DIR/proc/irq/N, else only dirty ones (plus default_smp_affinity). */
+int sim_render_proc(struct sim *s, bool all_irqs);
+/* Only the dirty DIR/proc/irq/N files and default_smp_affinity. */
+int sim_render_irqs(struct sim *s);
+
+/* Cheap persistence between full saves: DIR/sim.journal gets one line per
+ * change (absolute values, so replaying twice is harmless); sim_load()
+ * replays it and sim_save() removes it. */
+#define SIM_JOURNAL_FILE "sim.journal"
+int sim_journal_irq(const struct sim *s, const struct sim_irq *q);
+int sim_journal_default(const struct sim *s);
+int sim_journal_fault(const struct sim *s, unsigned int idx);
+
+/* Key/value quality report and a per-IRQ table. */
+void sim_score(const struct sim *s, FILE *out, bool verbose);
+void sim_show(const struct sim *s, FILE *out);
+
+/* IRQ load in CPUs (1.0 = one CPU busy). */
+static inline double sim_irq_load(const struct sim_irq *q)
+{
+	return q->rate * (q->hard_us + q->soft_us) * 1e-6;
+}
+
+/* Files under s->dir. put_file writes whole files (mode applied even over an
+ * existing read-only file); paths are relative to @dir, never absolute. */
+int sim_put_file(const char *dir, const char *rel, const char *data,
+		 size_t len, unsigned int mode);
+int sim_put_atomic(const char *dir, const char *rel, const char *data,
+		   size_t len);
+int sim_mkdirs(const char *dir, const char *rel);
+
+/* Growable string. */
+struct sim_buf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+void sim_buf_printf(struct sim_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sim_buf_puts(struct sim_buf *b, const char *str);
+void sim_buf_putc(struct sim_buf *b, char c);
+/* %*llu without printf: right-aligned in @width. */
+void sim_buf_u64(struct sim_buf *b, uint64_t v, int width);
+void sim_buf_reset(struct sim_buf *b);
+void sim_buf_free(struct sim_buf *b);
+
+const char *sim_errno_name(int err);
+int sim_errno_parse(const char *name);	/* positive errno, SIM_ERR_SHORT, or 0 */
+extern const char *const sim_sirq_names[SIRQ_NR];
+
+#endif

@@ -1,0 +1,153 @@
+#!/bin/sh
+# selftest.sh - smoke test of the machine simulator: build the tiny machine,
+# read it through umockdev (cat and libudev), step it, sleep and write
+# through fakekernel.so, and check the answers. Exits non-zero on failure.
+#
+# Uses tests/sim/{irqsim,udevls,fkprobe} and tests/fakekernel.so when they
+# exist (override with IRQSIM, UDEVLS, FKPROBE, FAKEKERNEL), else compiles
+# them into the scratch directory.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+base=/dev/shm
+[ -d "$base" ] && [ -w "$base" ] || base=${TMPDIR:-/tmp}
+work=$(mktemp -d "$base/irqsim-selftest.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT INT TERM
+cc=${CC:-cc}
+cflags="-std=gnu11 -O2 -Wall -Wextra -Wshadow -Wformat=2 -D_GNU_SOURCE"
+fails=0
+
+pass() { printf 'PASS  %s\n' "$1"; }
+fail() { printf 'FAIL  %s\n' "$1"; [ $# -gt 1 ] && printf '      %s\n' "$2"; fails=$((fails + 1)); }
+check() {	# check NAME GOT WANT
+	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got \"$2\", want \"$3\""; fi
+}
+
+pick() {	# pick VAR default-path build-command...
+	var=$1 path=$2
+	shift 2
+	eval "cur=\${$var:-}"
+	if [ -n "$cur" ]; then return; fi
+	if [ -x "$path" ] || [ -f "$path" ]; then
+		eval "$var=\$path"
+		return
+	fi
+	out=$work/$(basename "$path")
+	"$@" -o "$out" || { echo "selftest: cannot build $out" >&2; exit 1; }
+	eval "$var=\$out"
+}
+
+pick IRQSIM "$here/irqsim" $cc $cflags "$here/irqsim.c" "$here/build.c" "$here/model.c"
+pick UDEVLS "$here/udevls" $cc $cflags "$here/udevls.c" -ludev
+pick FKPROBE "$here/fkprobe" $cc $cflags "$here/fkprobe.c"
+pick FAKEKERNEL "$top/tests/fakekernel.so" $cc $cflags -fPIC -shared \
+	-fvisibility=hidden "$top/tests/fakekernel.c" "$here/model.c" -ldl
+case $FAKEKERNEL in /*) ;; *) FAKEKERNEL=$PWD/$FAKEKERNEL ;; esac
+
+dir=$work/tiny
+under() { UMOCKDEV_DIR=$dir LD_PRELOAD="$FAKEKERNEL libumockdev-preload.so.0" "$@"; }
+umock() { UMOCKDEV_DIR=$dir LD_PRELOAD=libumockdev-preload.so.0 "$@"; }
+count() {	# count IRQ: its CPU0 and CPU1 counts, as "a b"
+	awk -v irq="$1:" '$1 == irq { print $2, $3 }' "$dir/proc/interrupts"
+}
+
+echo "selftest: scratch $work"
+t0=$(date +%s%N)
+if "$IRQSIM" build "$here/machines/tiny.txt" "$dir"; then
+	pass "build tiny in $((($(date +%s%N) - t0) / 1000000)) ms"
+else
+	fail "build tiny"
+	exit 1
+fi
+
+# umockdev redirects /proc files the testbed holds
+got=$(umock cat /proc/interrupts | cmp - "$dir/proc/interrupts" && echo same)
+check "cat /proc/interrupts shows the testbed" "$got" same
+check "header lists online CPUs" "$(umock head -1 /proc/interrupts | tr -s ' ')" " CPU0 CPU1 "
+check "eth0 queue 0 row" "$(awk '$1 == "24:" { print $4, $5, $6 }' "$dir/proc/interrupts")" \
+	"IR-PCI-MSIX-0000:01:00.0 0-edge eth0-TxRx-0"
+check "/sys/devices/system/cpu/online" "$(umock cat /sys/devices/system/cpu/online)" 0-1
+check "managed IRQ file is 0444" "$(umock stat -c %a /proc/irq/28/smp_affinity_list)" 444
+
+# libudev sees the fake tree (and, with both preloads, still does)
+for how in umock under; do
+	$how "$UDEVLS" pci net block nvme scsi_host > "$work/udev.$how" 2>/dev/null
+	check "libudev ($how): NIC" \
+		"$(awk '$1 == "pci" && $2 == "0000:01:00.0" { print $4, $5 }' "$work/udev.$how")" \
+		"driver=ixgbe class=0x020000"
+	check "libudev ($how): eth0 under its PCI function" \
+		"$(awk '$1 == "net" { print $2, $5 }' "$work/udev.$how")" "eth0 pci=0000:01:00.0"
+	check "libudev ($how): nvme0 under its PCI function" \
+		"$(awk '$1 == "nvme" { print $2, $5 }' "$work/udev.$how")" "nvme0 pci=0000:02:00.0"
+done
+
+# irqsim step
+before=$(count 24)
+"$IRQSIM" step "$dir" 2 || fail "irqsim step"
+after=$(count 24)
+check "step 2 s: eth0-TxRx-0 count +2000" \
+	"$(echo "$before $after" | awk '{ print $3 - $1 }')" 2000
+
+# fakekernel.so: virtual clock, sleeps step the model
+check "CLOCK_MONOTONIC is the model's" "$(under "$FKPROBE" now)" 17.000000000
+before=$(count 24)
+t0=$(date +%s%N)
+window=$(under "$FKPROBE" window 3)
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "nanosleep(3) measures 3 s" "$window" 3.000000000
+if [ "$ms" -lt 1000 ]; then pass "nanosleep(3) took $ms ms of real time"; else fail "nanosleep(3) took $ms ms"; fi
+check "clock_nanosleep(0.5)" "$(under "$FKPROBE" csleep 0.5)" 20.500000000
+check "sleeps advanced eth0-TxRx-0 by 3500" \
+	"$(echo "$before $(count 24)" | awk '{ print $3 - $1 }')" 3500
+
+# fakekernel.so: affinity writes
+check "IRQ 25 starts on CPU 0" "$(cat "$dir/proc/irq/25/effective_affinity_list")" 0
+check "write \"1\\n\" to IRQ 25" "$(under "$FKPROBE" write /proc/irq/25/smp_affinity_list '1
+')" "ok 2"
+check "effective_affinity_list follows" "$(under cat /proc/irq/25/effective_affinity_list)" 1
+check "smp_affinity (mask) follows" "$(cat "$dir/proc/irq/25/smp_affinity")" 2
+check "model follows (journal)" "$("$IRQSIM" show "$dir" | awk '$1 == 25 { print $2 }')" 1
+before=$(count 25)
+under "$FKPROBE" sleep 1 > /dev/null
+check "IRQ 25 now counts on CPU 1" \
+	"$(echo "$before $(count 25)" | awk '{ print $3 - $1, $4 - $2 }')" "0 1000"
+check "managed IRQ refuses: EIO" "$(under "$FKPROBE" write /proc/irq/28/smp_affinity_list 1)" "error EIO"
+check "CPU beyond the machine: ERANGE" "$(under "$FKPROBE" write /proc/irq/24/smp_affinity_list 7)" "error ERANGE"
+check "garbage: EINVAL" "$(under "$FKPROBE" write /proc/irq/24/smp_affinity_list x)" "error EINVAL"
+check "fopen/fputs/fclose" "$(under "$FKPROBE" fwrite /proc/irq/24/smp_affinity_list 1)" "ok 1"
+check "dprintf" "$(under "$FKPROBE" dprintf /proc/irq/26/smp_affinity 2)" "ok 1"
+check "shell redirection (dup2)" "$(under sh -c 'echo 1 > /proc/irq/27/smp_affinity_list && cat /proc/irq/27/effective_affinity_list')" 1
+check "no such IRQ: ENOENT, host untouched" "$(under "$FKPROBE" write /proc/irq/99/smp_affinity_list 0)" "error ENOENT"
+check "host /proc/sys protected: EACCES" "$(under "$FKPROBE" write /proc/sys/kernel/hostname x)" "error EACCES"
+
+check "/run/irqtune* goes to DIR/run" \
+	"$(under sh -c ': > /run/irqtune.selftest' && ls "$dir/run")" irqtune.selftest
+
+# without UMOCKDEV_DIR the library only passes through
+real=$(LD_PRELOAD="$FAKEKERNEL" "$FKPROBE" now)
+case $real in 17.*|20.*|21.*) fail "no UMOCKDEV_DIR: real clock" "got $real" ;; *) pass "no UMOCKDEV_DIR: real clock ($real)" ;; esac
+t0=$(date +%s%N)
+LD_PRELOAD="$FAKEKERNEL" "$FKPROBE" sleep 0.2 > /dev/null
+ms=$((($(date +%s%N) - t0) / 1000000))
+if [ "$ms" -ge 190 ]; then pass "no UMOCKDEV_DIR: real sleep ($ms ms)"; else fail "no UMOCKDEV_DIR: real sleep" "$ms ms"; fi
+
+# score and CPU hotplug
+if "$IRQSIM" score "$dir" > "$work/score" && grep -q '^load_ratio ' "$work/score"; then
+	pass "score: $(grep -E '^(max_load|lower_bound|load_ratio) ' "$work/score" | tr '\n' ' ')"
+else
+	fail "score"
+fi
+"$IRQSIM" offline "$dir" 1 > /dev/null || fail "irqsim offline 1"
+check "offline CPU 1: one column left" "$(head -1 "$dir/proc/interrupts" | tr -s ' ')" " CPU0 "
+check "offline CPU 1: online list" "$(cat "$dir/sys/devices/system/cpu/online")" 0
+check "offline CPU 1: IRQ 25 moved" "$(cat "$dir/proc/irq/25/effective_affinity_list")" 0
+check "offline CPU 1: its managed IRQ shut down" "$(cat "$dir/proc/irq/29/effective_affinity_list")" ""
+
+echo
+if [ "$fails" -eq 0 ]; then
+	echo "selftest: all checks passed"
+	exit 0
+fi
+echo "selftest: $fails check(s) failed"
+exit 1
