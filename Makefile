@@ -45,18 +45,32 @@ tests/%.o: tests/%.c $(wildcard *.h tests/*.h) | .deps.stamp
 tests/test_%: tests/test_%.o $(LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cmocka)
 
-tests/fakekernel.so: tests/fakekernel.c | .deps.stamp
-	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< -ldl
+# The simulated machines: irqsim builds and scores them, fakekernel.so plays
+# their kernel under LD_PRELOAD (see tests/sim/README.md).
+SIM_MODEL = tests/sim/model.c tests/sim/model.h
+SIM_BINS  = tests/sim/irqsim tests/sim/udevls tests/sim/fkprobe
+
+tests/sim/irqsim: tests/sim/irqsim.c tests/sim/build.c tests/sim/build.h $(SIM_MODEL) | .deps.stamp
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) -lm
+
+tests/sim/udevls: tests/sim/udevls.c | .deps.stamp
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -ludev
+
+tests/sim/fkprobe: tests/sim/fkprobe.c | .deps.stamp
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+
+tests/fakekernel.so: tests/fakekernel.c $(SIM_MODEL) | .deps.stamp
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ tests/fakekernel.c tests/sim/model.c -ldl -lm
 
 # A real balancing pass on this machine (needs root).
 run: all
 	./irqtune
 
-check: all $(TESTS) tests/fakekernel.so
+check: all $(TESTS) tests/fakekernel.so $(SIM_BINS)
 	tests/run
 
 clean:
-	rm -f irqtune *.o tests/*.o $(TESTS) tests/fakekernel.so .deps.stamp
+	rm -f irqtune *.o tests/*.o $(TESTS) $(SIM_BINS) tests/fakekernel.so .deps.stamp
 	rm -rf tests/out
 
 install: irqtune

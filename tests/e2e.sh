@@ -1,0 +1,164 @@
+#!/bin/bash
+# End-to-end tests: the real irqtune binary against simulated machines. The
+# real libudev reads the fake /sys through umockdev's preload, and
+# tests/fakekernel.so plays the kernel (sampling sleeps advance the model,
+# affinity writes are answered as the kernel would). Nothing here can touch
+# the host's /proc/irq: every write-open of /proc/irq goes to the testbed.
+# Prints "PASS name" or "FAIL name: why" per test.
+set -u
+VALGRIND=${VALGRIND:-}
+cd "$(dirname "$0")/.." || exit 1
+top=$PWD
+sim=$top/tests/sim/irqsim
+work=$(mktemp -d /dev/shm/irqtune-e2e.XXXXXX) || exit 1
+trap 'rm -rf "$work"' EXIT
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+check() {	# check NAME CONDITION-COMMAND... ; message from $why
+	local name=$1; shift
+	if "$@"; then pass "$name"; else fail "$name" "${why:-condition failed}"; fi
+	why=
+}
+
+# machine NAME: a fresh tree of tests/sim/machines/NAME.txt in $D
+machine() {
+	D=$work/$1
+	rm -rf "$D"
+	"$sim" build "$top/tests/sim/machines/$1.txt" "$D" >/dev/null || {
+		echo "FAIL build $1: irqsim build failed"; return 1; }
+}
+
+# run ARGS...: irqtune against $D; stdout in $OUT, stderr in $ERR, status $RC
+run() {
+	UMOCKDEV_DIR=$D LD_PRELOAD="$top/tests/fakekernel.so libumockdev-preload.so.0" \
+		$VALGRIND "$top/irqtune" "$@" >"$D.out" 2>"$D.err"
+	RC=$?
+	OUT=$(cat "$D.out")
+	ERR=$(cat "$D.err")
+}
+
+score() { "$sim" score "$D" | awk -v k="$1" '$1 == k { print $2 }'; }
+summary_field() {	# the number before WORD in the summary line
+	echo "$OUT" | sed -n 's/^irqtune: .*[^0-9]\([0-9][0-9]*\) '"$1"'[,;].*/\1/p' | tail -1
+}
+aff() { cat "$D/proc/irq/$1/smp_affinity_list"; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+
+# Every movable IRQ written names exactly one CPU.
+single_cpus() {
+	local n bad=
+	for n in $(echo "$OUT" | awk '$NF == "moved" || $(NF-1) == "moved" { print $1 }'); do
+		case "$(aff "$n")" in *[,-]*) bad="$bad $n" ;; esac
+	done
+	why="IRQs with several CPUs:$bad"
+	[ -z "$bad" ]
+}
+
+### tiny: the whole cycle on the smallest machine
+machine tiny || exit 1
+run -w 1
+why="exit $RC: $ERR"; check "tiny: first run exits 0" [ "$RC" -eq 0 ]
+why="$OUT"; check "tiny: first run moves IRQs" [ "$(summary_field moved)" -gt 0 ]
+check "tiny: written affinities name one CPU" single_cpus
+why="$OUT"; check "tiny: managed NVMe queues reported" \
+	sh -c 'echo "$1" | grep -q "nvme0q1 .*kernel-managed"' _ "$OUT"
+why="$OUT"; check "tiny: summary counts kernel-managed" [ "$(summary_field kernel-managed)" -ge 2 ]
+cp -r "$D/proc/irq" "$D.irq1"
+run -w 1
+why="$OUT"; check "tiny: second run moves nothing" [ "$(summary_field moved)" = 0 ]
+why="$(diff -r "$D.irq1" "$D/proc/irq")"; check "tiny: second run writes nothing" \
+	diff -rq "$D.irq1" "$D/proc/irq"
+
+### dry-run: lists every IRQ with a handler, writes nothing
+machine tiny || exit 1
+cp -r "$D/proc/irq" "$D.irq0"
+run --dry-run -w 0.5
+why="exit $RC: $ERR"; check "dry-run: exits 0" [ "$RC" -eq 0 ]
+why="$(diff -r "$D.irq0" "$D/proc/irq")"; check "dry-run: writes nothing" diff -rq "$D.irq0" "$D/proc/irq"
+missing=
+for n in $(awk -F: '$1 ~ /^ *[0-9]+$/ { print $1 + 0 }' "$D/proc/interrupts"); do
+	echo "$OUT" | awk -v n="$n" '$1 == n { f = 1 } END { exit !f }' || missing="$missing $n"
+done
+why="missing:$missing"; check "dry-run: lists every IRQ" [ -z "$missing" ]
+why="$OUT"; check "dry-run: shows device and class" \
+	sh -c 'echo "$1" | grep -Eq "eth0-TxRx-0 +eth0 0000:01:00.0 +net "' _ "$OUT"
+
+### router: work, not counts
+machine router || exit 1
+run -w 1
+why="exit $RC: $ERR"; check "router: exits 0" [ "$RC" -eq 0 ]
+ratio=$(score load_ratio)
+why="load ratio $ratio"; check "router: load ratio within 1.20 of the bound" le "$ratio" 1.20
+for dev in eth0 eth1; do
+	cores=$("$sim" score "$D" | awk -v k="dev.$dev.cores" '$1 == k { print $2 }')
+	why="$dev on $cores cores"; check "router: $dev queues on 4 distinct cores of its node" [ "$cores" -ge 4 ]
+done
+# No CPU serves two queues of the heavy NICs.
+dups=$(for n in $(awk '/eth[01]-TxRx/ { sub(":", "", $1); print $1 }' "$D/proc/interrupts"); do
+	cat "$D/proc/irq/$n/effective_affinity_list"; done | sort | uniq -d)
+why="CPUs with two NIC queues: $dups"; check "router: no two NIC queues share a CPU" [ -z "$dups" ]
+run -w 1
+why="$OUT"; check "router: second run moves nothing" [ "$(summary_field moved)" = 0 ]
+
+### isolated and nohz_full CPUs are left, banned CPUs too
+machine isolated || exit 1
+run -w 1 --bancpus 3
+why="exit $RC: $ERR"; check "isolated: exits 0" [ "$RC" -eq 0 ]
+why="$(score movable_on_isolated) on isolated"; check "isolated: no movable IRQ on isolated CPUs" [ "$(score movable_on_isolated)" = 0 ]
+why="$(score movable_on_nohz_full) on nohz_full"; check "isolated: no movable IRQ on nohz_full CPUs" [ "$(score movable_on_nohz_full)" = 0 ]
+on3=
+for d in "$D"/proc/irq/[0-9]*; do
+	[ -w "$d/smp_affinity_list" ] || continue	# managed: the kernel's
+	[ "$(cat "$d/smp_affinity_list")" = 3 ] && on3="$on3 ${d##*/}"
+done
+why="on CPU 3:$on3"; check "isolated: --bancpus keeps IRQs off CPU 3" [ -z "$on3" ]
+
+### --banirq leaves that IRQ alone
+machine tiny || exit 1
+n=$(awk '/eth0-TxRx-0/ { sub(":", "", $1); print $1 }' "$D/proc/interrupts")
+before=$(aff "$n")
+run -w 0.5 --banirq "$n" -v
+why="$(aff "$n") vs $before"; check "banirq: the banned IRQ keeps its affinity" [ "$(aff "$n")" = "$before" ]
+why="$OUT"; check "banirq: reported as banned" sh -c 'echo "$1" | grep -Eq "^ *$2 .*banned"' _ "$OUT" "$n"
+
+### refused writes: reported, the rest goes on, status says partial
+machine faults || exit 1
+run -w 1
+why="exit $RC"; check "faults: partial failure exits 1" [ "$RC" -eq 1 ]
+why="$ERR"; check "faults: EROFS named with the IRQ" \
+	sh -c 'echo "$1" | grep -Eq "^irqtune: irq [0-9]+ \(eth0-TxRx-2\): cannot set affinity to [0-9]+: Read-only file system"' _ "$ERR"
+why="$ERR"; check "faults: short write reported" sh -c 'echo "$1" | grep -q "eth0-TxRx-3"' _ "$ERR"
+n=$(awk '/eth0-TxRx-0/ { sub(":", "", $1); print $1 }' "$D/proc/interrupts")
+why="eth0-TxRx-0 on $(aff "$n")"; check "faults: ENOSPC falls back to a CPU with vectors" \
+	sh -c 'case "$1" in 0|1) exit 0 ;; *) exit 1 ;; esac' _ "$(aff "$n")"
+why="$OUT"; check "faults: EPERM (6.12) is kernel-managed, not a failure" \
+	sh -c 'echo "$1" | grep -q "nvme0q1 .*kernel-managed"' _ "$OUT"
+
+### unknown-class devices are balanced as "other"
+machine cloud-vm || exit 1
+run -w 1 -v
+why="exit $RC: $ERR"; check "cloud-vm: exits 0" [ "$RC" -eq 0 ]
+why="$OUT"; check "cloud-vm: class 0xffff00 device listed as other" \
+	sh -c 'echo "$1" | grep -Eq "virtio[0-9]+-(inflate|stats) .* other "' _ "$OUT"
+
+### bad input and bad use
+machine tiny || exit 1
+printf 'CPU0 CPU1\n 24: 1 x\n 24: 2 y\n' >"$D/proc/interrupts"
+run -n -w 0.1
+why="exit $RC: $ERR"; check "corrupt /proc/interrupts: exit 66" [ "$RC" -eq 66 ]
+why="$ERR"; check "corrupt /proc/interrupts: names file and line" \
+	sh -c 'echo "$1" | grep -q "/proc/interrupts:3"' _ "$ERR"
+run --window=-1
+why="exit $RC"; check "usage: bad --window exits 64" [ "$RC" -eq 64 ]
+why="$ERR"; check "usage: prints the usage line" sh -c 'echo "$1" | grep -q "^Usage: irqtune"' _ "$ERR"
+run --no-such-option
+why="exit $RC"; check "usage: unknown option exits 64" [ "$RC" -eq 64 ]
+run --bancpus 3-1
+why="exit $RC: $ERR"; check "usage: malformed --bancpus exits 64" [ "$RC" -eq 64 ]
+if command -v setpriv >/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$top/irqtune" -w 0.1 >/dev/null 2>"$work/nonroot.err"
+	rc=$?
+	why="exit $rc"; check "not root without --dry-run: exit 77" [ "$rc" -eq 77 ]
+fi
+exit 0
