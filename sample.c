@@ -2,6 +2,7 @@
  * the deltas between two of them, and the estimate of the CPU work each IRQ
  * causes. No logging: functions return 0 or -errno, the caller reports. */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -1025,11 +1026,147 @@ static unsigned int row_deltas(const struct irq_row *ra,
 	return n;
 }
 
+/* ---- fitting per-event costs to the measured times ----
+ *
+ * The constant costs above are only priors. Each CPU is one equation:
+ * its measured time = sum over event kinds of (events per second x cost).
+ * CPUs that serve different mixes (one only NIC queues, one a NIC queue and
+ * a disk controller) pin the costs down, so a disk controller's cheap
+ * interrupts are not charged at a NIC's price. The fit is a least-squares
+ * solve pulled towards the priors with a weight of FIT_PRIOR of an average
+ * kind's data: a kind with many events is set by the data, a kind with few
+ * (or none) keeps its prior, and no cost goes below zero. Timer, scheduler
+ * and RCU softirqs are no device's work and keep their priors: they happen
+ * on every CPU alike, so the data could not tell them from a device's. */
+#define FIT_MAX		SOFTIRQ_NR
+#define FIT_PRIOR	0.1
+/* How far the data may move a cost from its prior: hard-irq time includes
+ * the timer's and IPIs', so a CPU serving a few interrupts would otherwise
+ * charge them milliseconds each. */
+#define FIT_MIN		0.1
+#define FIT_MAX_HARD	10.0
+#define FIT_MAX_SOFT	20.0
+
+struct fit {
+	unsigned int n;			/* unknowns */
+	double ata[FIT_MAX][FIT_MAX];	/* normal equations */
+	double aty[FIT_MAX];
+	unsigned int rows;
+};
+
+static void fit_add(struct fit *f, const double *x, double y)
+{
+	for (unsigned int i = 0; i < f->n; i++) {
+		for (unsigned int j = 0; j < f->n; j++)
+			f->ata[i][j] += x[i] * x[j];
+		f->aty[i] += x[i] * y;
+	}
+	f->rows++;
+}
+
+/* Solve (AtA + D) k = Aty + D prior over the unknowns not in @out, by
+ * Gaussian elimination with partial pivoting; false if singular. */
+static bool fit_solve(const struct fit *f, const double *prior,
+		      const bool *out, double *k)
+{
+	double m[FIT_MAX][FIT_MAX + 1];
+	unsigned int idx[FIT_MAX], n = 0;
+
+	for (unsigned int i = 0; i < f->n; i++)
+		if (!out[i])
+			idx[n++] = i;
+	double d = 0;
+
+	for (unsigned int i = 0; i < f->n; i++)
+		d += f->ata[i][i];
+	d = FIT_PRIOR * d / f->n + 1e-12;
+	for (unsigned int r = 0; r < n; r++) {
+		unsigned int i = idx[r];
+
+		for (unsigned int c = 0; c < n; c++)
+			m[r][c] = f->ata[i][idx[c]] + (r == c ? d : 0);
+		m[r][n] = f->aty[i] + d * prior[i];
+	}
+	for (unsigned int col = 0; col < n; col++) {
+		unsigned int piv = col;
+
+		for (unsigned int r = col + 1; r < n; r++)
+			if (fabs(m[r][col]) > fabs(m[piv][col]))
+				piv = r;
+		if (fabs(m[piv][col]) < 1e-300)
+			return false;
+		if (piv != col)
+			for (unsigned int c = 0; c <= n; c++) {
+				double t = m[col][c];
+
+				m[col][c] = m[piv][c];
+				m[piv][c] = t;
+			}
+		for (unsigned int r = 0; r < n; r++) {
+			double q;
+
+			if (r == col)
+				continue;
+			q = m[r][col] / m[col][col];
+			for (unsigned int c = col; c <= n; c++)
+				m[r][c] -= q * m[col][c];
+		}
+	}
+	for (unsigned int i = 0; i < f->n; i++)
+		k[i] = 0;
+	for (unsigned int r = 0; r < n; r++)
+		k[idx[r]] = m[r][n] / m[r][r];
+	return true;
+}
+
+/* Fitted costs in @k (same units as @prior); the priors when there is no
+ * data. The unknowns are multipliers of the priors (prior 1), so kinds the
+ * data cannot tell apart keep their priors' ratio. Negative multipliers are
+ * pinned at zero and the rest solved again. @f holds the events, not yet
+ * multiplied by the priors. */
+static void fit_costs(const struct fit *f, const double *prior, double hi,
+		      double *k)
+{
+	bool out[FIT_MAX] = { false };
+	double one[FIT_MAX], m[FIT_MAX];
+	struct fit g = *f;
+
+	for (unsigned int i = 0; i < f->n; i++) {
+		k[i] = prior[i];
+		one[i] = 1;
+	}
+	if (f->rows == 0)
+		return;
+	for (unsigned int i = 0; i < f->n; i++) {
+		for (unsigned int j = 0; j < f->n; j++)
+			g.ata[i][j] *= prior[i] * prior[j];
+		g.aty[i] *= prior[i];
+	}
+	for (unsigned int round = 0; round < f->n; round++) {
+		bool again = false;
+
+		if (!fit_solve(&g, one, out, m))
+			return;
+		for (unsigned int i = 0; i < f->n; i++)
+			if (!out[i] && m[i] < 0) {
+				out[i] = true;
+				again = true;
+			}
+		if (!again)
+			break;
+	}
+	for (unsigned int i = 0; i < f->n; i++)
+		k[i] = prior[i] * fmin(fmax(m[i], FIT_MIN), hi);
+}
+
 /* What one CPU did in the window, for splitting among its IRQs. */
 struct cpu_work {
-	double hard_w;			/* sum of delta * hard_cost_us */
+	double hard_w;			/* sum of delta * hard cost */
 	double delta[CLASS_NR];		/* sum of deltas per class */
 	double irq_s;			/* accounted hard-irq s/s, 0 if none */
+	double soft_s;			/* accounted softirq s/s, 0 if none */
+	double events[SOFTIRQ_NR];	/* softirqs raised in the window */
+	bool have_soft;			/* in /proc/softirqs both times */
 	double soft[CLASS_NR];		/* softirq s/s per class */
 };
 
@@ -1039,28 +1176,32 @@ static bool stat_seen(const struct cpu_stats *s, unsigned int cpu,
 	return cpu < s->nr_ids && (s->cpu[cpu].seen & bit);
 }
 
-static void cpu_work_soft(struct cpu_work *w, const struct cpu_stat *a,
-			  const struct cpu_stat *b, bool have_stat, long hz,
-			  double dt)
+static void cpu_work_events(struct cpu_work *w, const struct cpu_stat *a,
+			    const struct cpu_stat *b)
 {
-	double wt[CLASS_NR] = { 0 }, all = 0, soft_s = 0;
+	for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
+		w->events[t] = (double)counter_delta(a->softirqs[t], b->softirqs[t]);
+	w->have_soft = true;
+}
+
+/* Split the CPU's softirq time among the classes by its events weighted
+ * with @cost (us per event); with no time accounted, the costs are the time. */
+static void cpu_work_soft(struct cpu_work *w, const double *cost, double dt)
+{
+	double wt[CLASS_NR] = { 0 }, all = 0;
 	unsigned int t, k;
 
 	for (t = 0; t < SOFTIRQ_NR; t++) {
-		double x = (double)counter_delta(a->softirqs[t],
-						 b->softirqs[t]) *
-			   softirq_cost_us[t];
+		double x = w->events[t] * cost[t];
 
 		all += x;
 		if (softirq_class[t] >= 0)
 			wt[softirq_class[t]] += x;
 	}
-	if (have_stat)
-		soft_s = ticks_rate(a->softirq, b->softirq, hz, dt);
 	for (k = 0; k < CLASS_NR; k++) {
-		if (soft_s > 0 && all > 0)
-			w->soft[k] = soft_s * wt[k] / all;
-		else	/* no softirq time accounted: the costs are absolute */
+		if (w->soft_s > 0 && all > 0)
+			w->soft[k] = w->soft_s * wt[k] / all;
+		else
 			w->soft[k] = wt[k] * 1e-6 / dt;
 	}
 }
@@ -1086,6 +1227,8 @@ int sample_estimate(const struct snapshot *a, const struct snapshot *b,
 	struct cpu_delta *d = NULL;
 	unsigned char *col = NULL;
 	unsigned int nr_ids, max_d = 0, i, j, c;
+	struct fit soft_fit = { 0 }, hard_fit = { 0 };
+	double soft_cost[SOFTIRQ_NR], hard_cost[CLASS_NR];
 	double dt;
 	int r;
 
@@ -1151,25 +1294,63 @@ int sample_estimate(const struct snapshot *a, const struct snapshot *b,
 				best = d[j].delta;
 				x->top_cpu = (int)d[j].cpu;
 			}
-			w->hard_w += (double)d[j].delta * hard_cost_us[class[i]];
 			w->delta[class[i]] += (double)d[j].delta;
 		}
 		x->rate = (double)x->delta / dt;
 	}
 
-	/* Per CPU: accounted time where the kernel keeps it. */
+	/* Per CPU: accounted time where the kernel keeps it, and the costs
+	 * that explain it best across CPUs. */
+	soft_fit.n = SOFTIRQ_NR;
+	hard_fit.n = CLASS_NR;
 	for (c = 0; c < nr_ids; c++) {
+		struct cpu_work *w = &work[c];
 		bool have_stat = stat_seen(&a->stats, c, SEEN_STAT) &&
 				 stat_seen(&b->stats, c, SEEN_STAT);
+		double x[FIT_MAX];
 
-		if (have_stat)
-			work[c].irq_s = ticks_rate(a->stats.cpu[c].irq,
-						   b->stats.cpu[c].irq, hz, dt);
+		if (have_stat) {
+			w->irq_s = ticks_rate(a->stats.cpu[c].irq,
+					      b->stats.cpu[c].irq, hz, dt);
+			w->soft_s = ticks_rate(a->stats.cpu[c].softirq,
+					       b->stats.cpu[c].softirq, hz, dt);
+		}
 		/* An offline CPU has no softirq counts: no soft part. */
 		if (stat_seen(&a->stats, c, SEEN_SOFTIRQS) &&
 		    stat_seen(&b->stats, c, SEEN_SOFTIRQS))
-			cpu_work_soft(&work[c], &a->stats.cpu[c],
-				      &b->stats.cpu[c], have_stat, hz, dt);
+			cpu_work_events(w, &a->stats.cpu[c], &b->stats.cpu[c]);
+		if (w->have_soft && w->soft_s > 0) {
+			double y = w->soft_s * 1e6;
+
+			for (unsigned int t = 0; t < SOFTIRQ_NR; t++) {
+				x[t] = softirq_class[t] >= 0 ? w->events[t] / dt : 0;
+				if (softirq_class[t] < 0)
+					y -= w->events[t] / dt * softirq_cost_us[t];
+			}
+			fit_add(&soft_fit, x, y > 0 ? y : 0);
+		}
+		if (w->irq_s > 0) {
+			for (unsigned int k = 0; k < CLASS_NR; k++)
+				x[k] = w->delta[k] / dt;
+			fit_add(&hard_fit, x, w->irq_s * 1e6);
+		}
+	}
+	fit_costs(&soft_fit, softirq_cost_us, FIT_MAX_SOFT, soft_cost);
+	for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
+		if (softirq_class[t] < 0)
+			soft_cost[t] = softirq_cost_us[t];
+	fit_costs(&hard_fit, hard_cost_us, FIT_MAX_HARD, hard_cost);
+	for (c = 0; c < nr_ids; c++) {
+		struct cpu_work *w = &work[c];
+
+		for (unsigned int k = 0; k < CLASS_NR; k++)
+			w->hard_w += w->delta[k] * hard_cost[k];
+		/* Timer and IPI time is in irq_s too: devices take only
+		 * what their interrupts explain. */
+		if (w->irq_s > w->hard_w * 1e-6 / dt)
+			w->irq_s = w->hard_w * 1e-6 / dt;
+		if (w->have_soft)
+			cpu_work_soft(w, soft_cost, dt);
 	}
 
 	/* Pass 2: each IRQ's share of its CPUs' work. */
@@ -1184,11 +1365,11 @@ int sample_estimate(const struct snapshot *a, const struct snapshot *b,
 			const struct cpu_work *w = &work[d[j].cpu];
 			double dd = (double)d[j].delta;
 
-			if (w->irq_s > 0)
-				x->hard += w->irq_s * dd * hard_cost_us[k] /
+			if (w->irq_s > 0 && w->hard_w > 0)
+				x->hard += w->irq_s * dd * hard_cost[k] /
 					   w->hard_w;
 			else	/* no irq time accounting (the common case) */
-				x->hard += dd * hard_cost_us[k] * 1e-6 / dt;
+				x->hard += dd * hard_cost[k] * 1e-6 / dt;
 			x->soft += w->soft[k] * dd / w->delta[k];
 		}
 		x->load = x->hard + x->soft;

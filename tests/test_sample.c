@@ -44,6 +44,13 @@
 		fail_msg("%s: %s = %.15g, want %.15g", (what), #got, g_, w_); \
 } while (0)
 
+#define check_between(what, got, lo, hi) do {				\
+	double g_ = (got), l_ = (lo), h_ = (hi);			\
+	if (!(g_ >= l_ - 1e-12 && g_ <= h_ + 1e-12))			\
+		fail_msg("%s: %s = %.15g, want %.15g..%.15g", (what), #got, \
+			 g_, l_, h_);					\
+} while (0)
+
 static const char *realdata(void)
 {
 	const char *d = getenv("IRQTUNE_REALDATA");
@@ -1484,11 +1491,10 @@ static void test_estimate_work_not_counts(void **state)
 	/* hard: no accounting, d * HARD_US * 1e-6 / dt */
 	check_near("nic hard", act[0].hard, 100 * 3e-6);
 	check_near("nvme hard", act[1].hard, 10000 * 2e-6);
-	/* soft: soft_s * W_class / W_all, W = events * COST_US */
-	check_near("nic soft", act[0].soft,
-		   0.30 * (5000 * 25.0) / (5000 * 25.0 + 250 * 2.0));
-	check_near("nvme soft", act[1].soft,
-		   0.01 * (10000 * 5.0) / (10000 * 5.0 + 250 * 2.0));
+	/* soft: each CPU's measured softirq time, split by fitted costs:
+	 * nearly all of CPU0's 0.30 is NET_RX, CPU1 has only 0.01 at all */
+	check_between("nic soft", act[0].soft, 0.29, 0.30);
+	check_between("nvme soft", act[1].soft, 0.005, 0.01);
 	check_near("nic", act[0].load, act[0].hard + act[0].soft);
 	assert_true(act[1].rate > 10 * act[0].rate);
 	if (!(act[0].load > act[1].load))
@@ -1547,10 +1553,12 @@ static void test_estimate_split_on_cpu(void **state)
 	check_near("q0 soft", act[0].soft, 0.2 * 300 / 400);
 	check_near("q1 soft", act[1].soft, 0.2 * 100 / 400);
 	check_near("soft ratio", act[0].soft / act[1].soft, 3.0);
-	check_near("q0 hard", act[0].hard, 0.04 * 300 / 400);
-	check_near("q1 hard", act[1].hard, 0.04 * 100 / 400);
-	check_near("q0", act[0].load, 0.18);
-	check_near("q1", act[1].load, 0.06);
+	/* hard: one class, so split by count; never more than measured */
+	check_near("hard ratio", act[0].hard / act[1].hard, 3.0);
+	/* 40 ms for 400 interrupts is more than any fitted cost may explain:
+	 * at most 10 x the 3 us prior each */
+	check_near("hard total", act[0].hard + act[1].hard, 400 * 30e-6);
+	check_near("q0", act[0].load, act[0].hard + act[0].soft);
 	free(act);
 	release2(&a, &b);
 }
@@ -1568,9 +1576,11 @@ static void test_estimate_hard_accounted(void **state)
 	snap_build(&b, "CPU0\n 1: 100 x 1-edge eth0\n 2: 300 x 2-edge i8042\n",
 		   "cpu0 0 0 0 0 0 9 0\n", NULL, 1.0);
 	act = estimate(&a, &b, class);
-	/* irq_s = 9 / 100 / 1; weights 100 * 3 and 300 * 2 */
-	check_near("net hard", act[0].hard, 0.09 * 300 / 900);
-	check_near("other hard", act[1].hard, 0.09 * 600 / 900);
+	/* irq_s = 9 / 100 / 1 is more than 100 + 300 interrupts may explain
+	 * (10 x the 3 and 2 us priors): the rest is timer and IPI time */
+	check_near("hard total", act[0].hard + act[1].hard,
+		   100 * 30e-6 + 300 * 20e-6);
+	assert_true(act[0].hard > 0 && act[1].hard > 0);
 	check_near("net soft", act[0].soft, 0);
 	free(act);
 	release2(&a, &b);
@@ -1590,8 +1600,9 @@ static void test_estimate_soft_unattributed(void **state)
 		   "cpu0 0 0 0 0 0 0 30\n", "CPU0\nNET_RX: 1000\nBLOCK: 1000\n",
 		   1.0);
 	act = estimate(&a, &b, class);
-	/* soft_s 0.3 split 25000 : 5000; the NET share has no NET IRQ */
-	check_near("nvme soft", act[0].soft, 0.3 * 5000 / 30000);
+	/* soft_s 0.3 is mostly NET_RX's by the priors; that share has no
+	 * NET IRQ here and goes to nobody, not to the NVMe queue */
+	check_between("nvme soft", act[0].soft, 0.001, 0.3 * 5000 / 30000);
 	check_near("nvme hard", act[0].hard, 1000 * 2e-6);
 	free(act);
 	release2(&a, &b);
@@ -1612,9 +1623,12 @@ static void test_estimate_cpu_missing_from_stats(void **state)
 		   " 2: 0 1000 x 2-edge eth0-1\n",
 		   "cpu0 0 0 0 0 0 50 50\n", "CPU0\nNET_RX: 100\n", 1.0);
 	act = estimate(&a, &b, class);
-	check_near("cpu0 hard", act[0].hard, 0.5);
+	/* CPU0's measured hard time, as far as 10 interrupts can explain it
+	 * (each at most FIT_MAX_HARD x its prior) */
+	check_between("cpu0 hard", act[0].hard, 10 * 30e-6, 0.5);
 	check_near("cpu0 soft", act[0].soft, 0.5);
-	check_near("cpu1 hard", act[1].hard, 1000 * 3e-6);
+	/* CPU1 has no stats: its interrupts at the fitted per-interrupt cost */
+	check_near("cpu1 hard", act[1].hard, 1000 * act[0].hard / 10);
 	check_near("cpu1 soft", act[1].soft, 0);
 	free(act);
 	release2(&a, &b);
@@ -1805,36 +1819,65 @@ static void test_estimate_real_hotplug(void **state)
 		if (i != n19 && i != n23 && i != n24 && i != n33)
 			check_u64("others", act[i].delta, 0);
 
-	/* CPU4: irq ticks 3472 -> 3482, shared by count * cost */
-	check_near("cpu4 hard", act[n19].hard + act[n23].hard, 10 / hz / dt);
-	check_near("cpu4 split", act[n19].hard / act[n23].hard,
-		   (729 * 3.0) / (746 * 2.0));
-	/* CPU2: irq ticks 4447 -> 4454, all ahci's */
-	check_near("cpu2 hard", act[n24].hard, 7 / hz / dt);
-	/* CPU3: irq ticks 4354 -> 4354, no time: cost per interrupt */
-	check_near("cpu3 hard", act[n33].hard, 319 * 3e-6 / dt);
-	/* CPU3: softirq ticks unchanged: NET_RX +26, NET_TX +4 at cost */
-	check_near("cpu3 soft", act[n33].soft, (26 * 25.0 + 4 * 5.0) * 1e-6 / dt);
+	/* CPU4: irq ticks 3472 -> 3482, shared by both, at most all of it */
+	check_between("cpu4 hard", act[n19].hard + act[n23].hard, 0, 10 / hz / dt);
+	assert_true(act[n19].hard > 0 && act[n23].hard > 0);
+	/* CPU2: irq ticks 4447 -> 4454, all ahci's as far as it explains */
+	check_between("cpu2 hard", act[n24].hard, 0, 7 / hz / dt);
+	assert_true(act[n24].hard > 0);
+	/* CPU3: irq ticks 4354 -> 4354, no time: the fitted cost per
+	 * interrupt, within its bounds around the 3 us prior */
+	check_between("cpu3 hard", act[n33].hard, 319 * 0.3e-6 / dt, 319 * 30e-6 / dt);
 	/* CPU2: softirq ticks 1360 -> 1363; TIMER +322, NET_TX +2,
 	 * BLOCK +272, SCHED +229, RCU +200 */
-	check_near("cpu2 soft", act[n24].soft,
-		   3 / hz / dt * (272 * 5.0) /
-		   (322 * 2.0 + 2 * 5.0 + 272 * 5.0 + 229 * 5.0 + 200 * 2.0));
+	/* CPU2's measured softirq time, BLOCK's share by fitted costs */
+	check_between("cpu2 soft", act[n24].soft, 1e-6, 3 / hz / dt);
 	/* CPU4: softirq ticks 5338 -> 5343; HI +202, TIMER +906, BLOCK +13,
 	 * TASKLET +686, SCHED +609, RCU +488; no NET softirq for the wifi */
-	check_near("cpu4 soft", act[n23].soft,
-		   5 / hz / dt * (202 * 2.0 + 686 * 2.0) /
-		   (202 * 2.0 + 906 * 2.0 + 13 * 5.0 + 686 * 2.0 + 609 * 5.0 +
-		    488 * 2.0));
+	check_between("cpu4 soft", act[n23].soft, 1e-6, 5 / hz / dt);
 	check_near("cpu4 soft", act[n19].soft, 0);
 	free(act);
 	free(class);
 	release2(&a, &b);
 }
 
+/* The costs are fitted across CPUs: CPU0 serves a NIC queue alone, CPU1 a NIC
+ * queue and a disk controller raising five times the interrupts at a
+ * sixtieth of the softirq cost. Fixed priors would charge the controller
+ * half of CPU1's softirq time; the fit sees from CPU0 what a NIC interrupt
+ * costs and leaves the controller its small share. */
+static void test_estimate_fit_across_cpus(void **state)
+{
+	static const enum irq_class class[] = { CLASS_NET, CLASS_NET, CLASS_STORAGE };
+	struct snapshot a, b;
+	struct irq_activity *act;
+
+	(void)state;
+	snap_build(&a, "CPU0 CPU1\n 30: 0 0 x 1-edge eth0-0\n 31: 0 0 x 2-edge eth0-1\n"
+		   " 40: 0 0 x 3-edge megasas0\n",
+		   "cpu0 0 0 0 0 0 0 0\ncpu1 0 0 0 0 0 0 0\n",
+		   "CPU0 CPU1\nNET_RX: 0 0\nBLOCK: 0 0\n", 0.0);
+	/* 10 s: 3000/s NIC interrupts at 60 us of NET_RX each, 15000/s
+	 * controller interrupts at 1 us of BLOCK each */
+	snap_build(&b, "CPU0 CPU1\n 30: 30000 0 x 1-edge eth0-0\n"
+		   " 31: 0 30000 x 2-edge eth0-1\n 40: 0 150000 x 3-edge megasas0\n",
+		   "cpu0 0 0 0 0 0 0 180\ncpu1 0 0 0 0 0 0 195\n",
+		   "CPU0 CPU1\nNET_RX: 30000 30000\nBLOCK: 0 150000\n", 10.0);
+	act = estimate(&a, &b, class);
+	check_between("eth0-0 soft", act[0].soft, 0.17, 0.19);
+	check_between("eth0-1 soft", act[1].soft, 0.165, 0.195);
+	check_between("megasas0 soft", act[2].soft, 0.0, 0.03);
+	if (!(act[1].load > 3 * act[2].load))
+		fail_msg("NIC queue %g not well above the controller %g",
+			 act[1].load, act[2].load);
+	free(act);
+	release2(&a, &b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_estimate_fit_across_cpus),
 		cmocka_unit_test(test_intr_real_all),
 		cmocka_unit_test(test_intr_real_table_covers_dir),
 		cmocka_unit_test(test_intr_real_offline_columns),
