@@ -78,5 +78,8 @@ install: irqtune
 	install -D -m 0644 man/irqtune.8 $(DESTDIR)$(MANDIR)/man8/irqtune.8
 	install -D -m 0644 udev/90-irqtune.rules $(DESTDIR)$(UDEVRULESDIR)/90-irqtune.rules
 
+# Further targets (benchmarks, fuzzing, sanitizer runs), one file each.
+-include mk/*.mk
+
 .PHONY: all deps run check clean install
 .SECONDARY:
