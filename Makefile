@@ -66,8 +66,11 @@ tests/fakekernel.so: tests/fakekernel.c $(SIM_MODEL) | .deps.stamp
 run: all
 	./irqtune
 
+# mk/*.mk files add whole extra passes (e.g. under sanitizers) to CHECK_EXTRA.
+CHECK_EXTRA ?=
 check: all $(TESTS) tests/fakekernel.so $(SIM_BINS)
 	tests/run
+	@for t in $(CHECK_EXTRA); do $(MAKE) --no-print-directory $$t || exit 1; done
 
 clean:
 	rm -f irqtune *.o tests/*.o $(TESTS) $(SIM_BINS) tests/fakekernel.so .deps.stamp

@@ -134,16 +134,39 @@ static void account(struct ctx *c, unsigned int i, int cpu, int sign)
 
 /* The CPUs an IRQ may go to: its node's eligible CPUs, or every eligible
  * CPU when the node is unknown or has none (the only spill-over rule). */
+static bool any_allowed(const struct plan_irq *pi, const int *v, unsigned int n);
+
+/* The CPUs an IRQ may go to: its node's eligible CPUs, or every eligible
+ * CPU when the node is unknown or has none (the only spill-over rule). Site
+ * policy (allowed) can only narrow this; a node it rules out entirely is
+ * treated as having no eligible CPU. */
 static const int *candidates(const struct ctx *c, const struct plan_irq *pi,
 			     unsigned int *n)
 {
 	if (pi->node >= 0 && pi->node < c->topo->nr_nodes &&
-	    c->node_n[pi->node] > 0) {
+	    c->node_n[pi->node] > 0 &&
+	    any_allowed(pi, c->node_cpus[pi->node], c->node_n[pi->node])) {
 		*n = c->node_n[pi->node];
 		return c->node_cpus[pi->node];
 	}
 	*n = c->nr_all;
 	return c->all;
+}
+
+/* Site policy narrows the candidates; it never widens them. */
+static bool allowed(const struct plan_irq *pi, int cpu)
+{
+	return !pi->allowed || cpuset_test(pi->allowed, (unsigned int)cpu);
+}
+
+static bool any_allowed(const struct plan_irq *pi, const int *v, unsigned int n)
+{
+	if (!pi->allowed)
+		return true;
+	for (unsigned int k = 0; k < n; k++)
+		if (cpuset_test(pi->allowed, (unsigned int)v[k]))
+			return true;
+	return false;
 }
 
 static bool is_candidate(const struct ctx *c, const struct plan_irq *pi, int cpu)
@@ -160,7 +183,7 @@ static bool is_candidate(const struct ctx *c, const struct plan_irq *pi, int cpu
 		else
 			hi = mid;
 	}
-	return lo < n && v[lo] == cpu;
+	return lo < n && v[lo] == cpu && allowed(pi, cpu);
 }
 
 /* How an IRQ would fare on a CPU; compared field by field. */
@@ -225,9 +248,12 @@ static unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 	const int *v = candidates(c, pi, &n);
 
 	for (unsigned int k = 0; k < n; k++) {
-		struct score s = score_of(c, pi, v[k]);
+		struct score s;
 		unsigned int j;
 
+		if (!allowed(pi, v[k]))
+			continue;
+		s = score_of(c, pi, v[k]);
 		if (have == nbest && score_cmp(c, heavy, &s, &best[nbest - 1]) >= 0)
 			continue;
 		j = have < nbest ? have++ : nbest - 1;
@@ -331,7 +357,12 @@ static void place_greedy(struct ctx *c, unsigned int *order, unsigned int n,
 		struct plan_irq *pi = &c->irqs[order[k]];
 		enum plan_reason forced = forced_reason(c, pi);
 
-		rank_cpus(c, pi, best, 1);
+		if (rank_cpus(c, pi, best, 1) == 0) {
+			/* Policy left it nowhere (the caller checks): stay. */
+			best[0] = score_of(c, pi, pi->pinned >= 0 &&
+					   is_candidate(c, pi, pi->pinned) ?
+					   pi->pinned : c->all[0]);
+		}
 		if (sticky && keep_current(c, pi, &best[0], avg)) {
 			pi->target = pi->pinned;
 			pi->reason = REASON_KEEP;
@@ -512,7 +543,7 @@ static int improve(struct ctx *c)
 					     (c->core_load[core_of(c, to)] - c->load[to]) / 2;
 				double peak;
 
-				if (to == m)
+				if (to == m || !allowed(pi, to))
 					continue;
 				if (below && eff > c->load[m] - pi->load + c->eps)
 					continue;

@@ -31,6 +31,7 @@ struct plan_irq {
 	int pinned;		/* the one CPU it is allowed on now, -1 if several */
 	int served;		/* CPU carrying its load now, -1 unknown */
 	bool fixed;		/* must stay: kernel-managed, banned, gone */
+	const struct cpuset *allowed;	/* site policy: only these CPUs (NULL: any) */
 	double load;		/* estimated work, in CPUs */
 	/* outputs */
 	int target;		/* planned CPU (== pinned when kept), -1 if fixed */

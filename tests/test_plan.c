@@ -372,6 +372,45 @@ static void test_alternatives_are_distinct(void **state)
 	topology_free(t);
 }
 
+static void test_site_policy_narrows_cpus(void **state)
+{
+	struct topology *t = machine(2, 4, 1, 2);
+	struct cpuset *only = cpuset_new(t->nr_ids);
+	struct plan_irq v[4];
+	struct plan_result res;
+
+	(void)state;
+	assert_non_null(only);
+	/* Storage on CPUs 2-3 (node 0), as a site rule would say. */
+	cpuset_set(only, 2);
+	cpuset_set(only, 3);
+	for (unsigned int i = 0; i < 4; i++) {
+		v[i] = irq(70 + i, CLASS_STORAGE, 0, 0, 0, 0.1);
+		v[i].allowed = only;
+	}
+	plan_ok(t, v, 4, &res);
+	for (unsigned int i = 0; i < 4; i++) {
+		assert_true(v[i].target == 2 || v[i].target == 3);
+		for (int k = 0; k < PLAN_ALTS; k++)
+			assert_true(v[i].alt[k] < 0 || v[i].alt[k] == 2 || v[i].alt[k] == 3);
+	}
+	plan_result_release(&res);
+
+	/* A rule naming only another node's CPUs wins over locality. */
+	cpuset_zero(only);
+	cpuset_set(only, 6);
+	for (unsigned int i = 0; i < 4; i++)
+		v[i] = (struct plan_irq){ .irq = 70 + i, .class = CLASS_NET,
+			.group = 1, .node = 0, .pinned = 0, .served = 0,
+			.load = 0.1, .allowed = only };
+	plan_ok(t, v, 4, &res);
+	for (unsigned int i = 0; i < 4; i++)
+		assert_int_equal(v[i].target, 6);
+	plan_result_release(&res);
+	cpuset_free(only);
+	topology_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic_lowest_cpu_wins),
 		cmocka_unit_test(test_no_eligible_cpu),
 		cmocka_unit_test(test_alternatives_are_distinct),
+		cmocka_unit_test(test_site_policy_narrows_cpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
