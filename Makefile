@@ -5,6 +5,9 @@ PREFIX   ?= /usr/local
 SBINDIR  ?= $(PREFIX)/sbin
 MANDIR   ?= $(PREFIX)/share/man
 UDEVRULESDIR ?= /lib/udev/rules.d
+# /etc whatever PREFIX is: cron, ifupdown and NetworkManager look only there.
+SYSCONFDIR ?= /etc
+SYSTEMDUNITDIR ?= /lib/systemd/system
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -13,17 +16,18 @@ WERROR   ?=
 ifeq ($(CI),true)
 WERROR    = -Werror
 endif
-PKGS      = libudev argtable2
+PKGS      = libudev argtable2 inih json-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ludev -largtable2)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ludev -largtable2 -linih -ljson-c)
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 $(WERROR) \
              -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS   += $(PKG_LIBS) -lm
 
 # The pure and parsing modules; everything but main.
-LIB_OBJS  = fileio.o cpuset.o topology.o sample.o device.o plan.o apply.o report.o lock.o
+LIB_OBJS  = fileio.o cpuset.o topology.o sample.o device.o plan.o apply.o report.o lock.o \
+            config.o policy.o log.o json.o metrics.o
 TESTS     = tests/test_cpuset tests/test_topology tests/test_sample \
-            tests/test_plan
+            tests/test_plan tests/test_config
 
 all: deps irqtune
 
@@ -38,6 +42,9 @@ irqtune: irqtune.o $(LIB_OBJS)
 
 %.o: %.c $(wildcard *.h) | .deps.stamp
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The configuration file's path is compiled in.
+irqtune.o: ALL_CFLAGS += -D_PATH_CONFIG='"$(SYSCONFDIR)/irqtune.conf"'
 
 tests/%.o: tests/%.c $(wildcard *.h tests/*.h) | .deps.stamp
 	$(CC) $(ALL_CFLAGS) -I. $(shell pkg-config --cflags cmocka) -c -o $@ $<
@@ -62,27 +69,60 @@ tests/sim/fkprobe: tests/sim/fkprobe.c | .deps.stamp
 tests/fakekernel.so: tests/fakekernel.c $(SIM_MODEL) | .deps.stamp
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ tests/fakekernel.c tests/sim/model.c -ldl -lm
 
+# Helpers of the admin tests (tests/e2e-admin.sh): a stand-in syslog daemon.
+TEST_HELPERS = tests/logsink
+
+tests/logsink: tests/logsink.c | .deps.stamp
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+
 # A real balancing pass on this machine (needs root).
 run: all
 	./irqtune
 
 # mk/*.mk files add whole extra passes (e.g. under sanitizers) to CHECK_EXTRA.
 CHECK_EXTRA ?=
-check: all $(TESTS) tests/fakekernel.so $(SIM_BINS)
+check: all $(TESTS) $(TEST_HELPERS) tests/fakekernel.so $(SIM_BINS)
 	tests/run
 	@for t in $(CHECK_EXTRA); do $(MAKE) --no-print-directory $$t || exit 1; done
 
 clean:
-	rm -f irqtune *.o tests/*.o $(TESTS) $(SIM_BINS) tests/fakekernel.so .deps.stamp
+	rm -f irqtune *.o tests/*.o $(TESTS) $(TEST_HELPERS) $(SIM_BINS) tests/fakekernel.so .deps.stamp
 	rm -rf tests/out
+
+# Files that name the installed binary are made from NAME.in at install
+# time, so they always match this PREFIX: $(call fill_in,SRC,DEST,MODE).
+fill_in = sed -e 's|@SBINDIR@|$(SBINDIR)|g' $(1) >$(2).tmp && chmod $(3) $(2).tmp && mv -f $(2).tmp $(2)
 
 install: irqtune
 	install -D -m 0755 irqtune $(DESTDIR)$(SBINDIR)/irqtune
 	install -D -m 0644 man/irqtune.8 $(DESTDIR)$(MANDIR)/man8/irqtune.8
+	install -D -m 0644 man/irqtune.conf.5 $(DESTDIR)$(MANDIR)/man5/irqtune.conf.5
 	install -D -m 0644 udev/90-irqtune.rules $(DESTDIR)$(UDEVRULESDIR)/90-irqtune.rules
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(SYSCONFDIR)/cron.d \
+		$(DESTDIR)$(SYSCONFDIR)/network/if-up.d \
+		$(DESTDIR)$(SYSCONFDIR)/NetworkManager/dispatcher.d
+	$(call fill_in,systemd/irqtune.service.in,$(DESTDIR)$(SYSTEMDUNITDIR)/irqtune.service,0644)
+	install -m 0644 systemd/irqtune.timer $(DESTDIR)$(SYSTEMDUNITDIR)/irqtune.timer
+	$(call fill_in,cron/irqtune.in,$(DESTDIR)$(SYSCONFDIR)/cron.d/irqtune,0644)
+	$(call fill_in,hooks/ifupdown.in,$(DESTDIR)$(SYSCONFDIR)/network/if-up.d/irqtune,0755)
+	$(call fill_in,hooks/networkmanager.in,$(DESTDIR)$(SYSCONFDIR)/NetworkManager/dispatcher.d/90-irqtune,0755)
+	@# The site's own file is never overwritten.
+	[ -e $(DESTDIR)$(SYSCONFDIR)/irqtune.conf ] || \
+		install -m 0644 etc/irqtune.conf $(DESTDIR)$(SYSCONFDIR)/irqtune.conf
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/irqtune $(DESTDIR)$(MANDIR)/man8/irqtune.8 \
+		$(DESTDIR)$(MANDIR)/man5/irqtune.conf.5 \
+		$(DESTDIR)$(UDEVRULESDIR)/90-irqtune.rules \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/irqtune.service \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/irqtune.timer \
+		$(DESTDIR)$(SYSCONFDIR)/cron.d/irqtune \
+		$(DESTDIR)$(SYSCONFDIR)/network/if-up.d/irqtune \
+		$(DESTDIR)$(SYSCONFDIR)/NetworkManager/dispatcher.d/90-irqtune
+	@echo "left $(DESTDIR)$(SYSCONFDIR)/irqtune.conf, the site's configuration"
 
 # Further targets (benchmarks, fuzzing, sanitizer runs), one file each.
 -include mk/*.mk
 
-.PHONY: all deps run check clean install
+.PHONY: all deps run check clean install uninstall
 .SECONDARY:

@@ -93,6 +93,29 @@ static int add_pci_irqs(struct scan *sc, struct udev_device *dev,
 	return 0;
 }
 
+/* IRQTUNE_CPUS and IRQTUNE_BAN of @dev, each unless already found (the
+ * PCI function is read first, then its children in child_kinds order). */
+static int read_policy(struct device_group *g, struct udev_device *dev)
+{
+	const char *cpus = udev_device_get_property_value(dev, "IRQTUNE_CPUS");
+	const char *ban = udev_device_get_property_value(dev, "IRQTUNE_BAN");
+	const char *name = udev_device_get_sysname(dev);
+
+	if (cpus && !g->policy_cpus) {
+		g->policy_cpus = strdup(cpus);
+		if (!g->policy_cpus)
+			return -ENOMEM;
+		copy_name(g->cpus_from, name ? name : "");
+	}
+	if (ban && !g->policy_ban) {
+		g->policy_ban = strdup(ban);
+		if (!g->policy_ban)
+			return -ENOMEM;
+		copy_name(g->ban_from, name ? name : "");
+	}
+	return 0;
+}
+
 static int add_pci_device(struct scan *sc, struct udev_device *dev)
 {
 	struct device_group *g;
@@ -128,6 +151,8 @@ static int add_pci_device(struct scan *sc, struct udev_device *dev)
 	if (!sc->syspaths[sc->nr_groups])
 		return -ENOMEM;
 	sc->nr_groups++;
+	if (read_policy(g, dev) < 0)
+		return -ENOMEM;
 	return add_pci_irqs(sc, dev, sc->nr_groups - 1);
 }
 
@@ -171,12 +196,13 @@ static const struct {
 	{ "scsi_host", NULL, CLASS_STORAGE, 3 },
 };
 
-static void classify_children(struct udev *udev, struct scan *sc)
+static int classify_children(struct udev *udev, struct scan *sc)
 {
 	int *rank = calloc(sc->nr_groups ? sc->nr_groups : 1, sizeof(*rank));
+	int r = 0;
 
 	if (!rank)
-		return;
+		return -ENOMEM;
 	for (unsigned int i = 0; i < sc->nr_groups; i++)
 		rank[i] = INT_MAX;
 	for (size_t k = 0; k < sizeof(child_kinds) / sizeof(child_kinds[0]); k++) {
@@ -207,12 +233,15 @@ static void classify_children(struct udev *udev, struct scan *sc)
 						  udev_device_get_sysname(d));
 					rank[g] = child_kinds[k].rank;
 				}
+				if (read_policy(&sc->groups[g], d) < 0)
+					r = -ENOMEM;
 			}
 			udev_device_unref(d);
 		}
 		udev_enumerate_unref(e);
 	}
 	free(rank);
+	return r;
 }
 
 static int owner_cmp(const void *a, const void *b)
@@ -253,7 +282,7 @@ static int scan_pci(struct scan *sc)
 	}
 	udev_enumerate_unref(e);
 	if (r == 0)
-		classify_children(udev, sc);
+		r = classify_children(udev, sc);
 	udev_unref(udev);
 	if (sc->nr_owners)
 		qsort(sc->owners, sc->nr_owners, sizeof(*sc->owners), owner_cmp);
@@ -322,7 +351,7 @@ static void read_actions(const char *dir, char *name)
 
 static void read_irq_state(struct irq_info *ii, struct cpuset *tmp)
 {
-	char dir[64], path[96], buf[32];
+	char dir[64], path[96], buf[32], hint[4096];
 	struct stat st;
 	unsigned int n;
 	int node, first;
@@ -347,7 +376,23 @@ static void read_irq_state(struct irq_info *ii, struct cpuset *tmp)
 		    parse_int(buf, -1, 65535, &node) == 0)
 			ii->node = node;
 	}
+	/* A driver's suggestion (ixgbe, i40e, mlx5 spread their queues); all
+	 * zeros or no file means none. */
+	snprintf(path, sizeof(path), "%s/affinity_hint", dir);
+	cpuset_zero(tmp);
+	if (read_small_file(path, hint, sizeof(hint)) > 0 &&
+	    cpumask_parse(hint, tmp) == 0 && cpuset_count(tmp) > 0)
+		ii->hint = cpuset_dup(tmp);
 	read_actions(dir, ii->name);
+}
+
+static void groups_free(struct device_group *groups, unsigned int n)
+{
+	for (unsigned int i = 0; groups && i < n; i++) {
+		free(groups[i].policy_cpus);
+		free(groups[i].policy_ban);
+	}
+	free(groups);
 }
 
 static void scan_release(struct scan *sc)
@@ -405,7 +450,7 @@ int device_scan(const struct interrupts *intr, unsigned int nr_ids,
 
 out_free:
 	cpuset_free(tmp);
-	free(sc.groups);
+	groups_free(sc.groups, sc.nr_groups);
 	scan_release(&sc);
 	device_map_free(map);
 	return r;
@@ -415,7 +460,9 @@ void device_map_free(struct device_map *map)
 {
 	if (!map)
 		return;
+	for (unsigned int i = 0; map->irqs && i < map->nr_irqs; i++)
+		cpuset_free(map->irqs[i].hint);
 	free(map->irqs);
-	free(map->groups);
+	groups_free(map->groups, map->nr_groups);
 	free(map);
 }

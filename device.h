@@ -4,6 +4,7 @@
 #define IRQTUNE_DEVICE_H
 
 #include <stdbool.h>
+#include "cpuset.h"
 #include "irqclass.h"
 #include "sample.h"
 
@@ -16,6 +17,13 @@ struct device_group {
 	enum irq_class class;
 	int node;			/* -1 when unknown */
 	unsigned int nr_irqs;
+	/* Site policy from udev properties (rules set them, libudev reads
+	 * them from the udev database), on the PCI function or else on its
+	 * net, nvme, disk or scsi_host child; NULL when not set. */
+	char *policy_cpus;		/* IRQTUNE_CPUS: a cpulist */
+	char *policy_ban;		/* IRQTUNE_BAN: "1" bans its IRQs */
+	char cpus_from[DEVICE_NAME_MAX];	/* sysname that had each */
+	char ban_from[DEVICE_NAME_MAX];
 };
 
 struct irq_info {
@@ -29,6 +37,7 @@ struct irq_info {
 	bool gone;		/* /proc/irq/N vanished */
 	char name[DEVICE_NAME_MAX];	/* action names, from /proc/irq/N/ */
 	char affinity[32];	/* smp_affinity_list as read, for the report */
+	struct cpuset *hint;	/* affinity_hint, NULL when none or all zero */
 };
 
 struct device_map {
@@ -39,6 +48,7 @@ struct device_map {
 };
 
 /* Fill a map for every numbered IRQ of @intr. @nr_ids bounds CPU ids.
+ * A driver's /proc/irq/N/affinity_hint is read too (into irq_info.hint).
  * Returns 0 or -errno (libudev unusable: -ENXIO; no memory: -ENOMEM);
  * a single unreadable /proc/irq/N is not an error. */
 int device_scan(const struct interrupts *intr, unsigned int nr_ids,

@@ -1,7 +1,9 @@
-/* irqtune.c - the command line and one run: topology + two samples -> plan
- * -> apply -> report. Owns the parsed options and nothing else global. */
+/* irqtune.c - the command line and one run: configuration + topology + two
+ * samples -> policy -> plan -> apply -> report. Owns the parsed options and
+ * nothing else global. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +15,16 @@
 #include <argtable2.h>
 
 #include "apply.h"
+#include "config.h"
 #include "cpuset.h"
 #include "device.h"
+#include "json.h"
 #include "lock.h"
+#include "log.h"
+#include "metrics.h"
 #include "pathnames.h"
 #include "plan.h"
+#include "policy.h"
 #include "report.h"
 #include "sample.h"
 #include "topology.h"
@@ -27,56 +34,75 @@ enum {
 	EXIT_PARTIAL = 1,		/* some IRQs could not be placed */
 	EXIT_USAGE = EX_USAGE,		/* 64: bad command line */
 	EXIT_NOINPUT = EX_NOINPUT,	/* 66: a kernel interface unreadable */
-	EXIT_UNAVAILABLE = EX_UNAVAILABLE, /* 69: libudev unusable */
+	EXIT_NOCPU = EX_UNAVAILABLE,	/* 69: no CPU left to place IRQs on */
 	EXIT_SOFTWARE = EX_SOFTWARE,	/* 70: out of memory, internal error */
+	EXIT_NODEVICES = EX_OSFILE,	/* 72: libudev cannot enumerate devices */
+	EXIT_CANTCREAT = EX_CANTCREAT,	/* 73: the lock file is not ours */
+	EXIT_IOERR = EX_IOERR,		/* 74: stdout or the metrics file failed */
 	EXIT_TEMPFAIL = EX_TEMPFAIL,	/* 75: another run holds the lock */
 	EXIT_NOPERM = EX_NOPERM,	/* 77: writing needs root */
-	EXIT_CONFIG = EX_CONFIG,	/* 78: no CPU left to place IRQs on */
+	EXIT_CONFIG = EX_CONFIG,	/* 78: the configuration file is bad */
 };
 
 #define WINDOW_DEFAULT	1.0
-#define WINDOW_MAX	3600.0
+#define WINDOW_MAX	CONFIG_WINDOW_MAX
 #define APPLY_ROUNDS	3	/* re-plans after refusals, bounded */
 
 static struct {
-	bool dry_run, verbose, quiet;
+	bool dry_run, verbose, quiet, json, syslog, no_config;
+	bool window_set;
 	double window;
 	double wait_lock;
-	int *banirq;
-	int nr_banirq;
-	const char *bancpus;
-} opt;
-
-/* Everything one run knows about one IRQ beyond the plan. */
-enum outcome { OUT_KEPT, OUT_MOVED, OUT_WOULD_MOVE, OUT_MANAGED, OUT_GONE,
-	       OUT_FAILED, OUT_BANNED, OUT_UNUSED };
-
-static const char *const outcome_text[] = {
-	[OUT_KEPT] = "kept",
-	[OUT_MOVED] = "moved",
-	[OUT_WOULD_MOVE] = "would move",
-	[OUT_MANAGED] = "kernel-managed",
-	[OUT_GONE] = "gone",
-	[OUT_FAILED] = "FAILED",
-	[OUT_BANNED] = "banned",
-	[OUT_UNUSED] = "no handler",
-};
+	unsigned int *banirq;
+	int nr_banirq;		/* -1: not given */
+	char *bancpus;
+	char *config;		/* NULL: _PATH_CONFIG if it exists */
+	char *metrics_file;
+} opt = { .nr_banirq = -1 };
 
 struct run {
+	struct config cfg;
 	struct topology *topo;
 	struct snapshot a, b;
 	struct device_map *map;
 	struct irq_activity *act;
+	struct policy pol;
 	struct plan_irq *pi;
-	enum outcome *out;
+	enum report_outcome *out;
 	struct plan_result res;
+	bool planned;
 	unsigned int nr;
+	double started, locked;		/* CLOCK_REALTIME */
+	struct timespec t0;		/* CLOCK_MONOTONIC, start of the work */
 };
+
+static double realtime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void usage_line(FILE *f, void **argtable)
 {
 	fputs("Usage: irqtune", f);
 	arg_print_syntax(f, argtable, "\n");
+}
+
+static int usage_error(void **argtable, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int usage_error(void **argtable, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("irqtune: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	usage_line(stderr, argtable);
+	return EXIT_USAGE;
 }
 
 static int parse_options(int argc, char **argv)
@@ -88,15 +114,26 @@ static int parse_options(int argc, char **argv)
 			"print every IRQ with the reason for its CPU");
 	struct arg_lit *quiet = arg_lit0("q", "quiet", "print only errors (for cron)");
 	struct arg_int *banirq = arg_intn(NULL, "banirq", "N", 0, 4096,
-			"never move IRQ N (repeatable)");
+			"never move IRQ N (repeatable; replaces the file's banirq)");
 	struct arg_str *bancpus = arg_str0(NULL, "bancpus", "LIST",
 			"keep IRQs off these CPUs too (cpulist, e.g. 0,4-7)");
 	struct arg_dbl *waitlock = arg_dbl0(NULL, "wait-lock", "SECONDS",
 			"wait this long for another run to finish (default: exit)");
+	struct arg_str *config = arg_str0("c", "config", "PATH",
+			"read this configuration file (default " _PATH_CONFIG ")");
+	struct arg_lit *noconfig = arg_lit0(NULL, "no-config",
+			"read no configuration file");
+	struct arg_lit *json = arg_lit0(NULL, "json",
+			"print the plan and outcome as JSON instead of text");
+	struct arg_str *metrics = arg_str0(NULL, "metrics-file", "PATH",
+			"write Prometheus metrics to PATH (replaced atomically)");
+	struct arg_lit *use_syslog = arg_lit0(NULL, "syslog",
+			"log to syslog even at a terminal");
 	struct arg_lit *version = arg_lit0("V", "version", "print the version and exit");
 	struct arg_lit *help = arg_lit0("h", "help", "print this help and exit");
 	struct arg_end *end = arg_end(10);
 	void *argtable[] = { dry, win, verbose, quiet, banirq, bancpus, waitlock,
+			     config, noconfig, json, metrics, use_syslog,
 			     version, help, end };
 	int nerr, ret = -1;
 
@@ -110,7 +147,8 @@ static int parse_options(int argc, char **argv)
 		usage_line(stdout, argtable);
 		puts("Balance the work device interrupts cause across CPUs, once.\n");
 		arg_print_glossary(stdout, argtable, "  %-25s %s\n");
-		puts("\nSee irqtune(8) for the load estimate and exit statuses.");
+		puts("\nSee irqtune(8) for the load estimate and exit statuses,\n"
+		     "irqtune.conf(5) for the configuration file.");
 		ret = 0;
 		goto out;
 	}
@@ -128,59 +166,118 @@ static int parse_options(int argc, char **argv)
 	opt.dry_run = dry->count > 0;
 	opt.verbose = verbose->count > 0;
 	opt.quiet = quiet->count > 0;
+	opt.json = json->count > 0;
+	opt.syslog = use_syslog->count > 0;
+	opt.no_config = noconfig->count > 0;
+	opt.window_set = win->count > 0;
 	opt.window = win->count ? win->dval[0] : WINDOW_DEFAULT;
 	if (!isfinite(opt.window) || opt.window <= 0 || opt.window > WINDOW_MAX) {
-		fprintf(stderr, "irqtune: --window %g: must be above 0 and at most %g seconds\n",
-			opt.window, WINDOW_MAX);
-		usage_line(stderr, argtable);
-		ret = EXIT_USAGE;
+		ret = usage_error(argtable, "--window %g: must be above 0 and at most %g seconds",
+				  opt.window, WINDOW_MAX);
 		goto out;
 	}
 	opt.wait_lock = waitlock->count ? waitlock->dval[0] : 0;
 	if (!isfinite(opt.wait_lock) || opt.wait_lock < 0 || opt.wait_lock > WINDOW_MAX) {
-		fprintf(stderr, "irqtune: --wait-lock %g: must be from 0 to %g seconds\n",
-			opt.wait_lock, WINDOW_MAX);
-		usage_line(stderr, argtable);
-		ret = EXIT_USAGE;
+		ret = usage_error(argtable, "--wait-lock %g: must be from 0 to %g seconds",
+				  opt.wait_lock, WINDOW_MAX);
 		goto out;
 	}
 	if (opt.verbose && opt.quiet) {
-		fprintf(stderr, "irqtune: --verbose and --quiet exclude each other\n");
-		usage_line(stderr, argtable);
-		ret = EXIT_USAGE;
+		ret = usage_error(argtable, "--verbose and --quiet exclude each other");
 		goto out;
 	}
-	opt.nr_banirq = banirq->count;
-	if (opt.nr_banirq) {
-		opt.banirq = malloc((size_t)opt.nr_banirq * sizeof(int));
+	if (config->count && opt.no_config) {
+		ret = usage_error(argtable, "--config and --no-config exclude each other");
+		goto out;
+	}
+	if (banirq->count) {
+		opt.banirq = malloc((size_t)banirq->count * sizeof(*opt.banirq));
 		if (!opt.banirq) {
 			ret = EXIT_SOFTWARE;
 			goto out;
 		}
-		for (int i = 0; i < opt.nr_banirq; i++) {
+		for (int i = 0; i < banirq->count; i++) {
 			if (banirq->ival[i] < 0 || (unsigned int)banirq->ival[i] >= IRQ_NUM_LIMIT) {
-				fprintf(stderr, "irqtune: --banirq %d: not an IRQ number\n",
-					banirq->ival[i]);
-				usage_line(stderr, argtable);
-				ret = EXIT_USAGE;
+				ret = usage_error(argtable, "--banirq %d: not an IRQ number",
+						  banirq->ival[i]);
 				goto out;
 			}
-			opt.banirq[i] = banirq->ival[i];
+			opt.banirq[i] = (unsigned int)banirq->ival[i];
 		}
+		opt.nr_banirq = banirq->count;
 	}
-	if (bancpus->count)
-		opt.bancpus = strdup(bancpus->sval[0]);
+	if ((bancpus->count && !(opt.bancpus = strdup(bancpus->sval[0]))) ||
+	    (config->count && !(opt.config = strdup(config->sval[0]))) ||
+	    (metrics->count && !(opt.metrics_file = strdup(metrics->sval[0])))) {
+		ret = EXIT_SOFTWARE;
+		goto out;
+	}
+	if (opt.metrics_file && !*opt.metrics_file) {
+		ret = usage_error(argtable, "--metrics-file: empty path");
+		goto out;
+	}
 out:
 	arg_freetable(argtable, sizeof(argtable) / sizeof(argtable[0]));
 	return ret;
 }
 
-static bool irq_banned(unsigned int irq)
+/* The configuration file, then the command line over it. */
+static int load_config(struct config *cfg)
 {
-	for (int i = 0; i < opt.nr_banirq; i++)
-		if ((unsigned int)opt.banirq[i] == irq)
-			return true;
-	return false;
+	const char *path = opt.config ? opt.config : _PATH_CONFIG;
+	struct config_error err;
+	int r;
+
+	config_init(cfg);
+	if (opt.no_config)
+		goto overrides;
+	r = config_load(path, cfg, &err);
+	if (r == -ENOENT && !opt.config)
+		goto overrides;		/* no file: defaults */
+	if (r == -ENOMEM) {
+		log_msg(LOG_ERR, "out of memory");
+		return EXIT_SOFTWARE;
+	}
+	if (r < 0) {
+		if (err.line)
+			log_msg(LOG_ERR, "%s:%u: %s", path, err.line, err.msg);
+		else
+			log_msg(LOG_ERR, "%s: %s", path, err.msg);
+		return EXIT_CONFIG;
+	}
+overrides:
+	if (opt.window_set || cfg->window <= 0)
+		cfg->window = opt.window;
+	if (cfg->threshold < 0)
+		cfg->threshold = PLAN_DEFAULT_THRESHOLD;
+	if (opt.nr_banirq >= 0) {
+		/* --banirq replaces the file's banirq, numbers and patterns. */
+		free(cfg->banirq);
+		for (unsigned int i = 0; i < cfg->nr_banname; i++)
+			free(cfg->banname[i]);
+		free(cfg->banname);
+		cfg->banname = NULL;
+		cfg->nr_banname = 0;
+		cfg->banirq = opt.banirq;
+		cfg->nr_banirq = (unsigned int)opt.nr_banirq;
+		opt.banirq = NULL;
+	}
+	if (opt.bancpus) {
+		struct cpuset *set = cpuset_new(CPU_ID_LIMIT);
+
+		if (!set)
+			return EXIT_SOFTWARE;
+		r = cpulist_parse(opt.bancpus, set);
+		if (r < 0) {
+			fprintf(stderr, "irqtune: --bancpus '%s': %s\n", opt.bancpus,
+				r == -ERANGE ? "CPU id out of range" : "not a cpulist (e.g. 0,4-7)");
+			cpuset_free(set);
+			return EXIT_USAGE;
+		}
+		cpuset_free(cfg->bancpus);
+		cfg->bancpus = set;
+	}
+	return 0;
 }
 
 static void sleep_window(double seconds)
@@ -202,32 +299,81 @@ static int take(struct snapshot *s)
 
 	if (r < 0) {
 		if (line)
-			fprintf(stderr, "irqtune: %s:%u: cannot parse: %s\n",
-				path, line, strerror(-r));
+			log_msg(LOG_ERR, "%s:%u: cannot parse: %s", path, line, strerror(-r));
 		else
-			fprintf(stderr, "irqtune: cannot read %s: %s\n",
-				path ? path : "/proc", strerror(-r));
+			log_msg(LOG_ERR, "cannot read %s: %s", path ? path : "/proc",
+				strerror(-r));
 	}
 	return r;
 }
 
-static const char *device_label(const struct run *run, unsigned int i,
-				char *buf, size_t len)
+/* /proc/interrupts lists online CPUs only: a CPU with no column in the
+ * second sample went offline after the topology was read (in the window),
+ * and nothing may be planned on it. */
+static void forget_offline(struct topology *topo, const struct interrupts *intr)
 {
-	const struct irq_info *ii = &run->map->irqs[i];
-	const struct device_group *g;
+	bool changed = false;
+	unsigned int j;
+	int cpu;
 
-	if (ii->group < 0)
-		return "";
-	g = &run->map->groups[ii->group];
-	if (g->label[0] && strcmp(g->label, g->id) != 0)
-		snprintf(buf, len, "%s %s", g->label, g->id);
-	else
-		snprintf(buf, len, "%s", g->id);
+	for (cpu = cpuset_first(topo->online); cpu >= 0;
+	     cpu = cpuset_next(topo->online, cpu)) {
+		for (j = 0; j < intr->nr_cols; j++)
+			if (intr->col_cpu[j] == (unsigned int)cpu)
+				break;
+		if (j == intr->nr_cols) {
+			topo->cpus[cpu].online = false;
+			changed = true;
+		}
+	}
+	if (changed)
+		topology_update_sets(topo);
+}
+
+static const struct device_group *group_of(const struct run *run, unsigned int i)
+{
+	int g = run->map->irqs[i].group;
+
+	return g >= 0 ? &run->map->groups[g] : NULL;
+}
+
+/* "irq 42 (eth0-TxRx-0)", names escaped. */
+static const char *irq_tag(const struct run *run, unsigned int i, char *buf,
+			   size_t len)
+{
+	char name[DEVICE_NAME_MAX * 4];
+
+	report_escape(name, sizeof(name), run->map->irqs[i].name);
+	snprintf(buf, len, "irq %u (%s)", run->map->irqs[i].irq, name);
 	return buf;
 }
 
-/* Fill the planner's view of every IRQ from the samples and /proc/irq. */
+/* Malformed udev properties are reported once per device and ignored. */
+static void report_policy_errors(const struct run *run)
+{
+	for (unsigned int g = 0; g < run->pol.nr_groups; g++) {
+		const struct device_group *dg = &run->map->groups[g];
+		const struct policy_group *pg = &run->pol.groups[g];
+		char from[DEVICE_NAME_MAX * 4], val[256];
+
+		if (pg->cpus_err) {
+			report_escape(from, sizeof(from), dg->cpus_from);
+			report_escape(val, sizeof(val), dg->policy_cpus);
+			log_msg(LOG_WARNING, "device %s: IRQTUNE_CPUS '%s' on %s: %s; ignored",
+				dg->id, val, from, pg->cpus_err == -ERANGE ?
+				"CPU id out of range" : "not a non-empty cpulist");
+		}
+		if (pg->ban_err) {
+			report_escape(from, sizeof(from), dg->ban_from);
+			report_escape(val, sizeof(val), dg->policy_ban);
+			log_msg(LOG_WARNING, "device %s: IRQTUNE_BAN '%s' on %s: not 1 or 0; ignored",
+				dg->id, val, from);
+		}
+	}
+}
+
+/* Fill the planner's view of every IRQ from the samples, /proc/irq and the
+ * site policy. */
 static int build_plan_input(struct run *run)
 {
 	run->nr = run->b.intr->nr_rows;
@@ -238,6 +384,7 @@ static int build_plan_input(struct run *run)
 	for (unsigned int i = 0; i < run->nr; i++) {
 		const struct irq_info *ii = &run->map->irqs[i];
 		const struct irq_activity *ac = &run->act[i];
+		const struct policy_irq *po = &run->pol.irqs[i];
 		struct plan_irq *pi = &run->pi[i];
 
 		pi->irq = ii->irq;
@@ -248,16 +395,26 @@ static int build_plan_input(struct run *run)
 		pi->served = ac->top_cpu >= 0 ? ac->top_cpu :
 			     ii->effective >= 0 ? ii->effective : ii->pinned;
 		pi->load = ac->load;
+		pi->allowed = po->allowed;
 		run->out[i] = OUT_KEPT;
 		if (ii->gone)
 			run->out[i] = OUT_GONE;
 		else if (!ii->name[0])
 			run->out[i] = OUT_UNUSED;
-		else if (irq_banned(ii->irq))
+		else if (po->ban != BAN_NONE)
 			run->out[i] = OUT_BANNED;
 		else if (ii->managed)
 			run->out[i] = OUT_MANAGED;
+		else if (po->no_cpu)
+			run->out[i] = OUT_NOCPU;
 		pi->fixed = run->out[i] != OUT_KEPT;
+		if (run->out[i] == OUT_NOCPU) {
+			char tag[DEVICE_NAME_MAX * 4 + 32], src[4 * sizeof(po->source)];
+
+			report_escape(src, sizeof(src), po->source);	/* names a device */
+			log_msg(LOG_WARNING, "%s: no eligible CPU among %s '%s'; left where it is",
+				irq_tag(run, i, tag, sizeof(tag)), src, po->wanted);
+		}
 	}
 	return 0;
 }
@@ -272,6 +429,8 @@ static const char *errno_name_note(int err)
 		return " (no free interrupt vector)";
 	case EINVAL:
 		return " (CPU offline?)";
+	case EMSGSIZE:
+		return " (short write: the kernel took part of the cpulist)";
 	default:
 		return "";
 	}
@@ -293,17 +452,15 @@ static int apply_plan(struct run *run, const struct plan_policy *pol)
 		}
 		for (unsigned int i = 0; i < run->nr; i++) {
 			struct plan_irq *pi = &run->pi[i];
-			const struct irq_info *ii = &run->map->irqs[i];
 			struct apply_result ar;
 			int cpus[1 + PLAN_ALTS];
-			char name[DEVICE_NAME_MAX * 4];
+			char tag[DEVICE_NAME_MAX * 4 + 32];
 
 			if (!plan_moves(pi))
 				continue;
 			cpus[0] = pi->target;
 			memcpy(cpus + 1, pi->alt, sizeof(pi->alt));
 			apply_irq(pi->irq, cpus, 1 + PLAN_ALTS, &ar);
-			report_escape(name, sizeof(name), ii->name);
 			switch (ar.outcome) {
 			case APPLY_MOVED:
 				run->out[i] = OUT_MOVED;
@@ -319,9 +476,9 @@ static int apply_plan(struct run *run, const struct plan_policy *pol)
 				break;
 			case APPLY_FAILED:
 				run->out[i] = OUT_FAILED;
-				fprintf(stderr, "irqtune: irq %u (%s): cannot set affinity to %d: %s%s, left at %s\n",
-					pi->irq, name, pi->target, strerror(ar.err),
-					errno_name_note(ar.err), ar.now);
+				log_msg(LOG_WARNING, "%s: cannot set affinity to %d: %s%s, left at %s",
+					irq_tag(run, i, tag, sizeof(tag)), pi->target,
+					strerror(ar.err), errno_name_note(ar.err), ar.now);
 				break;
 			}
 			pi->fixed = true;
@@ -333,77 +490,259 @@ static int apply_plan(struct run *run, const struct plan_policy *pol)
 	return 0;
 }
 
-static void minmax(const struct run *run, const double *load, double *lo, double *hi)
+/* Lowest and highest load of the online CPUs, and busiest over mean of the
+ * eligible ones (1 when there is no load at all: nothing is uneven). */
+static void spread(const struct run *run, const double *load, double *lo,
+		   double *hi, double *ratio)
 {
+	const struct cpuset *on = run->topo->online, *el = run->topo->eligible;
+	double sum = 0, max = 0;
+	unsigned int n = 0;
 	int cpu;
 
 	*lo = *hi = 0;
-	for (cpu = cpuset_first(run->topo->online); cpu >= 0;
-	     cpu = cpuset_next(run->topo->online, cpu)) {
-		if (cpu == cpuset_first(run->topo->online) || load[cpu] < *lo)
+	for (cpu = cpuset_first(on); cpu >= 0; cpu = cpuset_next(on, cpu)) {
+		if (cpu == cpuset_first(on) || load[cpu] < *lo)
 			*lo = load[cpu];
 		if (load[cpu] > *hi)
 			*hi = load[cpu];
 	}
+	for (cpu = cpuset_first(el); cpu >= 0; cpu = cpuset_next(el, cpu)) {
+		sum += load[cpu];
+		if (load[cpu] > max)
+			max = load[cpu];
+		n++;
+	}
+	*ratio = n && sum > 0 ? max / (sum / n) : 1;
 }
 
-static int report(struct run *run, int was_moved_before)
-{
-	struct report_totals t = { .dry_run = opt.dry_run };
-	bool all = opt.verbose || opt.dry_run;
-	bool header = false;
+/* Text a report line points to beyond what @run holds. */
+struct irq_text {
+	char allowed[64];
+	char reason[192];
+};
 
-	(void)was_moved_before;
+/* Why a fixed IRQ stays: more than the planner's "fixed". */
+static const char *fixed_reason(const struct run *run, unsigned int i,
+				struct irq_text *tx)
+{
+	const struct policy_irq *po = &run->pol.irqs[i];
+	const struct device_group *g = group_of(run, i);
+
+	switch (run->out[i]) {
+	case OUT_BANNED:
+		if (po->ban == BAN_UDEV && g)
+			snprintf(tx->reason, sizeof(tx->reason), "banned by IRQTUNE_BAN on %s",
+				 g->ban_from);
+		else
+			snprintf(tx->reason, sizeof(tx->reason), "banned by banirq");
+		return tx->reason;
+	case OUT_NOCPU:
+		snprintf(tx->reason, sizeof(tx->reason), "no eligible CPU among %s",
+			 po->source);
+		return tx->reason;
+	case OUT_MANAGED:
+		return "the kernel places it";
+	default:
+		return report_outcome_text(run->out[i]);
+	}
+}
+
+/* The report's view of each IRQ; strings point into @run and @tx. */
+static struct report_irq *report_irqs(const struct run *run, struct irq_text *tx)
+{
+	struct report_irq *ri = calloc(run->nr ? run->nr : 1, sizeof(*ri));
+
+	if (!ri)
+		return NULL;
 	for (unsigned int i = 0; i < run->nr; i++) {
 		const struct irq_info *ii = &run->map->irqs[i];
+		const struct device_group *g = group_of(run, i);
 		const struct plan_irq *pi = &run->pi[i];
-		enum outcome o = run->out[i];
-		char dev[2 * DEVICE_NAME_MAX + 2];
-		struct report_line l;
+		const struct policy_irq *po = &run->pol.irqs[i];
+		enum report_outcome o = run->out[i];
 
-		if (o == OUT_UNUSED)
-			continue;
-		t.seen++;
-		if (o == OUT_KEPT && plan_moves(pi) && opt.dry_run)
-			o = run->out[i] = OUT_WOULD_MOVE;
-		t.movable += o == OUT_KEPT || o == OUT_MOVED || o == OUT_WOULD_MOVE ||
-			     o == OUT_FAILED;
-		t.moved += o == OUT_MOVED || o == OUT_WOULD_MOVE;
-		t.managed += o == OUT_MANAGED;
-		t.failed += o == OUT_FAILED;
-		if (opt.quiet || (!all && (o == OUT_KEPT || o == OUT_BANNED ||
-					   o == OUT_GONE)))
-			continue;
-		if (!header) {
-			report_header(stdout, opt.verbose);
-			header = true;
-		}
-		l = (struct report_line){
+		ri[i] = (struct report_irq){
 			.irq = ii->irq,
 			.name = ii->name,
-			.device = device_label(run, i, dev, sizeof(dev)),
+			.device = g ? g->id : "",
+			.label = g ? g->label : "",
 			.class = ii->class,
 			.from = ii->affinity[0] ? ii->affinity : "?",
 			.to = o == OUT_MOVED || o == OUT_WOULD_MOVE || o == OUT_KEPT ?
 			      pi->target : -1,
 			.load = run->act[i].load,
-			.outcome = outcome_text[o],
-			.reason = opt.verbose ? plan_reason_text(pi->reason) : NULL,
+			.outcome = o,
+			.reason = o == OUT_KEPT || o == OUT_MOVED || o == OUT_WOULD_MOVE ||
+				  o == OUT_FAILED ? plan_reason_text(pi->reason) :
+				  fixed_reason(run, i, &tx[i]),
 		};
-		report_line(stdout, &l);
+		if (po->no_cpu) {
+			ri[i].allowed = po->wanted;	/* as asked: none is here */
+			ri[i].policy = po->source;
+		} else if (po->allowed) {
+			if (cpulist_format(po->allowed, tx[i].allowed, sizeof(tx[i].allowed)) < 0)
+				snprintf(tx[i].allowed, sizeof(tx[i].allowed), "(too long)");
+			ri[i].allowed = tx[i].allowed;
+			ri[i].policy = po->source;
+		}
 	}
-	minmax(run, run->res.before, &t.before_min, &t.before_max);
-	minmax(run, run->res.after, &t.after_min, &t.after_max);
-	if (!opt.quiet)
-		report_summary(stdout, &t);
-	return t.failed ? EXIT_PARTIAL : 0;
+	return ri;
+}
+
+static void totals(const struct run *run, const struct report_irq *ri,
+		   struct report_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->dry_run = opt.dry_run;
+	for (unsigned int i = 0; i < run->nr; i++) {
+		enum report_outcome o = ri[i].outcome;
+
+		if (o == OUT_UNUSED)
+			continue;
+		t->seen++;
+		t->movable += o == OUT_KEPT || o == OUT_MOVED || o == OUT_WOULD_MOVE ||
+			      o == OUT_FAILED;
+		t->moved += o == OUT_MOVED || o == OUT_WOULD_MOVE;
+		t->managed += o == OUT_MANAGED;
+		t->failed += o == OUT_FAILED;
+		t->banned += o == OUT_BANNED;
+	}
+	t->unchanged = t->seen - t->moved - t->managed - t->failed;
+	spread(run, run->res.before, &t->before_min, &t->before_max, &t->ratio_before);
+	spread(run, run->res.after, &t->after_min, &t->after_max, &t->ratio_after);
+}
+
+static void print_text(const struct run *run, const struct report_irq *ri,
+		       const struct report_totals *t)
+{
+	bool all = opt.verbose || opt.dry_run;
+	bool header = false;
+
+	if (opt.quiet || opt.json)
+		return;
+	for (unsigned int i = 0; i < run->nr; i++) {
+		enum report_outcome o = ri[i].outcome;
+
+		if (o == OUT_UNUSED || (!all && (o == OUT_KEPT || o == OUT_BANNED ||
+						 o == OUT_GONE)))
+			continue;
+		if (!header) {
+			report_header(stdout, opt.verbose);
+			header = true;
+		}
+		report_line(stdout, &ri[i], opt.verbose);
+	}
+	report_summary(stdout, t);
+}
+
+/* One syslog line per move, and a summary when anything changed. */
+static void log_moves(const struct run *run, const struct report_irq *ri,
+		      const struct report_totals *t)
+{
+	if (!log_to_syslog() || opt.dry_run)
+		return;
+	for (unsigned int i = 0; i < run->nr; i++) {
+		char tag[DEVICE_NAME_MAX * 4 + 32], raw[2 * DEVICE_NAME_MAX + 2];
+		char dev[4 * sizeof(raw)];
+
+		if (ri[i].outcome != OUT_MOVED)
+			continue;
+		report_device(raw, sizeof(raw), &ri[i]);
+		report_escape(dev, sizeof(dev), raw);
+		log_event(LOG_INFO, "%s %s %s: moved %s -> %d, load %.3f%% (%s)",
+			  irq_tag(run, i, tag, sizeof(tag)), *dev ? dev : "-",
+			  irq_class_name(ri[i].class), ri[i].from, ri[i].to,
+			  ri[i].load * 100, ri[i].reason);
+	}
+	if (t->moved || t->failed)
+		log_event(LOG_INFO, "%u seen, %u movable, %u moved, %u kernel-managed, "
+			  "%u failed; busiest CPU at %.2fx the mean IRQ load before, %.2fx after",
+			  t->seen, t->movable, t->moved, t->managed, t->failed,
+			  t->ratio_before, t->ratio_after);
+}
+
+static double elapsed(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) +
+	       (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Everything a run reports, whether it got to a plan or not. */
+static int finish(struct run *run, int status)
+{
+	char online[512] = "", eligible[512] = "";
+	struct irq_text *tx = NULL;
+	struct report_irq *ri = NULL;
+	struct report_run rr = { 0 };
+	int *cpus = NULL;
+	int r;
+
+	rr.dry_run = opt.dry_run;
+	rr.window = run->cfg.window;
+	rr.started = run->started;
+	rr.locked = run->locked;
+	if (run->topo) {
+		cpulist_format(run->topo->online, online, sizeof(online));
+		cpulist_format(run->topo->eligible, eligible, sizeof(eligible));
+	}
+	rr.online = online;
+	rr.eligible = eligible;
+	if (run->planned) {
+		tx = calloc(run->nr ? run->nr : 1, sizeof(*tx));
+		cpus = calloc(run->topo->nr_ids ? run->topo->nr_ids : 1, sizeof(*cpus));
+		ri = tx && cpus ? report_irqs(run, tx) : NULL;
+		if (!ri) {
+			log_msg(LOG_ERR, "out of memory");
+			status = EXIT_SOFTWARE;
+			goto out;
+		}
+		for (int cpu = cpuset_first(run->topo->online); cpu >= 0;
+		     cpu = cpuset_next(run->topo->online, cpu))
+			cpus[rr.nr_cpus++] = cpu;
+		rr.cpus = cpus;
+		rr.before = run->res.before;
+		rr.after = run->res.after;
+		rr.irqs = ri;
+		rr.nr_irqs = run->nr;
+		totals(run, ri, &rr.totals);
+		if (rr.totals.failed && status == 0)
+			status = EXIT_PARTIAL;
+		print_text(run, ri, &rr.totals);
+		log_moves(run, ri, &rr.totals);
+	}
+	rr.status = status;
+	rr.duration = elapsed(&run->t0);
+	rr.finished = realtime();
+	if (opt.metrics_file) {
+		r = metrics_write(opt.metrics_file, &rr);
+		if (r < 0) {
+			log_msg(LOG_ERR, "cannot write metrics to %s: %s%s", opt.metrics_file,
+				strerror(-r), r == -ELOOP ? " (a symlink: refusing it)" :
+				r == -EPERM ? " (not a regular file of ours: refusing it)" : "");
+			if (status == 0)
+				status = rr.status = EXIT_IOERR;
+		}
+	}
+	if (opt.json && json_report(stdout, &rr) < 0 && status == 0)
+		status = EXIT_IOERR;
+out:
+	free(ri);
+	free(tx);
+	free(cpus);
+	return status;
 }
 
 static void run_release(struct run *run)
 {
+	config_release(&run->cfg);
 	topology_free(run->topo);
 	snapshot_release(&run->a);
 	snapshot_release(&run->b);
+	policy_release(&run->pol);
 	device_map_free(run->map);
 	free(run->act);
 	free(run->pi);
@@ -411,128 +750,146 @@ static void run_release(struct run *run)
 	plan_result_release(&run->res);
 }
 
-static int do_run(void)
+/* Sample, plan and apply; the status so far, for finish(). */
+static int balance(struct run *run)
 {
 	struct plan_policy pol = {
-		.threshold = PLAN_DEFAULT_THRESHOLD,
+		.threshold = run->cfg.threshold,
 		.idle_load = PLAN_DEFAULT_IDLE_LOAD,
 	};
-	struct cpuset *banned = NULL;
-	struct run run = { 0 };
 	enum irq_class *class = NULL;
 	struct stat st;
 	int r, ret;
 
-	if (opt.bancpus) {
-		banned = cpuset_new(CPU_ID_LIMIT);
-		if (!banned)
-			return EXIT_SOFTWARE;
-		r = cpulist_parse(opt.bancpus, banned);
-		if (r < 0) {
-			fprintf(stderr, "irqtune: --bancpus '%s': %s\n", opt.bancpus,
-				r == -ERANGE ? "CPU id out of range" : "not a cpulist (e.g. 0,4-7)");
-			cpuset_free(banned);
-			return EXIT_USAGE;
-		}
-	}
-	r = topology_read("", banned, &run.topo);
-	cpuset_free(banned);
+	r = topology_read("", run->cfg.bancpus, &run->topo);
 	if (r < 0) {
-		fprintf(stderr, "irqtune: cannot read the CPU topology under %s: %s\n",
+		log_msg(LOG_ERR, "cannot read the CPU topology under %s: %s",
 			_PATH_SYS_CPU, strerror(-r));
 		return EXIT_NOINPUT;
 	}
-	if (cpuset_count(run.topo->eligible) == 0) {
-		fprintf(stderr, "irqtune: no CPU left for IRQs: every online CPU is isolated, nohz_full or banned\n");
-		ret = EXIT_CONFIG;
-		goto out;
+	if (cpuset_count(run->topo->eligible) == 0) {
+		log_msg(LOG_ERR, "no CPU left for IRQs: every online CPU is isolated, nohz_full or banned");
+		return EXIT_NOCPU;
 	}
 	if (stat(_PATH_PROC_IRQ, &st) < 0) {
-		fprintf(stderr, "irqtune: cannot read %s: %s (in a container?); nothing to balance\n",
+		log_msg(LOG_ERR, "cannot read %s: %s (in a container?); nothing to balance",
 			_PATH_PROC_IRQ, strerror(errno));
-		ret = EXIT_NOINPUT;
-		goto out;
+		return EXIT_NOINPUT;
 	}
-	ret = EXIT_NOINPUT;
-	if (take(&run.a) < 0)
-		goto out;
-	sleep_window(opt.window);
-	if (take(&run.b) < 0)
-		goto out;
-	r = device_scan(run.b.intr, run.topo->nr_ids, &run.map);
+	if (take(&run->a) < 0)
+		return EXIT_NOINPUT;
+	sleep_window(run->cfg.window);
+	if (take(&run->b) < 0)
+		return EXIT_NOINPUT;
+	forget_offline(run->topo, run->b.intr);
+	if (cpuset_count(run->topo->eligible) == 0) {
+		log_msg(LOG_ERR, "no CPU left for IRQs: every online CPU is isolated, nohz_full or banned");
+		return EXIT_NOCPU;
+	}
+	r = device_scan(run->b.intr, run->topo->nr_ids, &run->map);
 	if (r < 0) {
-		fprintf(stderr, "irqtune: cannot map IRQs to devices with libudev: %s\n",
-			strerror(-r));
-		ret = r == -ENOMEM ? EXIT_SOFTWARE : EXIT_UNAVAILABLE;
-		goto out;
+		log_msg(LOG_ERR, "cannot map IRQs to devices with libudev: %s", strerror(-r));
+		return r == -ENOMEM ? EXIT_SOFTWARE : EXIT_NODEVICES;
 	}
-	class = calloc(run.map->nr_irqs ? run.map->nr_irqs : 1, sizeof(*class));
 	ret = EXIT_SOFTWARE;
+	class = calloc(run->map->nr_irqs ? run->map->nr_irqs : 1, sizeof(*class));
 	if (!class)
 		goto out;
-	for (unsigned int i = 0; i < run.map->nr_irqs; i++)
-		class[i] = run.map->irqs[i].class;
-	r = sample_estimate(&run.a, &run.b, class, sysconf(_SC_CLK_TCK), &run.act);
+	for (unsigned int i = 0; i < run->map->nr_irqs; i++)
+		class[i] = run->map->irqs[i].class;
+	r = sample_estimate(&run->a, &run->b, class, sysconf(_SC_CLK_TCK), &run->act);
 	if (r < 0) {
-		fprintf(stderr, "irqtune: cannot compare the two samples: %s\n", strerror(-r));
+		log_msg(LOG_ERR, "cannot compare the two samples: %s", strerror(-r));
 		goto out;
 	}
-	if (build_plan_input(&run) < 0)
+	if (policy_build(&run->cfg, run->topo, run->map, &run->pol) < 0)
 		goto out;
-	r = plan_compute(run.topo, run.pi, run.nr, &pol, &run.res);
+	report_policy_errors(run);
+	if (build_plan_input(run) < 0)
+		goto out;
+	r = plan_compute(run->topo, run->pi, run->nr, &pol, &run->res);
 	if (r < 0) {
-		fprintf(stderr, "irqtune: cannot plan: %s\n", strerror(-r));
-		ret = r == -ENOSPC ? EXIT_CONFIG : EXIT_SOFTWARE;
+		log_msg(LOG_ERR, "cannot plan: %s", strerror(-r));
+		ret = r == -ENOSPC ? EXIT_NOCPU : EXIT_SOFTWARE;
 		goto out;
 	}
 	if (!opt.dry_run) {
-		r = apply_plan(&run, &pol);
+		r = apply_plan(run, &pol);
 		if (r < 0) {
-			fprintf(stderr, "irqtune: cannot re-plan: %s\n", strerror(-r));
+			log_msg(LOG_ERR, "cannot re-plan: %s", strerror(-r));
 			goto out;
 		}
 	}
-	ret = report(&run, 0);
+	/* A dry run's planned moves are reported as such. */
+	for (unsigned int i = 0; opt.dry_run && i < run->nr; i++)
+		if (run->out[i] == OUT_KEPT && plan_moves(&run->pi[i]))
+			run->out[i] = OUT_WOULD_MOVE;
+	run->planned = true;
+	ret = 0;
 out:
 	free(class);
-	run_release(&run);
 	return ret;
+}
+
+static int take_lock(struct run *run)
+{
+	int fd = lock_take(_PATH_RUN_LOCK, opt.wait_lock);
+
+	if (fd == -EWOULDBLOCK) {
+		if (!opt.quiet)
+			fprintf(stderr, "irqtune: another run holds %s; not running\n",
+				_PATH_RUN_LOCK);
+		log_event(LOG_NOTICE, "another run holds %s; not running", _PATH_RUN_LOCK);
+		return -EXIT_TEMPFAIL;
+	}
+	if (fd < 0) {
+		log_msg(LOG_ERR, "cannot lock %s: %s%s", _PATH_RUN_LOCK, strerror(-fd),
+			fd == -EPERM ?
+			" (not a regular file of ours: a symlink or someone else's file?)" : "");
+		return -EXIT_CANTCREAT;
+	}
+	run->locked = realtime();
+	return fd;
 }
 
 int main(int argc, char **argv)
 {
+	struct run run = { .started = realtime() };
 	int ret = parse_options(argc, argv), lock_fd = -1;
 
 	if (ret >= 0)
 		goto out;
+	/* cron, systemd and udev give no terminal: their runs go to syslog. */
+	if (opt.syslog || !isatty(STDOUT_FILENO))
+		log_open_syslog();
+	ret = load_config(&run.cfg);
+	if (ret)
+		goto out;
 	if (!opt.dry_run && geteuid() != 0) {
-		fprintf(stderr, "irqtune: writing IRQ affinities needs root; use --dry-run to only plan\n");
+		log_msg(LOG_ERR, "writing IRQ affinities needs root; use --dry-run to only plan");
 		ret = EXIT_NOPERM;
 		goto out;
 	}
 	if (!opt.dry_run) {
-		lock_fd = lock_take(_PATH_RUN_LOCK, opt.wait_lock);
-		if (lock_fd == -EWOULDBLOCK) {
-			if (!opt.quiet)
-				fprintf(stderr, "irqtune: another run holds %s; not running\n",
-					_PATH_RUN_LOCK);
-			ret = EXIT_TEMPFAIL;
-			goto out;
-		}
+		lock_fd = take_lock(&run);
 		if (lock_fd < 0) {
-			fprintf(stderr, "irqtune: cannot lock %s: %s%s\n", _PATH_RUN_LOCK,
-				strerror(-lock_fd), lock_fd == -EPERM ?
-				" (not a regular file of ours: a symlink or someone else's file?)" : "");
-			ret = EX_CANTCREAT;
+			ret = -lock_fd;
 			goto out;
 		}
 	}
-	ret = do_run();
+	clock_gettime(CLOCK_MONOTONIC, &run.t0);
+	ret = finish(&run, balance(&run));
+	if (fflush(stdout) != 0 && ret == 0)
+		ret = EXIT_IOERR;
 	lock_release(lock_fd);
 out:
+	run_release(&run);
 	free(opt.banirq);
-	free((char *)opt.bancpus);
+	free(opt.bancpus);
+	free(opt.config);
+	free(opt.metrics_file);
 	if (fflush(stdout) != 0 && ret == 0)
-		ret = EX_IOERR;
+		ret = EXIT_IOERR;
+	log_close();
 	return ret;
 }

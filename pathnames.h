@@ -7,6 +7,11 @@
 #define _PATH_PROC_SOFTIRQS	"/proc/softirqs"
 #define _PATH_PROC_IRQ		"/proc/irq"	/* + "/N/<file>" */
 
+/* Site policy; the Makefile passes SYSCONFDIR's. */
+#ifndef _PATH_CONFIG
+#define _PATH_CONFIG		"/etc/irqtune.conf"
+#endif
+
 /* Serialises runs from cron, timer, udev and by hand. */
 #define _PATH_RUN_LOCK		"/run/irqtune.lock"
 

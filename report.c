@@ -29,6 +29,51 @@ void report_escape(char *dst, size_t len, const char *src)
 	dst[o] = '\0';
 }
 
+static const char *const outcome_text[OUT_NR] = {
+	[OUT_KEPT] = "kept",
+	[OUT_MOVED] = "moved",
+	[OUT_WOULD_MOVE] = "would move",
+	[OUT_MANAGED] = "kernel-managed",
+	[OUT_GONE] = "gone",
+	[OUT_FAILED] = "FAILED",
+	[OUT_BANNED] = "banned",
+	[OUT_UNUSED] = "no handler",
+	[OUT_NOCPU] = "no allowed CPU",
+};
+
+static const char *const outcome_key[OUT_NR] = {
+	[OUT_KEPT] = "kept",
+	[OUT_MOVED] = "moved",
+	[OUT_WOULD_MOVE] = "would_move",
+	[OUT_MANAGED] = "kernel_managed",
+	[OUT_GONE] = "gone",
+	[OUT_FAILED] = "failed",
+	[OUT_BANNED] = "banned",
+	[OUT_UNUSED] = "no_handler",
+	[OUT_NOCPU] = "no_allowed_cpu",
+};
+
+const char *report_outcome_text(enum report_outcome o)
+{
+	return (unsigned int)o < OUT_NR ? outcome_text[o] : "?";
+}
+
+const char *report_outcome_key(enum report_outcome o)
+{
+	return (unsigned int)o < OUT_NR ? outcome_key[o] : "?";
+}
+
+void report_device(char *dst, size_t len, const struct report_irq *ri)
+{
+	const char *id = ri->device ? ri->device : "";
+	const char *label = ri->label ? ri->label : "";
+
+	if (*label && strcmp(label, id) != 0 && *id)
+		snprintf(dst, len, "%s %s", label, id);
+	else
+		snprintf(dst, len, "%s", *id ? id : label);
+}
+
 void report_header(FILE *f, bool verbose)
 {
 	fprintf(f, "%5s  %-20s %-24s %-7s %12s  %8s  %s%s\n", "IRQ", "NAME",
@@ -36,12 +81,13 @@ void report_header(FILE *f, bool verbose)
 		verbose ? " (REASON)" : "");
 }
 
-void report_line(FILE *f, const struct report_line *l)
+void report_line(FILE *f, const struct report_irq *l, bool verbose)
 {
-	char name[64], dev[64], cpus[48];
+	char name[64], dev[64], raw[2 * 64 + 2], cpus[48];
 
+	report_device(raw, sizeof(raw), l);
 	report_escape(name, sizeof(name), l->name && *l->name ? l->name : "-");
-	report_escape(dev, sizeof(dev), l->device && *l->device ? l->device : "-");
+	report_escape(dev, sizeof(dev), *raw ? raw : "-");
 	if (l->to < 0)
 		snprintf(cpus, sizeof(cpus), "%s", l->from);
 	else if (strcmp(l->from, "?") != 0 && l->to >= 0 &&
@@ -51,9 +97,14 @@ void report_line(FILE *f, const struct report_line *l)
 	else
 		snprintf(cpus, sizeof(cpus), "%s->%d", l->from, l->to);
 	fprintf(f, "%5u  %-20s %-24s %-7s %12s  %7.3f%%  %s", l->irq, name, dev,
-		irq_class_name(l->class), cpus, l->load * 100, l->outcome);
-	if (l->reason)
-		fprintf(f, " (%s)", l->reason);
+		irq_class_name(l->class), cpus, l->load * 100,
+		report_outcome_text(l->outcome));
+	if (verbose && l->reason) {
+		char reason[256];
+
+		report_escape(reason, sizeof(reason), l->reason);	/* may name a device */
+		fprintf(f, " (%s)", reason);
+	}
 	fputc('\n', f);
 }
 

@@ -1,5 +1,7 @@
-/* report.h - what irqtune prints: one line per IRQ and a summary. Formatting
- * only; the caller decides what to print and where. */
+/* report.h - what one run did, as data, and the text report printed from it.
+ * The same data feeds the JSON output (json.h), the metrics file
+ * (metrics.h) and the log lines. Formatting only; the caller decides what
+ * to print and where. */
 #ifndef IRQTUNE_REPORT_H
 #define IRQTUNE_REPORT_H
 
@@ -8,28 +10,70 @@
 #include <stdio.h>
 #include "irqclass.h"
 
-struct report_line {
+enum report_outcome {
+	OUT_KEPT,		/* movable, stays where it is */
+	OUT_MOVED,		/* written */
+	OUT_WOULD_MOVE,		/* --dry-run: would be written */
+	OUT_MANAGED,		/* kernel-managed: the kernel places it */
+	OUT_GONE,		/* vanished during the run */
+	OUT_FAILED,		/* the write was refused */
+	OUT_BANNED,		/* --banirq, the configuration or IRQTUNE_BAN */
+	OUT_UNUSED,		/* no handler: not listed */
+	OUT_NOCPU,		/* its allowed CPUs are all ineligible: left */
+	OUT_NR
+};
+
+/* "moved", "kernel-managed", ... as the text report prints it. */
+const char *report_outcome_text(enum report_outcome o);
+/* "moved", "kernel_managed", ... as JSON and metrics spell it. */
+const char *report_outcome_key(enum report_outcome o);
+
+struct report_irq {
 	unsigned int irq;
-	const char *name;	/* from the kernel: escaped when printed */
-	const char *device;
+	const char *name;	/* action names, from the kernel: escaped when printed */
+	const char *device;	/* PCI address, "" for none */
+	const char *label;	/* interface, disk or driver, "" for none */
 	enum irq_class class;
 	const char *from;	/* affinity before, as the kernel spelled it */
 	int to;			/* CPU now or planned, -1 for none */
-	double load;		/* in CPUs */
-	const char *outcome;
-	const char *reason;	/* NULL unless verbose */
+	double load;		/* estimated, in CPUs */
+	enum report_outcome outcome;
+	const char *reason;	/* why this CPU (the planner's words) */
+	const char *allowed;	/* policy's cpulist, NULL for none */
+	const char *policy;	/* where that came from, NULL for none */
 };
 
 struct report_totals {
-	unsigned int seen, movable, moved, managed, failed;
+	unsigned int seen, movable, moved, managed, failed, banned, unchanged;
 	double before_min, before_max, after_min, after_max;
+	double ratio_before, ratio_after;	/* busiest / mean eligible CPU */
 	bool dry_run;
+};
+
+struct report_run {
+	bool dry_run;
+	double window;			/* seconds */
+	const char *online;		/* cpulists */
+	const char *eligible;
+	unsigned int nr_cpus;		/* online CPUs, ascending */
+	const int *cpus;
+	const double *before, *after;	/* per CPU id; NULL when no plan */
+	unsigned int nr_irqs;
+	const struct report_irq *irqs;	/* OUT_UNUSED ones included */
+	struct report_totals totals;
+	double started;			/* CLOCK_REALTIME, seconds */
+	double locked;			/* lock taken; 0: none (--dry-run) */
+	double finished;
+	double duration;		/* CLOCK_MONOTONIC, seconds */
+	int status;			/* exit status */
 };
 
 /* Copy @src to @dst with control and non-ASCII bytes as \xNN, truncating. */
 void report_escape(char *dst, size_t len, const char *src);
+/* "eth0 0000:01:00.0", or whichever of the two there is. */
+void report_device(char *dst, size_t len, const struct report_irq *ri);
 void report_header(FILE *f, bool verbose);
-void report_line(FILE *f, const struct report_line *l);
+void report_line(FILE *f, const struct report_irq *ri, bool verbose);
 void report_summary(FILE *f, const struct report_totals *t);
 
 #endif

@@ -1,0 +1,443 @@
+/* config.c - /etc/irqtune.conf, read with inih. inih splits lines into
+ * sections and key = value pairs; everything irqtune-specific (which keys
+ * exist, what their values mean, what may repeat) is checked here. inih
+ * reports only the line of its own syntax errors, so lines are read through
+ * a counting reader that also refuses lines too long for inih's buffer
+ * instead of letting it split them silently. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <ini.h>
+
+#include "config.h"
+#include "fileio.h"
+#include "sample.h"	/* IRQ_NUM_LIMIT */
+
+/* inih's line buffer (INI_MAX_LINE, 200 in Debian's build) holds the text,
+ * "\r\n" and the NUL. */
+#define INIH_TEXT_MAX	197
+
+struct parse {
+	FILE *f;
+	struct config *cfg;
+	struct config_error *err;
+	unsigned int line;		/* of the line inih works on */
+	unsigned int err_line;		/* first error we found, 0: none */
+	int r;				/* -ENOMEM wins over -EINVAL */
+	char *buf;			/* getline's */
+	size_t cap;
+};
+
+static const char *const class_section[CLASS_NR] = {
+	[CLASS_NET] = "net",
+	[CLASS_STORAGE] = "storage",
+	[CLASS_OTHER] = "other",
+};
+
+void config_init(struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->threshold = -1;
+}
+
+void config_release(struct config *cfg)
+{
+	if (!cfg)
+		return;
+	cpuset_free(cfg->bancpus);
+	free(cfg->banirq);
+	for (unsigned int i = 0; i < cfg->nr_banname; i++)
+		free(cfg->banname[i]);
+	free(cfg->banname);
+	for (int c = 0; c < CLASS_NR; c++)
+		cpuset_free(cfg->class_cpus[c]);
+	config_init(cfg);
+}
+
+__attribute__((format(printf, 2, 3)))
+static int fail(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->err_line == 0) {
+		p->err_line = p->line;
+		p->err->line = p->line;
+		va_start(ap, fmt);
+		vsnprintf(p->err->msg, sizeof(p->err->msg), fmt, ap);
+		va_end(ap);
+	}
+	if (p->r == 0)
+		p->r = -EINVAL;
+	return 0;	/* inih: the handler failed */
+}
+
+static int oom(struct parse *p)
+{
+	p->r = -ENOMEM;
+	return fail(p, "out of memory");
+}
+
+/* fgets() for inih that counts lines and refuses what inih would split. */
+static char *reader(char *str, int num, void *stream)
+{
+	struct parse *p = stream;
+	ssize_t n = getline(&p->buf, &p->cap, p->f);
+	size_t len, start = 0;
+
+	if (n < 0)
+		return NULL;
+	p->line++;
+	len = (size_t)n;
+	if (len > 0 && p->buf[len - 1] == '\n')
+		len--;
+	if (len > 0 && p->buf[len - 1] == '\r')
+		len--;
+	/* Indentation means nothing here; to inih it would make the line a
+	 * continuation of the previous value. */
+	while (len > 0 && (p->buf[start] == ' ' || p->buf[start] == '\t')) {
+		start++;
+		len--;
+	}
+	if (memchr(p->buf + start, '\0', len)) {
+		fail(p, "a NUL byte in the line");
+		len = 0;
+	} else if (len > INIH_TEXT_MAX || len + 3 > (size_t)num) {
+		fail(p, "line too long (at most %d characters)", INIH_TEXT_MAX);
+		len = 0;
+	}
+	/* An error line is handed on empty, so inih goes on quietly. */
+	memcpy(str, p->buf + start, len);
+	str[len] = '\n';
+	str[len + 1] = '\0';
+	return str;
+}
+
+static int parse_double(const char *s, double *ret)
+{
+	char *end;
+	double d;
+
+	if (!*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	d = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(d))
+		return -EINVAL;
+	*ret = d;
+	return 0;
+}
+
+static bool once(struct parse *p, const char *key, unsigned int *line)
+{
+	if (*line) {
+		fail(p, "'%s' given twice (first on line %u)", key, *line);
+		return false;
+	}
+	*line = p->line;
+	return true;
+}
+
+static int set_window(struct parse *p, const char *v)
+{
+	double d;
+
+	if (!once(p, "window", &p->cfg->line_window))
+		return 0;
+	if (parse_double(v, &d) < 0 || d <= 0 || d > CONFIG_WINDOW_MAX)
+		return fail(p, "window '%s': not a number of seconds above 0 and at most %g",
+			    v, CONFIG_WINDOW_MAX);
+	p->cfg->window = d;
+	return 1;
+}
+
+static int set_threshold(struct parse *p, const char *v)
+{
+	size_t len = strlen(v);
+	char num[32];
+	double d;
+
+	if (!once(p, "threshold", &p->cfg->line_threshold))
+		return 0;
+	if (len < 2 || len >= sizeof(num) || v[len - 1] != '%')
+		return fail(p, "threshold '%s': give a percentage, e.g. 10%%", v);
+	memcpy(num, v, len - 1);
+	num[len - 1] = '\0';
+	if (parse_double(num, &d) < 0 || d < 0 || d > 100)
+		return fail(p, "threshold '%s': not a percentage from 0%% to 100%%", v);
+	p->cfg->threshold = d / 100;
+	return 1;
+}
+
+static int parse_cpus(struct parse *p, const char *key, const char *v,
+		      struct cpuset **ret)
+{
+	struct cpuset *set = cpuset_new(CPU_ID_LIMIT);
+	int r;
+
+	if (!set)
+		return oom(p);
+	r = cpulist_parse(v, set);
+	if (r < 0) {
+		cpuset_free(set);
+		return fail(p, "%s '%s': %s", key, v, r == -ERANGE ?
+			    "CPU id out of range" : "not a cpulist (e.g. 0,4-7)");
+	}
+	*ret = set;
+	return 1;
+}
+
+/* bancpus may repeat: the sets add up. */
+static int set_bancpus(struct parse *p, const char *v)
+{
+	struct cpuset *set;
+
+	if (!parse_cpus(p, "bancpus", v, &set))
+		return 0;
+	if (!p->cfg->bancpus) {
+		p->cfg->bancpus = set;
+		return 1;
+	}
+	cpuset_or(p->cfg->bancpus, set);
+	cpuset_free(set);
+	return 1;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static int add_banirq(struct parse *p, const char *tok)
+{
+	struct config *cfg = p->cfg;
+	uint64_t irq;
+
+	if (all_digits(tok)) {
+		unsigned int *v;
+
+		if (parse_u64(tok, IRQ_NUM_LIMIT - 1, &irq) < 0)
+			return fail(p, "banirq '%s': not an IRQ number", tok);
+		if (cfg->nr_banirq >= CONFIG_LIST_MAX)
+			return fail(p, "banirq: more than %d IRQ numbers", CONFIG_LIST_MAX);
+		v = realloc(cfg->banirq, (cfg->nr_banirq + 1) * sizeof(*v));
+		if (!v)
+			return oom(p);
+		cfg->banirq = v;
+		v[cfg->nr_banirq++] = (unsigned int)irq;
+		return 1;
+	}
+	for (const char *c = tok; *c; c++)
+		if (!isgraph((unsigned char)*c))
+			return fail(p, "banirq '%s': a pattern of printable characters only", tok);
+	if (cfg->nr_banname >= CONFIG_LIST_MAX)
+		return fail(p, "banirq: more than %d patterns", CONFIG_LIST_MAX);
+	{
+		char **v = realloc(cfg->banname, (cfg->nr_banname + 1) * sizeof(*v));
+
+		if (!v)
+			return oom(p);
+		cfg->banname = v;
+		v[cfg->nr_banname] = strdup(tok);
+		if (!v[cfg->nr_banname])
+			return oom(p);
+		cfg->nr_banname++;
+	}
+	return 1;
+}
+
+/* "banirq = 42 43, eth9-* nvme*q0": numbers and fnmatch patterns on the
+ * action names, separated by blanks or commas; the key may repeat. */
+static int set_banirq(struct parse *p, const char *v)
+{
+	char *copy = strdup(v), *save = NULL, *tok;
+	int ok = 1, any = 0;
+
+	if (!copy)
+		return oom(p);
+	for (tok = strtok_r(copy, ", \t", &save); tok && ok;
+	     tok = strtok_r(NULL, ", \t", &save)) {
+		ok = add_banirq(p, tok);
+		any = 1;
+	}
+	free(copy);
+	if (ok && !any)
+		return fail(p, "banirq: no IRQ number or pattern given");
+	return ok;
+}
+
+static int set_hint(struct parse *p, const char *v)
+{
+	if (!once(p, "affinity-hint", &p->cfg->line_hint))
+		return 0;
+	if (strcmp(v, "follow") == 0)
+		p->cfg->hint = CONFIG_HINT_FOLLOW;
+	else if (strcmp(v, "ignore") == 0)
+		p->cfg->hint = CONFIG_HINT_IGNORE;
+	else
+		return fail(p, "affinity-hint '%s': must be 'follow' or 'ignore'", v);
+	return 1;
+}
+
+static int set_class_cpus(struct parse *p, int c, const char *v)
+{
+	struct cpuset *set;
+
+	if (!once(p, "cpus", &p->cfg->line_class[c]))
+		return 0;
+	if (!parse_cpus(p, "cpus", v, &set))
+		return 0;
+	if (cpuset_count(set) == 0) {
+		cpuset_free(set);
+		return fail(p, "cpus '': an empty list would leave %s IRQs nowhere",
+			    class_section[c]);
+	}
+	p->cfg->class_cpus[c] = set;
+	return 1;
+}
+
+static int handler(void *user, const char *section, const char *name,
+		   const char *value)
+{
+	struct parse *p = user;
+
+	if (p->r == -ENOMEM)
+		return 0;
+	if (!*section) {
+		if (strcmp(name, "window") == 0)
+			return set_window(p, value);
+		if (strcmp(name, "threshold") == 0)
+			return set_threshold(p, value);
+		if (strcmp(name, "bancpus") == 0)
+			return set_bancpus(p, value);
+		if (strcmp(name, "banirq") == 0)
+			return set_banirq(p, value);
+		if (strcmp(name, "affinity-hint") == 0)
+			return set_hint(p, value);
+		return fail(p, "unknown key '%s' (expected window, threshold, bancpus, banirq or affinity-hint before any [section])",
+			    name);
+	}
+	for (int c = 0; c < CLASS_NR; c++) {
+		if (strcmp(section, class_section[c]) != 0)
+			continue;
+		if (strcmp(name, "cpus") == 0)
+			return set_class_cpus(p, c, value);
+		return fail(p, "unknown key '%s' in [%s] (expected cpus)", name, section);
+	}
+	return fail(p, "unknown section [%s] (expected [net], [storage] or [other])",
+		    section);
+}
+
+int config_parse(FILE *f, struct config *cfg, struct config_error *err)
+{
+	struct parse p = { .f = f, .cfg = cfg, .err = err };
+	int line;
+
+	err->line = 0;
+	err->msg[0] = '\0';
+	line = ini_parse_stream(reader, &p, handler, &p);
+	free(p.buf);
+	if (p.r == -ENOMEM || line == -2)
+		return -ENOMEM;
+	if (ferror(f)) {
+		err->line = 0;
+		snprintf(err->msg, sizeof(err->msg), "read error");
+		return -EIO;
+	}
+	/* inih returns the line of the first error, ours or its own. */
+	if (line > 0 && (p.err_line == 0 || (unsigned int)line < p.err_line)) {
+		err->line = (unsigned int)line;
+		snprintf(err->msg, sizeof(err->msg),
+			 "expected 'key = value', '[section]' or a # comment");
+		return -EINVAL;
+	}
+	return p.err_line ? -EINVAL : 0;
+}
+
+int config_load(const char *path, struct config *cfg, struct config_error *err)
+{
+	struct stat st;
+	FILE *f;
+	int fd, r;
+
+	err->line = 0;
+	err->msg[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err->msg, sizeof(err->msg), "%s", strerror(errno));
+		return r;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		snprintf(err->msg, sizeof(err->msg), "%s", strerror(errno));
+		close(fd);
+		return r;
+	}
+	/* Whoever can write it decides where IRQs go: root only. */
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err->msg, sizeof(err->msg), "not a regular file");
+		r = -EINVAL;
+	} else if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "owned by uid %u, not root: refusing it (chown root)",
+			 (unsigned int)st.st_uid);
+		r = -EPERM;
+	} else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "writable by %s (mode %04o): refusing it (chmod go-w)",
+			 st.st_mode & S_IWOTH ? "anyone" : "its group",
+			 (unsigned int)(st.st_mode & 07777));
+		r = -EPERM;
+	} else {
+		r = 0;
+	}
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r = config_parse(f, cfg, err);
+	fclose(f);
+	return r;
+}
+
+bool config_irq_banned(const struct config *cfg, unsigned int irq,
+		       const char *names)
+{
+	for (unsigned int i = 0; i < cfg->nr_banirq; i++)
+		if (cfg->banirq[i] == irq)
+			return true;
+	if (!cfg->nr_banname || !names)
+		return false;
+	/* A shared line has several actions: banning one bans the line. */
+	for (const char *a = names; *a;) {
+		const char *end = strchr(a, ',');
+		size_t len = end ? (size_t)(end - a) : strlen(a);
+		char action[256];
+
+		str_copy(action, len + 1 < sizeof(action) ? len + 1 : sizeof(action), a);
+		for (unsigned int k = 0; k < cfg->nr_banname; k++)
+			if (fnmatch(cfg->banname[k], action, 0) == 0)
+				return true;
+		if (!end)
+			break;
+		a = end + 1;
+	}
+	return false;
+}

@@ -1,0 +1,62 @@
+/* config.h - /etc/irqtune.conf: site policy that the command line can
+ * override. Parsed with inih (Debian's libinih), strictly: an unknown
+ * section or key, a malformed value or a repeated setting is an error with
+ * its line. Library-like: returns errors, never prints them. */
+#ifndef IRQTUNE_CONFIG_H
+#define IRQTUNE_CONFIG_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "cpuset.h"
+#include "irqclass.h"
+
+#define CONFIG_MSG_MAX		256
+#define CONFIG_LINE_MAX		1024	/* longer lines are an error */
+#define CONFIG_LIST_MAX		4096	/* banned IRQs or patterns, each */
+#define CONFIG_WINDOW_MAX	3600.0
+
+enum config_hint {
+	CONFIG_HINT_UNSET,
+	CONFIG_HINT_IGNORE,	/* the default */
+	CONFIG_HINT_FOLLOW,
+};
+
+struct config {
+	double window;			/* seconds; 0: not set */
+	double threshold;		/* fraction; < 0: not set */
+	struct cpuset *bancpus;		/* NULL: not set */
+	unsigned int *banirq;		/* IRQ numbers */
+	unsigned int nr_banirq;
+	char **banname;			/* fnmatch(3) patterns on action names */
+	unsigned int nr_banname;
+	enum config_hint hint;
+	struct cpuset *class_cpus[CLASS_NR];	/* NULL: any CPU */
+	/* Where each scalar was set (0: not set), for "given twice". */
+	unsigned int line_window, line_threshold, line_bancpus, line_hint;
+	unsigned int line_class[CLASS_NR];
+};
+
+struct config_error {
+	unsigned int line;		/* 1-based; 0: about the file as a whole */
+	char msg[CONFIG_MSG_MAX];
+};
+
+void config_init(struct config *cfg);
+void config_release(struct config *cfg);	/* frees the contents */
+
+/* Parse @f into @cfg (which config_init() prepared). Returns 0, -EINVAL with
+ * @err filled on the first error, or -ENOMEM. */
+int config_parse(FILE *f, struct config *cfg, struct config_error *err);
+
+/* Open and parse @path. The file must be a regular file owned by root (or
+ * by the effective user) and writable by nobody else: -EPERM otherwise,
+ * with @err saying why. -ENOENT when it does not exist (the caller decides
+ * whether that matters); another -errno when it cannot be read. */
+int config_load(const char *path, struct config *cfg, struct config_error *err);
+
+/* Whether IRQ @irq with action names @names (comma-separated, as in
+ * struct irq_info) is banned by number or by a pattern of @cfg. */
+bool config_irq_banned(const struct config *cfg, unsigned int irq,
+		       const char *names);
+
+#endif

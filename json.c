@@ -1,0 +1,181 @@
+/* json.c - --json output. json-c builds and escapes the document; names from
+ * the kernel are \xNN-escaped first (report_escape), so the output is valid
+ * UTF-8 whatever bytes a driver put in its IRQ name. */
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "json.h"
+
+static int add(struct json_object *o, const char *key, struct json_object *v)
+{
+	if (!v)
+		return -ENOMEM;
+	return json_object_object_add(o, key, v) == 0 ? 0 : -ENOMEM;
+}
+
+static struct json_object *text(const char *s)
+{
+	char buf[256];
+
+	report_escape(buf, sizeof(buf), s ? s : "");
+	return json_object_new_string(buf);
+}
+
+static struct json_object *number(double d)
+{
+	return json_object_new_double(d);
+}
+
+/* Seconds since the epoch need more than 6 digits: microseconds. */
+static struct json_object *when(double t)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.6f", t);
+	return json_object_new_double_s(t, buf);
+}
+
+/* A JSON null is a NULL json_object, which add() would take for ENOMEM. */
+static int add_null(struct json_object *o, const char *key)
+{
+	return json_object_object_add(o, key, NULL) == 0 ? 0 : -ENOMEM;
+}
+
+static struct json_object *irq_object(const struct report_irq *ri)
+{
+	struct json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= add(o, "irq", json_object_new_int64(ri->irq));
+	r |= add(o, "name", text(ri->name));
+	r |= add(o, "device", text(ri->device));
+	r |= add(o, "label", text(ri->label));
+	r |= add(o, "class", json_object_new_string(irq_class_name(ri->class)));
+	r |= add(o, "from", text(ri->from));
+	r |= ri->to < 0 ? add_null(o, "to") : add(o, "to", json_object_new_int(ri->to));
+	r |= add(o, "load", number(ri->load));
+	r |= add(o, "outcome", json_object_new_string(report_outcome_key(ri->outcome)));
+	r |= add(o, "reason", text(ri->reason));
+	if (ri->allowed) {
+		r |= add(o, "allowed", text(ri->allowed));
+		r |= add(o, "policy", text(ri->policy));
+	}
+	if (r) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static struct json_object *build(const struct report_run *run)
+{
+	struct json_object *root = json_object_new_object();
+	struct json_object *r_run = json_object_new_object();
+	struct json_object *machine = json_object_new_object();
+	struct json_object *cpus = json_object_new_array();
+	struct json_object *sum = json_object_new_object();
+	struct json_object *irqs = json_object_new_array();
+	const struct report_totals *t = &run->totals;
+	char host[256] = "";
+	int r = 0;
+
+	if (!root || !r_run || !machine || !cpus || !sum || !irqs) {
+		json_object_put(root);
+		json_object_put(r_run);
+		json_object_put(machine);
+		json_object_put(cpus);
+		json_object_put(sum);
+		json_object_put(irqs);
+		return NULL;
+	}
+	r |= add(root, "version", json_object_new_string(IRQTUNE_VERSION));
+	r |= add(root, "dry_run", json_object_new_boolean(run->dry_run));
+	r |= add(root, "status", json_object_new_int(run->status));
+
+	r |= add(root, "run", r_run);
+	r |= add(r_run, "started", when(run->started));
+	r |= run->locked > 0 ? add(r_run, "locked", when(run->locked)) :
+			       add_null(r_run, "locked");
+	r |= add(r_run, "finished", when(run->finished));
+	r |= add(r_run, "duration_seconds", when(run->duration));
+	r |= add(r_run, "window_seconds", number(run->window));
+
+	r |= add(root, "machine", machine);
+	gethostname(host, sizeof(host) - 1);
+	r |= add(machine, "hostname", text(host));
+	r |= add(machine, "online_cpus", text(run->online));
+	r |= add(machine, "eligible_cpus", text(run->eligible));
+	r |= add(machine, "cpus", cpus);
+	for (unsigned int k = 0; k < run->nr_cpus && run->before; k++) {
+		struct json_object *c = json_object_new_object();
+		int cpu = run->cpus[k];
+
+		if (!c || add(c, "cpu", json_object_new_int(cpu)) ||
+		    add(c, "load_before", number(run->before[cpu])) ||
+		    add(c, "load_after", number(run->after[cpu])) ||
+		    json_object_array_add(cpus, c)) {
+			json_object_put(c);
+			r = -ENOMEM;
+			break;
+		}
+	}
+
+	r |= add(root, "summary", sum);
+	r |= add(sum, "seen", json_object_new_int64(t->seen));
+	r |= add(sum, "movable", json_object_new_int64(t->movable));
+	r |= add(sum, "moved", json_object_new_int64(t->moved));
+	r |= add(sum, "unchanged", json_object_new_int64(t->unchanged));
+	r |= add(sum, "kernel_managed", json_object_new_int64(t->managed));
+	r |= add(sum, "failed", json_object_new_int64(t->failed));
+	r |= add(sum, "banned", json_object_new_int64(t->banned));
+	if (run->before) {
+		r |= add(sum, "load_ratio_before", number(t->ratio_before));
+		r |= add(sum, "load_ratio_after", number(t->ratio_after));
+	} else {	/* no plan, no loads */
+		r |= add_null(sum, "load_ratio_before");
+		r |= add_null(sum, "load_ratio_after");
+	}
+
+	r |= add(root, "irqs", irqs);
+	for (unsigned int i = 0; i < run->nr_irqs && r == 0; i++) {
+		struct json_object *o;
+
+		if (run->irqs[i].outcome == OUT_UNUSED)
+			continue;
+		o = irq_object(&run->irqs[i]);
+		if (!o || json_object_array_add(irqs, o)) {
+			json_object_put(o);
+			r = -ENOMEM;
+		}
+	}
+	if (r) {
+		json_object_put(root);
+		return NULL;
+	}
+	return root;
+}
+
+int json_report(FILE *f, const struct report_run *run)
+{
+	struct json_object *root;
+	const char *s;
+	int r = 0;
+
+	/* Loads and times to 6 significant digits, not 17. */
+	json_c_set_serialization_double_format("%.6g", JSON_C_OPTION_GLOBAL);
+	root = build(run);
+	if (!root)
+		return -ENOMEM;
+	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+					   JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!s)
+		r = -ENOMEM;
+	else if (fputs(s, f) == EOF || fputc('\n', f) == EOF)
+		r = -EIO;
+	json_object_put(root);
+	return r;
+}
