@@ -1,20 +1,48 @@
 /* plan.c - the placement planner. Pure: no I/O, no clock, no randomness;
  * ties go to the lowest CPU id so the same input always gives the same plan.
  *
- * Two candidate plans are built and the one that moves less wins unless the
- * other is better by the threshold:
+ * Rules for every movable IRQ: one CPU, eligible (online, not isolated, not
+ * nohz_full, not banned) and allowed by site policy, of its device's NUMA
+ * node when that node has such a CPU, else of any node. An IRQ is busy from
+ * policy->idle_load up, idle below.
+ *
+ * Greedy placement puts IRQs on their best CPU, busy ones heaviest first,
+ * where "best" is, in order: fewest busy queues of the same device on that
+ * physical core (a device's busy queues take distinct cores; idle vectors
+ * such as a NIC's misc one do not count); for busy NIC queues, a core with
+ * no other NIC's busy queue; the lowest load after placement, with half the
+ * load of the SMT siblings added; the fewest IRQs; the lowest id. Idle IRQs
+ * compare counts before load.
+ *
+ * improve() lowers the busiest CPU by the single move or swap that lowers
+ * it most, keeping those rules (a swap judged with both IRQs gone from their
+ * CPUs); where none helps, by a chain of two moves (an IRQ leaves a third CPU
+ * to make room there for one of the busiest's). A CPU nothing helps is set
+ * aside and the next busiest evened out, without loading the SMT siblings
+ * of busy CPUs.
+ *
+ * Two plans are built:
+ *  - fresh: everything placed greedily from scratch, then improved. Its
+ *    busiest CPU, F, is the best balance the planner knows of.
  *  - repair: every IRQ stays where it is unless it must move (an avoided or
- *    offline CPU, a wrong node, an IRQ allowed on several CPUs, more queues of
- *    one device on a core than its fair share); those are placed greedily.
- *  - fresh: every IRQ placed greedily, heaviest first.
- * Greedy placement takes the best CPU of the device's node, where "best" is,
- * in order: fewest queues of the same device on that physical core; for NIC
- * queues, a core no other NIC uses; the lowest load after placement, with
- * half the load of the SMT siblings added; the fewest IRQs; the lowest id.
- * Idle IRQs compare counts before load. Both plans then go through improve:
- * single moves or swaps that lower the busiest CPU meaningfully.
- * Last, settle: if nothing forced a move and the plan lowers the busiest CPU
- * by less than the threshold, every busy IRQ stays where it is. */
+ *    offline CPU, a wrong node, an IRQ allowed on several CPUs, more busy
+ *    queues of its device on a core than its share ceil(queues / cores));
+ *    those are placed greedily, idle IRQs on a CPU more than one above the
+ *    emptiest spread out by count, then it is improved only until its
+ *    busiest CPU is within F * (1 + threshold / 4): every further move would
+ *    be one more than needed.
+ * Each then gives up the moves it can do without (revert_moves: back to the
+ * current CPU, lightest first, while no CPU goes above F * (1 + threshold / 4)
+ * and the rules hold). The fresh plan first relabels whole physical cores
+ * within a node to follow the current placement where it merely permuted
+ * cores. The repair is taken when its busiest CPU is within
+ * F * (1 + threshold / 2) and it moves no more busy IRQs (then IRQs) than
+ * the fresh plan; else the fresh plan is.
+ *
+ * Last, the stability rule (settle): when nothing forced a move and the
+ * current busiest CPU is within the threshold of the best plan's, no busy
+ * IRQ moves (idle ones piled over the margin still spread out). A second
+ * run under the same load moves nothing. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,7 +66,7 @@ struct ctx {
 	unsigned int *netq;	/* busy NIC queues per core leader id */
 	struct gc_entry *gc;	/* IRQs per (device, core) */
 	size_t gc_cap;
-	unsigned int *group_movable;	/* movable IRQs per device */
+	unsigned int *group_busy;	/* busy movable IRQs per device */
 	unsigned int nr_groups;
 	int *all;		/* every eligible CPU, ascending */
 	unsigned int nr_all;
@@ -85,11 +113,13 @@ static bool is_heavy(const struct ctx *c, const struct plan_irq *pi)
 	return pi->load >= c->pol->idle_load;
 }
 
-/* Queues of one device spread over cores only if it has several. */
+/* Busy queues of one device spread over cores only if it has several. Idle
+ * vectors (a NIC's misc vector, unused SR-IOV queues) are no queues here:
+ * they neither claim a core nor widen a device's share of one. */
 static bool multiqueue(const struct ctx *c, const struct plan_irq *pi)
 {
 	return pi->group >= 0 && (unsigned int)pi->group < c->nr_groups &&
-	       c->group_movable[pi->group] > 1;
+	       is_heavy(c, pi) && c->group_busy[pi->group] > 1;
 }
 
 static int core_of(const struct ctx *c, int cpu)
@@ -99,21 +129,27 @@ static int core_of(const struct ctx *c, int cpu)
 	return core >= 0 && (unsigned int)core < c->topo->nr_ids ? core : cpu;
 }
 
-static void account(struct ctx *c, unsigned int i, int cpu, int sign)
+/* The per-CPU and per-core tallies of IRQ @i on @cpu, without the lists:
+ * what scoring looks at. */
+static void tally(struct ctx *c, unsigned int i, int cpu, int sign)
 {
 	struct plan_irq *pi = &c->irqs[i];
-	int core;
+	int core = core_of(c, cpu);
 
-	if (cpu < 0)
-		return;
-	core = core_of(c, cpu);
 	c->load[cpu] += sign * pi->load;
 	c->core_load[core] += sign * pi->load;
 	c->count[cpu] += (unsigned int)sign;
 	if (pi->class == CLASS_NET && is_heavy(c, pi))
 		c->netq[core] += (unsigned int)sign;
-	if (pi->group >= 0)
+	if (pi->group >= 0 && is_heavy(c, pi))
 		gc_slot(c, pi->group, core)->count += (unsigned int)sign;
+}
+
+static void account(struct ctx *c, unsigned int i, int cpu, int sign)
+{
+	if (cpu < 0)
+		return;
+	tally(c, i, cpu, sign);
 	if (sign > 0) {
 		c->on[i] = cpu;
 		c->prev[i] = -1;
@@ -266,18 +302,6 @@ static unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 	return have;
 }
 
-static double avg_load(const struct ctx *c)
-{
-	double sum = 0;
-
-	for (unsigned int k = 0; k < c->nr_all; k++)
-		sum += c->load[c->all[k]];
-	for (unsigned int i = 0; i < c->nr; i++)
-		if (!c->irqs[i].fixed && c->on[i] < 0 && is_heavy(c, &c->irqs[i]))
-			sum += c->irqs[i].load;
-	return c->nr_all ? sum / c->nr_all : 0;
-}
-
 /* Queues of a device one core may hold: its fair share of the node's cores. */
 static unsigned int spread_cap(const struct ctx *c, const struct plan_irq *pi)
 {
@@ -287,7 +311,7 @@ static unsigned int spread_cap(const struct ctx *c, const struct plan_irq *pi)
 		return UINT32_MAX;
 	cores = pi->node >= 0 && pi->node < c->topo->nr_nodes &&
 		c->node_n[pi->node] > 0 ? c->node_cores[pi->node] : c->all_cores;
-	q = c->group_movable[pi->group];
+	q = c->group_busy[pi->group];
 	return cores ? (q + cores - 1) / cores : q;
 }
 
@@ -302,23 +326,6 @@ static enum plan_reason forced_reason(const struct ctx *c, const struct plan_irq
 	if (!is_candidate(c, pi, pi->pinned))
 		return REASON_NODE;
 	return REASON_KEEP;
-}
-
-/* Stay put unless the best place is better by the threshold. */
-static bool keep_current(struct ctx *c, const struct plan_irq *pi,
-			 const struct score *best, double avg)
-{
-	struct score cur;
-
-	if (forced_reason(c, pi) != REASON_KEEP)
-		return false;
-	cur = score_of(c, pi, pi->pinned);
-	if (cur.same_dev >= spread_cap(c, pi) || cur.other_nic > best->other_nic)
-		return false;
-	if (!is_heavy(c, pi))
-		return cur.count <= best->count + 1;
-	return cur.load <= best->load + c->pol->threshold *
-	       (best->load > avg ? best->load : avg);
 }
 
 static const struct ctx *sort_ctx;
@@ -341,14 +348,11 @@ static int order_cmp(const void *pa, const void *pb)
 	return (a->irq > b->irq) - (a->irq < b->irq);
 }
 
-/* Place the IRQs of @order (unplaced, movable) greedily. With @sticky an IRQ
- * keeps its CPU when that is nearly as good. A reason already set by the
- * caller (why it had to move) is kept. */
-static void place_greedy(struct ctx *c, unsigned int *order, unsigned int n,
-			 bool sticky)
+/* Place the IRQs of @order (unplaced, movable) greedily, each on its best
+ * CPU. A reason already set by the caller (why it had to move) is kept. */
+static void place_greedy(struct ctx *c, unsigned int *order, unsigned int n)
 {
 	struct score best[1];
-	double avg = avg_load(c);
 
 	sort_ctx = c;
 	qsort(order, n, sizeof(*order), order_cmp);
@@ -363,17 +367,12 @@ static void place_greedy(struct ctx *c, unsigned int *order, unsigned int n,
 					   is_candidate(c, pi, pi->pinned) ?
 					   pi->pinned : c->all[0]);
 		}
-		if (sticky && keep_current(c, pi, &best[0], avg)) {
-			pi->target = pi->pinned;
-			pi->reason = REASON_KEEP;
-		} else {
-			pi->target = best[0].cpu;
-			if (forced != REASON_KEEP)
-				pi->reason = forced;
-			else if (pi->reason != REASON_SPREAD)
-				pi->reason = pi->target == pi->pinned ? REASON_KEEP :
-					     is_heavy(c, pi) ? REASON_BALANCE : REASON_IDLE;
-		}
+		pi->target = best[0].cpu;
+		if (forced != REASON_KEEP)
+			pi->reason = forced;
+		else if (pi->reason != REASON_SPREAD)
+			pi->reason = pi->target == pi->pinned ? REASON_KEEP :
+				     is_heavy(c, pi) ? REASON_BALANCE : REASON_IDLE;
 		account(c, order[k], pi->target, +1);
 	}
 }
@@ -412,8 +411,30 @@ static int build_fresh(struct ctx *c, unsigned int *order)
 		c->irqs[i].reason = REASON_KEEP;
 		order[n++] = i;
 	}
-	place_greedy(c, order, n, true);
+	place_greedy(c, order, n);
 	return 0;
+}
+
+/* Idle IRQs still on their current CPU leave it when it holds more than
+ * one IRQ above the CPU with the fewest: spread by count, with a margin of
+ * one so that equal counts never trade places. */
+static void spread_idle(struct ctx *c)
+{
+	for (unsigned int i = 0; i < c->nr; i++) {
+		struct plan_irq *pi = &c->irqs[i];
+		struct score best[1];
+		int from = c->on[i];
+
+		if (pi->fixed || is_heavy(c, pi) || from < 0 || from != pi->pinned)
+			continue;
+		account(c, i, from, -1);
+		rank_cpus(c, pi, best, 1);
+		if (score_of(c, pi, from).count > best[0].count + 1) {
+			pi->target = best[0].cpu;
+			pi->reason = REASON_IDLE;
+		}
+		account(c, i, pi->target, +1);
+	}
 }
 
 static int build_repair(struct ctx *c, unsigned int *order)
@@ -447,24 +468,8 @@ static int build_repair(struct ctx *c, unsigned int *order)
 			order[n++] = i;
 		}
 	}
-	place_greedy(c, order, n, false);
-	/* Idle IRQs piled on a CPU spread out by count. */
-	for (unsigned int i = 0; i < c->nr; i++) {
-		struct plan_irq *pi = &c->irqs[i];
-		struct score best[1];
-		int from = c->on[i];
-
-		if (pi->fixed || is_heavy(c, pi) || pi->reason != REASON_KEEP)
-			continue;
-		account(c, i, from, -1);
-		rank_cpus(c, pi, best, 1);
-		if (score_of(c, pi, from).count > best[0].count + 1 ||
-		    score_of(c, pi, from).same_dev > best[0].same_dev) {
-			pi->target = best[0].cpu;
-			pi->reason = REASON_IDLE;
-		}
-		account(c, i, pi->target, +1);
-	}
+	place_greedy(c, order, n);
+	spread_idle(c);
 	return 0;
 }
 
@@ -476,13 +481,40 @@ static bool spread_ok(struct ctx *c, unsigned int i, int to)
 	struct score s_from, s_to;
 	bool ok;
 
-	account(c, i, from, -1);
+	/* Tallies only: the caller is walking the per-CPU lists. */
+	tally(c, i, from, -1);
 	s_from = score_of(c, pi, from);
 	s_to = score_of(c, pi, to);
-	account(c, i, from, +1);
+	tally(c, i, from, +1);
 	ok = (s_to.same_dev < spread_cap(c, pi) || s_to.same_dev <= s_from.same_dev) &&
 	     s_to.other_nic <= s_from.other_nic;
 	return ok;
+}
+
+/* Whether IRQs @i and @j may trade CPUs under the spreading rules: each
+ * judged with both gone from where they are, since in a swap each one's
+ * arrival comes with the other's departure. */
+static bool swap_ok(struct ctx *c, unsigned int i, unsigned int j)
+{
+	struct plan_irq *pi = &c->irqs[i], *pj = &c->irqs[j];
+	int ci = c->on[i], cj = c->on[j];
+	struct score si_from, si_to, sj_from, sj_to;
+
+	/* Tallies only: the caller is walking the per-CPU lists. */
+	tally(c, i, ci, -1);
+	tally(c, j, cj, -1);
+	si_from = score_of(c, pi, ci);
+	si_to = score_of(c, pi, cj);
+	sj_from = score_of(c, pj, cj);
+	sj_to = score_of(c, pj, ci);
+	tally(c, j, cj, +1);
+	tally(c, i, ci, +1);
+	return (si_to.same_dev < spread_cap(c, pi) ||
+		si_to.same_dev <= si_from.same_dev) &&
+	       si_to.other_nic <= si_from.other_nic &&
+	       (sj_to.same_dev < spread_cap(c, pj) ||
+		sj_to.same_dev <= sj_from.same_dev) &&
+	       sj_to.other_nic <= sj_from.other_nic;
 }
 
 static void move_irq(struct ctx *c, unsigned int i, int to)
@@ -498,9 +530,80 @@ static void move_irq(struct ctx *c, unsigned int i, int to)
 		pi->reason = REASON_KEEP;
 }
 
-/* Lower the busiest CPU by single moves or swaps. Bounded; a CPU nothing can
- * be taken from is set aside so the next busiest gets its turn. */
-static int improve(struct ctx *c)
+/* Two moves that lower the busiest CPU @m where one does not: an IRQ k
+ * leaves some CPU x for the CPU y where it weighs least, making room on x
+ * for an IRQ i of @m. Both loads end below @limit, and both moves keep the
+ * spreading rules. The pair lowering the larger of the three loads most
+ * wins; returns whether there was one. */
+static bool chain_move(struct ctx *c, int m, double limit)
+{
+	double best = limit;
+	int bi = -1, bk = -1, bx = -1, by = -1;
+
+	for (int i = c->head[m]; i >= 0; i = c->next[i]) {
+		struct plan_irq *pi = &c->irqs[i];
+		unsigned int nx;
+		const int *vx;
+
+		if (pi->fixed || !is_heavy(c, pi))
+			continue;
+		vx = candidates(c, pi, &nx);
+		for (unsigned int a = 0; a < nx; a++) {
+			int x = vx[a];
+
+			if (x == m || !allowed(pi, x))
+				continue;
+			for (int k = c->head[x]; k >= 0; k = c->next[k]) {
+				struct plan_irq *pk = &c->irqs[k];
+				double lx = c->load[x] - pk->load + pi->load, ly;
+				unsigned int ny;
+				const int *vy;
+				int y = -1;
+
+				if (pk->fixed || !is_heavy(c, pk) || lx >= best ||
+				    c->load[m] - pi->load >= best)
+					continue;
+				vy = candidates(c, pk, &ny);
+				for (unsigned int b = 0; b < ny; b++)
+					if (vy[b] != x && vy[b] != m &&
+					    allowed(pk, vy[b]) &&
+					    (y < 0 || c->load[vy[b]] < c->load[y]))
+						y = vy[b];
+				if (y < 0)
+					continue;
+				ly = c->load[y] + pk->load;
+				if (ly >= best)
+					continue;
+				/* the rules, move by move */
+				if (!spread_ok(c, (unsigned int)k, y))
+					continue;
+				tally(c, (unsigned int)k, x, -1);
+				tally(c, (unsigned int)k, y, +1);
+				if (spread_ok(c, (unsigned int)i, x)) {
+					best = lx > ly ? lx : ly;
+					if (c->load[m] - pi->load > best)
+						best = c->load[m] - pi->load;
+					bi = i;
+					bk = k;
+					bx = x;
+					by = y;
+				}
+				tally(c, (unsigned int)k, y, -1);
+				tally(c, (unsigned int)k, x, +1);
+			}
+		}
+	}
+	if (bi < 0)
+		return false;
+	move_irq(c, (unsigned int)bk, by);
+	move_irq(c, (unsigned int)bi, bx);
+	return true;
+}
+
+/* Lower the busiest CPU by single moves or swaps until it is at most @stop
+ * (0: as far as they go). Bounded; a CPU nothing can be taken from is set
+ * aside so the next busiest gets its turn. */
+static int improve(struct ctx *c, double stop)
 {
 	unsigned int budget = 4 * c->nr + 64;
 	bool *stuck = calloc(c->topo->nr_ids, sizeof(*stuck));
@@ -521,7 +624,9 @@ static int improve(struct ctx *c)
 			if (!stuck[cpu] && (m < 0 || c->load[cpu] > c->load[m] + c->eps))
 				m = cpu;
 		}
-		if (m < 0 || c->load[m] <= c->eps)
+		/* Done when nothing is left, or the busiest CPU is low enough:
+		 * every further move would be one more than needed. */
+		if (m < 0 || c->load[m] <= c->eps || top <= stop)
 			break;
 		/* Below a peak nothing can lower, evening out must not load the
 		 * siblings of busy CPUs: it gains nothing on the peak. */
@@ -572,8 +677,7 @@ static int improve(struct ctx *c)
 					peak = a > b ? a : b;
 					if ((best_to < 0 ? peak < best_peak :
 					     peak < best_peak - c->eps) &&
-					    spread_ok(c, (unsigned int)i, to) &&
-					    spread_ok(c, (unsigned int)j, m)) {
+					    swap_ok(c, (unsigned int)i, (unsigned int)j)) {
 						best_peak = peak;
 						best_eff = eff;
 						best_i = (unsigned int)i;
@@ -584,7 +688,8 @@ static int improve(struct ctx *c)
 			}
 		}
 		if (best_to < 0) {
-			stuck[m] = true;
+			if (below || !chain_move(c, m, best_peak))
+				stuck[m] = true;
 			continue;
 		}
 		move_irq(c, best_i, best_to);
@@ -605,31 +710,291 @@ static double peak_of(const struct ctx *c, const double *load)
 	return peak;
 }
 
-/* Nothing forced and too little gained: the current placement stands. */
-static void settle(struct ctx *c, struct plan_result *res)
+/* Whether any IRQ had to move (an avoided or offline CPU, a wrong node, an
+ * IRQ allowed on several CPUs, a device crowding a core). */
+static bool forced_any(const struct ctx *c)
 {
-	double before, after;
-
 	for (unsigned int i = 0; i < c->nr; i++) {
 		enum plan_reason r = c->irqs[i].reason;
 
 		if (!c->irqs[i].fixed && (r == REASON_AVOIDED || r == REASON_PIN ||
 					  r == REASON_NODE || r == REASON_SPREAD))
-			return;
+			return true;
 	}
-	before = peak_of(c, res->before);
-	after = peak_of(c, c->load);
-	if (before > after * (1 + c->pol->threshold) + c->eps)
+	return false;
+}
+
+/* Nothing forced and too little to gain: the current placement stands,
+ * but for the idle IRQs' spreading by count (the repair plan without its
+ * improvements). @best is the lowest busiest-CPU load any plan reached:
+ * the gain is judged against what is achievable, not against the plan
+ * chosen, which may have given up some of it to move less. */
+static void settle(struct ctx *c, struct plan_result *res, double best,
+		   bool forced, unsigned int *order)
+{
+	if (forced || peak_of(c, res->before) > best * (1 + c->pol->threshold) + c->eps)
 		return;
-	/* Idle IRQs were spread by count with a margin already; only busy
-	 * ones chase load and so are the ones to hold back. */
+	build_repair(c, order);
+}
+
+/* Whether the IRQs on core @f (its threads in @cpu_of) may all go to the
+ * matching threads of core @y (swapped with @flip): node and site policy. */
+static bool core_fits(const struct ctx *c, const int *cpu_of, const int *nthr,
+		      unsigned int f, unsigned int y, int flip)
+{
+	for (int t = 0; t < nthr[f]; t++) {
+		int from = cpu_of[f * 2 + t], to = cpu_of[y * 2 + (flip ? 1 - t : t)];
+
+		for (int i = c->head[from]; i >= 0; i = c->next[i])
+			if (!c->irqs[i].fixed && !is_candidate(c, &c->irqs[i], to))
+				return false;
+	}
+	return true;
+}
+
+/* Where the fresh plan only permutes what is where, follow the current
+ * placement instead: whole physical cores of a plan trade places with
+ * cores of the same node and thread count, threads kept together, so that
+ * as many IRQs as possible stay where they are. Loads per core, the
+ * spreading and NIC rules and NUMA locality are untouched by such a
+ * relabelling; fixed load is not, so the result must still meet @goal, or
+ * the plan is left as it was. Greedy: the pair of cores sharing the most
+ * IRQs first. */
+static int relabel(struct ctx *c, double goal)
+{
+	unsigned int ids = c->topo->nr_ids, nc = 0;
+	int *leader = malloc(ids * sizeof(*leader));	/* core index -> leader */
+	int *cidx = malloc(ids * sizeof(*cidx));	/* CPU -> core index */
+	int *thr = malloc(ids * sizeof(*thr));		/* CPU -> thread index */
+	int *nthr = calloc(ids, sizeof(*nthr));		/* core -> threads */
+	int *cpu_of = malloc(ids * 2 * sizeof(*cpu_of));	/* core, thread -> CPU */
+	unsigned int *same = NULL, *cross = NULL;
+	int *map = NULL, *flip = NULL, *old = NULL;
+	bool *done_f = NULL, *done_y = NULL, ok = true;
+	int r = -ENOMEM;
+
+	if (!leader || !cidx || !thr || !nthr || !cpu_of)
+		goto out;
+	for (unsigned int k = 0; k < ids; k++)
+		cidx[k] = thr[k] = -1;
+	for (unsigned int k = 0; k < c->nr_all; k++) {
+		int cpu = c->all[k], core = core_of(c, cpu), ci = -1;
+
+		for (unsigned int x = 0; x < nc && ci < 0; x++)
+			if (leader[x] == core)
+				ci = (int)x;
+		if (ci < 0) {
+			ci = (int)nc;
+			leader[nc++] = core;
+		}
+		cidx[cpu] = ci;
+		thr[cpu] = nthr[ci]++;
+		if (thr[cpu] < 2)
+			cpu_of[ci * 2 + thr[cpu]] = cpu;
+	}
+	same = calloc((size_t)nc * nc, sizeof(*same));
+	cross = calloc((size_t)nc * nc, sizeof(*cross));
+	map = malloc(nc * sizeof(*map));
+	flip = calloc(nc, sizeof(*flip));
+	done_f = calloc(nc, sizeof(*done_f));
+	done_y = calloc(nc, sizeof(*done_y));
+	old = malloc((c->nr + 1) * sizeof(*old));
+	if (!same || !cross || !map || !flip || !done_f || !done_y || !old)
+		goto out;
+	r = 0;
+	/* Cores of more than two threads are left alone: their threads are
+	 * not matched here. */
+	for (unsigned int i = 0; i < c->nr; i++) {
+		const struct plan_irq *pi = &c->irqs[i];
+		int t = c->on[i], p = pi->pinned;
+
+		if (pi->fixed || t < 0 || p < 0 || (unsigned int)p >= ids ||
+		    cidx[t] < 0 || cidx[p] < 0 || nthr[cidx[t]] > 2 ||
+		    nthr[cidx[p]] != nthr[cidx[t]] ||
+		    c->topo->cpus[t].node != c->topo->cpus[p].node)
+			continue;
+		if (thr[t] == thr[p])
+			same[cidx[t] * nc + cidx[p]]++;
+		else
+			cross[cidx[t] * nc + cidx[p]]++;
+	}
+	for (unsigned int x = 0; x < nc; x++)
+		map[x] = (int)x;
+	for (;;) {
+		unsigned int best = 0;
+		int bf = -1, by = -1, bflip = 0;
+
+		for (unsigned int f = 0; f < nc; f++) {
+			if (done_f[f])
+				continue;
+			for (unsigned int y = 0; y < nc; y++) {
+				unsigned int v;
+
+				if (done_y[y] || nthr[f] != nthr[y] || nthr[f] > 2 ||
+				    c->topo->cpus[leader[f]].node !=
+				    c->topo->cpus[leader[y]].node)
+					continue;
+				v = same[f * nc + y];
+				if (v > best && core_fits(c, cpu_of, nthr, f, y, 0)) {
+					best = v;
+					bf = (int)f;
+					by = (int)y;
+					bflip = 0;
+				}
+				v = cross[f * nc + y];
+				if (nthr[f] == 2 && v > best &&
+				    core_fits(c, cpu_of, nthr, f, y, 1)) {
+					best = v;
+					bf = (int)f;
+					by = (int)y;
+					bflip = 1;
+				}
+			}
+		}
+		if (bf < 0)
+			break;
+		map[bf] = by;
+		flip[bf] = bflip;
+		done_f[bf] = done_y[by] = true;
+	}
+	/* Unmatched cores fill the unmatched places in order. */
+	for (unsigned int f = 0, y = 0; f < nc; f++) {
+		if (done_f[f])
+			continue;
+		while (y < nc && (done_y[y] || nthr[y] != nthr[f] ||
+				  c->topo->cpus[leader[f]].node !=
+				  c->topo->cpus[leader[y]].node))
+			y++;
+		if (y >= nc) {
+			map[f] = (int)f;	/* cannot happen: the same cores */
+			continue;
+		}
+		map[f] = (int)y;
+		done_y[y] = true;
+		y = 0;
+	}
+	for (unsigned int i = 0; i < c->nr; i++)
+		old[i] = c->irqs[i].target;
+	reset(c);
 	for (unsigned int i = 0; i < c->nr; i++) {
 		struct plan_irq *pi = &c->irqs[i];
+		int t = old[i], to = t;
 
-		if (pi->fixed || pi->target == pi->pinned || !is_heavy(c, pi))
+		if (pi->fixed)
 			continue;
-		move_irq(c, i, pi->pinned);
+		if (t >= 0 && cidx[t] >= 0 && nthr[cidx[t]] <= 2) {
+			int f = cidx[t], th = flip[f] ? 1 - thr[t] : thr[t];
+
+			to = cpu_of[map[f] * 2 + th];
+		}
+		pi->target = to;
+		if (to == pi->pinned && pi->reason != REASON_AVOIDED &&
+		    pi->reason != REASON_PIN && pi->reason != REASON_NODE)
+			pi->reason = REASON_KEEP;
+		else if (to != pi->pinned && pi->reason == REASON_KEEP)
+			pi->reason = is_heavy(c, pi) ? REASON_BALANCE : REASON_IDLE;
+		account(c, i, to, +1);
 	}
+	for (unsigned int i = 0; i < c->nr && ok; i++)
+		ok = c->irqs[i].fixed || is_candidate(c, &c->irqs[i], c->irqs[i].target);
+	if (!ok || peak_of(c, c->load) > goal) {
+		/* policy or the fixed load did not follow: as it was */
+		reset(c);
+		for (unsigned int i = 0; i < c->nr; i++) {
+			if (c->irqs[i].fixed)
+				continue;
+			c->irqs[i].target = old[i];
+			account(c, i, old[i], +1);
+		}
+	}
+out:
+	free(leader);
+	free(cidx);
+	free(thr);
+	free(nthr);
+	free(cpu_of);
+	free(same);
+	free(cross);
+	free(map);
+	free(flip);
+	free(done_f);
+	free(done_y);
+	free(old);
+	return r;
+}
+
+static const struct ctx *revert_ctx;
+
+/* Lightest first: undoing light moves keeps the most IRQs still. */
+static int revert_cmp(const void *pa, const void *pb)
+{
+	const struct plan_irq *a = &revert_ctx->irqs[*(const unsigned int *)pa];
+	const struct plan_irq *b = &revert_ctx->irqs[*(const unsigned int *)pb];
+
+	if (a->load != b->load)
+		return a->load < b->load ? -1 : 1;
+	return (a->irq > b->irq) - (a->irq < b->irq);
+}
+
+/* Take back moves of a fresh plan that it does not need: an IRQ returns to
+ * its current CPU when that keeps every CPU within @goal, its device's
+ * share of the core, the NIC rule, and (idle IRQs) the count margin. Passes
+ * repeat while they take something back: one return can make room for
+ * another. */
+static int revert_moves(struct ctx *c, double goal)
+{
+	unsigned int *order = malloc((c->nr + 1) * sizeof(*order));
+	bool changed = true;
+
+	if (!order)
+		return -ENOMEM;
+	for (int pass = 0; changed && pass < 4; pass++) {
+		unsigned int n = 0;
+
+		changed = false;
+		for (unsigned int i = 0; i < c->nr; i++) {
+			struct plan_irq *pi = &c->irqs[i];
+
+			if (!pi->fixed && pi->target != pi->pinned &&
+			    forced_reason(c, pi) == REASON_KEEP)
+				order[n++] = i;
+		}
+		revert_ctx = c;
+		qsort(order, n, sizeof(*order), revert_cmp);
+		revert_ctx = NULL;
+		for (unsigned int k = 0; k < n; k++) {
+			unsigned int i = order[k];
+			struct plan_irq *pi = &c->irqs[i];
+			int from = c->on[i], to = pi->pinned;
+			struct score s_from, s_to;
+			bool ok;
+
+			if (is_heavy(c, pi)) {
+				tally(c, i, from, -1);
+				s_from = score_of(c, pi, from);
+				s_to = score_of(c, pi, to);
+				tally(c, i, from, +1);
+				ok = s_to.load - s_to.sibling / 2 <= goal + c->eps &&
+				     s_to.same_dev < spread_cap(c, pi) &&
+				     s_to.other_nic <= s_from.other_nic;
+			} else {
+				/* the margin the next run's idle pass keeps */
+				account(c, i, from, -1);
+				rank_cpus(c, pi, &s_from, 1);
+				s_to = score_of(c, pi, to);
+				account(c, i, from, +1);
+				ok = s_to.count <= s_from.count + 1;
+			}
+			if (!ok)
+				continue;
+			move_irq(c, i, to);
+			pi->reason = REASON_KEEP;
+			changed = true;
+		}
+	}
+	free(order);
+	spread_idle(c);
+	return 0;
 }
 
 static void fill_alternatives(struct ctx *c)
@@ -699,7 +1064,7 @@ static int ctx_init(struct ctx *c, const struct topology *topo,
 	c->netq = calloc(ids, sizeof(*c->netq));
 	c->head = malloc(ids * sizeof(*c->head));
 	c->gc = calloc(c->gc_cap, sizeof(*c->gc));
-	c->group_movable = calloc(c->nr_groups + 1, sizeof(*c->group_movable));
+	c->group_busy = calloc(c->nr_groups + 1, sizeof(*c->group_busy));
 	c->all = malloc(ids * sizeof(*c->all));
 	c->node_cpus = calloc(nodes, sizeof(*c->node_cpus));
 	c->node_n = calloc(nodes, sizeof(*c->node_n));
@@ -707,7 +1072,7 @@ static int ctx_init(struct ctx *c, const struct topology *topo,
 	c->next = malloc((nr + 1) * sizeof(*c->next));
 	c->prev = malloc((nr + 1) * sizeof(*c->prev));
 	if (!c->load || !c->core_load || !c->count || !c->netq || !c->head ||
-	    !c->gc || !c->group_movable || !c->all || !c->node_cpus ||
+	    !c->gc || !c->group_busy || !c->all || !c->node_cpus ||
 	    !c->node_n || !c->on || !c->next || !c->prev)
 		return -ENOMEM;
 	for (unsigned int k = 0; k < ids; k++)
@@ -738,8 +1103,8 @@ static int ctx_init(struct ctx *c, const struct topology *topo,
 			c->node_cpus[node][c->node_n[node]++] = c->all[k];
 	}
 	for (unsigned int i = 0; i < nr; i++)
-		if (!irqs[i].fixed && irqs[i].group >= 0)
-			c->group_movable[irqs[i].group]++;
+		if (!irqs[i].fixed && irqs[i].group >= 0 && is_heavy(c, &irqs[i]))
+			c->group_busy[irqs[i].group]++;
 	c->node_cores = calloc(nodes, sizeof(*c->node_cores));
 	if (!c->node_cores)
 		return -ENOMEM;
@@ -766,10 +1131,50 @@ static void ctx_release(struct ctx *c)
 	free(c->netq);
 	free(c->head);
 	free(c->gc);
-	free(c->group_movable);
+	free(c->group_busy);
 	free(c->on);
 	free(c->next);
 	free(c->prev);
+}
+
+/* A plan set aside while another is built. */
+struct saved {
+	int target;
+	enum plan_reason reason;
+};
+
+static void save_plan(const struct ctx *c, struct saved *v)
+{
+	for (unsigned int i = 0; i < c->nr; i++)
+		v[i] = (struct saved){ c->irqs[i].target, c->irqs[i].reason };
+}
+
+static void load_plan(struct ctx *c, const struct saved *v)
+{
+	reset(c);
+	for (unsigned int i = 0; i < c->nr; i++) {
+		if (c->irqs[i].fixed)
+			continue;
+		c->irqs[i].target = v[i].target;
+		c->irqs[i].reason = v[i].reason;
+		account(c, i, v[i].target, +1);
+	}
+}
+
+/* What a plan is charged for: the busy IRQs it moves, then all of them. */
+static uint64_t plan_cost(const struct ctx *c)
+{
+	uint64_t busy = 0, all = 0;
+
+	for (unsigned int i = 0; i < c->nr; i++) {
+		const struct plan_irq *pi = &c->irqs[i];
+
+		if (pi->fixed || pi->target == pi->pinned)
+			continue;
+		all++;
+		busy += is_heavy(c, pi);
+	}
+	return busy << 32 | all;
 }
 
 static bool cpu_valid(const struct topology *topo, int cpu)
@@ -782,9 +1187,11 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 		 unsigned int nr, const struct plan_policy *policy,
 		 struct plan_result *res)
 {
-	struct saved { int target; enum plan_reason reason; } *fresh = NULL;
+	struct saved *fresh = NULL, *repair = NULL;
 	unsigned int *order = NULL;
-	double total = 0, peak_fresh;
+	double total = 0, peak_fresh, peak_repair, best, goal, enough;
+	uint64_t cost_repair;
+	bool forced;
 	struct ctx c;
 	int r;
 
@@ -801,7 +1208,8 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 	}
 	order = malloc((nr + 1) * sizeof(*order));
 	fresh = malloc((nr + 1) * sizeof(*fresh));
-	if (!order || !fresh) {
+	repair = malloc((nr + 1) * sizeof(*repair));
+	if (!order || !fresh || !repair) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -819,30 +1227,44 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 	c.eps = total * 1e-6 / c.nr_all + 1e-12;
 
 	build_fresh(&c, order);
-	r = improve(&c);
+	r = improve(&c, 0);
 	if (r < 0)
 		goto out;
 	peak_fresh = peak_of(&c, c.load);
-	for (unsigned int i = 0; i < nr; i++)
-		fresh[i] = (struct saved){ irqs[i].target, irqs[i].reason };
+	save_plan(&c, fresh);
 
+	/* The repair improves until it is within a quarter of the threshold
+	 * of the fresh plan (goal) and is taken if it gets within half of it
+	 * (enough); else the fresh plan is, less what it can do without while
+	 * staying at the goal. Between two plans that are both enough, the
+	 * one that moves fewer IRQs wins, the lower peak on a tie. */
+	goal = peak_fresh * (1 + policy->threshold / 4) + c.eps;
+	enough = peak_fresh * (1 + policy->threshold / 2) + c.eps;
 	build_repair(&c, order);
-	r = improve(&c);
+	forced = forced_any(&c);
+	r = improve(&c, goal);
 	if (r < 0)
 		goto out;
-	if (peak_of(&c, c.load) > peak_fresh * (1 + policy->threshold) + c.eps) {
-		/* Repairing the current placement falls short: start afresh. */
-		reset(&c);
-		for (unsigned int i = 0; i < nr; i++) {
-			if (irqs[i].fixed)
-				continue;
-			irqs[i].target = fresh[i].target;
-			irqs[i].reason = fresh[i].reason;
-			account(&c, i, irqs[i].target, +1);
-		}
-	} else {
-		settle(&c, res);
-	}
+	peak_repair = peak_of(&c, c.load);
+	best = peak_repair < peak_fresh ? peak_repair : peak_fresh;
+	r = revert_moves(&c, peak_repair > goal ? peak_repair : goal);
+	if (r < 0)
+		goto out;
+	peak_repair = peak_of(&c, c.load);
+	cost_repair = plan_cost(&c);
+	save_plan(&c, repair);
+	load_plan(&c, fresh);
+	r = relabel(&c, goal);
+	if (r == 0)
+		r = revert_moves(&c, goal);
+	if (r < 0)
+		goto out;
+	peak_fresh = peak_of(&c, c.load);
+	if (peak_repair <= enough &&
+	    (cost_repair < plan_cost(&c) ||
+	     (cost_repair == plan_cost(&c) && peak_repair <= peak_fresh)))
+		load_plan(&c, repair);
+	settle(&c, res, best, forced, order);
 
 	fill_alternatives(&c);
 	memcpy(res->after, c.load, topo->nr_ids * sizeof(*res->after));
@@ -852,6 +1274,7 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 out:
 	free(order);
 	free(fresh);
+	free(repair);
 	ctx_release(&c);
 	if (r < 0)
 		plan_result_release(res);

@@ -38,7 +38,7 @@ pick() {	# pick VAR default-path build-command...
 	eval "$var=\$out"
 }
 
-pick IRQSIM "$here/irqsim" $cc $cflags "$here/irqsim.c" "$here/build.c" "$here/model.c"
+pick IRQSIM "$here/irqsim" $cc $cflags "$here/irqsim.c" "$here/build.c" "$here/model.c" "$here/oracle.c"
 pick UDEVLS "$here/udevls" $cc $cflags "$here/udevls.c" -ludev
 pick FKPROBE "$here/fkprobe" $cc $cflags "$here/fkprobe.c"
 pick FAKEKERNEL "$top/tests/fakekernel.so" $cc $cflags -fPIC -shared \

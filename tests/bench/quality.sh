@@ -1,0 +1,205 @@
+#!/bin/bash
+# quality.sh - how well irqtune balances the simulated machines of
+# tests/sim/machines: against the oracle (irqsim oracle: the best placement
+# under irqtune's rules, from the model's true loads), against irqtune's own
+# planner fed the true loads (tests/sim/planprobe: planner error apart from
+# estimate error) and, where installed, against irqbalance --oneshot run on
+# the same machines under the same preloads. Prints markdown tables;
+# docs/quality.md explains every column.
+#
+#	make bench
+#	QUALITY_MACHINES="router big" QUALITY_TOOLS=irqtune tests/bench/quality.sh
+#
+# Per machine and tool: build the machine, run the tool, score, run it again
+# (a second run under the same load), then for every "shift" of the machine
+# description in turn: apply it and run the tool once more.
+#
+# Nothing here touches the host's /proc/irq: every run is under
+# tests/fakekernel.so and umockdev, on a tree in /dev/shm (QUALITY_KEEP=1
+# keeps it).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+top=$PWD
+sim=$top/tests/sim/irqsim
+probe=$top/tests/sim/planprobe
+fk=$top/tests/fakekernel.so
+pt=$top/tests/polltime.so
+window=${QUALITY_WINDOW:-1}
+base=/dev/shm
+[ -d "$base" ] && [ -w "$base" ] || base=${TMPDIR:-/tmp}
+work=$(mktemp -d "$base/irqtune-quality.XXXXXX") || exit 1
+[ -n "${QUALITY_KEEP:-}" ] || trap 'rm -rf "$work"' EXIT INT TERM
+
+for f in "$top/irqtune" "$sim" "$probe" "$fk" "$pt"; do
+	[ -e "$f" ] || { echo "quality.sh: $f missing: run make bench" >&2; exit 1; }
+done
+machines=${QUALITY_MACHINES:-$(cd tests/sim/machines && ls -- *.txt | sed 's/\.txt$//')}
+tools=${QUALITY_TOOLS:-irqtune irqbalance}
+have_irqbalance=
+command -v irqbalance >/dev/null 2>&1 && have_irqbalance=1
+
+key() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }	# key KEY FILE
+f3() { printf '%.3f' "$1"; }
+
+# Every IRQ's smp_affinity_list, one "N/smp_affinity_list:list" line each.
+affs() { (cd "$1/proc/irq" && grep -H . -- */smp_affinity_list) | sort; }
+# IRQs whose affinity differs between two affs listings.
+changed() { diff "$1" "$2" | grep -c '^>'; }
+
+run_tool() {	# run_tool TOOL DIR LOG
+	case $1 in
+	irqtune)
+		UMOCKDEV_DIR=$2 LD_PRELOAD="$fk libumockdev-preload.so.0" \
+			"$top/irqtune" -v -w "$window" >"$3" 2>&1 ;;
+	irqbalance)
+		# irqbalance waits in its glib main loop (poll), hence polltime.so;
+		# --oneshot measures one interval (10 s of model time) and places.
+		UMOCKDEV_DIR=$2 LD_PRELOAD="$pt $fk libumockdev-preload.so.0" \
+			timeout 300 irqbalance --oneshot --foreground >"$3" 2>&1 ;;
+	esac
+}
+
+# Spearman's rank correlation and the relative total error of irqtune's
+# per-IRQ load estimate (LOAD column of -v) against the model's true load,
+# over the IRQs with interrupts; and how many there were. Ties get their
+# average rank.
+accuracy() {	# accuracy LOG SHOW
+	awk '
+	FNR == 1 { file++ }
+	file == 1 && $1 ~ /^[0-9]+$/ {
+		for (i = 2; i <= NF; i++)
+			if ($i ~ /^[0-9.]+%$/) { sub(/%$/, "", $i); est[$1] = $i / 100; break }
+		next
+	}
+	file == 2 && FNR > 1 && $5 > 0 && ($1 in est) {
+		n++; x[n] = est[$1]; y[n] = $6
+	}
+	function rank(v, r,   i, j, lt, eq) {
+		for (i = 1; i <= n; i++) {
+			lt = 0; eq = 0
+			for (j = 1; j <= n; j++) { lt += v[j] < v[i]; eq += v[j] == v[i] }
+			r[i] = lt + (eq + 1) / 2
+		}
+	}
+	END {
+		if (n < 3) { print "- - 0"; exit }
+		rank(x, rx); rank(y, ry)
+		for (i = 1; i <= n; i++) { mx += rx[i]; my += ry[i] }
+		mx /= n; my /= n
+		for (i = 1; i <= n; i++) {
+			sxy += (rx[i] - mx) * (ry[i] - my)
+			sxx += (rx[i] - mx) ^ 2; syy += (ry[i] - my) ^ 2
+			err += (x[i] > y[i] ? x[i] - y[i] : y[i] - x[i]); tot += y[i]
+		}
+		rho = (sxx > 0 && syy > 0) ? sxy / sqrt(sxx * syy) : 1
+		printf "%.3f %.1f %d\n", rho, (tot > 0 ? 100 * err / tot : 0), n
+	}' "$1" "$2"
+}
+
+# measure TOOL MACHINE: one row in each of the tables.
+measure() {
+	local tool=$1 m=$2 D=$work/$1-$2 desc=tests/sim/machines/$2.txt
+	local p1=- prev sh k=2 pr=- rc
+
+	"$sim" build "$desc" "$D" >/dev/null || { echo "| $m | $tool | build failed |" >>"$work/t1"; return; }
+	"$sim" oracle "$D" >"$D.o0"
+	"$sim" score "$D" >"$D.s0"
+	[ "$tool" = irqtune ] && "$probe" "$D" >"$D.p0"
+	affs "$D" >"$D.a0"
+	run_tool "$tool" "$D" "$D.log1"
+	rc=$?
+	if [ "$tool" = irqbalance ] && { [ "$rc" -ne 0 ] ||
+	    grep -qE 'bailing out|Shutting down' "$D.log1"; }; then
+		echo "| $m | $tool | failed (exit $rc): $(tail -1 "$D.log1") |" >>"$work/t1"
+		return
+	fi
+	affs "$D" >"$D.a1"
+	"$sim" score "$D" >"$D.s1"
+	"$sim" rules "$D" >"$D.r1"
+	"$sim" show "$D" >"$D.show1"
+	run_tool "$tool" "$D" "$D.log2"
+	affs "$D" >"$D.a2"
+
+	if [ "$tool" = irqtune ]; then
+		p1=$(f3 "$(key probe_ratio "$D.p0")")
+		[ "$(key probe_moves_second "$D.p0")" = 0 ] ||
+			p1="$p1 (2nd: $(key probe_moves_second "$D.p0"))"
+		set -- $(accuracy "$D.log1" "$D.show1")
+		echo "| $m | $(grep -q '^irqaccounting off' "$desc" && echo off || echo on) | $1 | $2 | $3 |" >>"$work/t4"
+	fi
+	echo "| $m | $tool | $(f3 "$(key load_ratio "$D.s0")") | $(f3 "$(key load_ratio "$D.s1")") |" \
+	     "$(f3 "$(key oracle_ratio "$D.o0")") | $(f3 "$(key oracle_spread_ratio "$D.o0")") |" \
+	     "$(awk -v a="$(key max_load "$D.s1")" -v o="$(key oracle_max_load "$D.o0")" \
+		'BEGIN { printf "%+.1f", (o > 0 ? 100 * (a / o - 1) : 0) }') | $p1 |" \
+	     "$(key numa_local_load_pct "$D.s1") | $(changed "$D.a0" "$D.a1") | $(changed "$D.a1" "$D.a2") |" >>"$work/t1"
+	echo "| $m | $tool |" \
+	     "$(awk '$1 ~ /\.spread_cores$/ { g += $2 } $1 ~ /\.spread_target$/ { t += $2 }
+		END { if (t) printf "%d/%d", g, t; else printf "-" }' "$D.r1") |" \
+	     "$(key nic_shared_cores "$D.r1") ($(key nic_shared_avoidable "$D.r1")) |" \
+	     "$(key smt_next_to_nic "$D.r1") ($(key smt_next_to_nic_avoidable "$D.r1")) |" \
+	     "$(key count_max "$D.r1")/$(key count_fair "$D.r1") |" \
+	     "$(( $(key movable_on_isolated "$D.s1") + $(key movable_on_nohz_full "$D.s1") +
+		  $(key movable_on_offline "$D.s1") )) | $(key max_irqs_per_cpu "$D.s1") |" >>"$work/t2"
+
+	prev=$D.a2
+	for sh in $(awk '$1 == "shift" && !seen[$2]++ { print $2 }' "$desc"); do
+		k=$((k + 1))
+		"$sim" shift "$D" "$sh" >/dev/null || continue
+		"$sim" oracle "$D" >"$D.o$k"
+		"$sim" score "$D" >"$D.s$k.0"
+		if [ "$tool" = irqtune ]; then
+			"$probe" "$D" >"$D.p$k"
+			pr="$(f3 "$(key probe_ratio "$D.p$k")") ($(key probe_moves "$D.p$k"))"
+		fi
+		run_tool "$tool" "$D" "$D.log$k"
+		affs "$D" >"$D.a$k"
+		"$sim" score "$D" >"$D.s$k"
+		echo "| $m | $tool | $sh | $(f3 "$(key load_ratio "$D.s$k.0")") |" \
+		     "$(key oracle_moves_lb "$D.o$k")/$(key oracle_moves_greedy "$D.o$k") |" \
+		     "$(changed "$prev" "$D.a$k") | $(f3 "$(key load_ratio "$D.s$k")") |" \
+		     "$(f3 "$(key oracle_ratio "$D.o$k")") | $pr |" >>"$work/t3"
+		prev=$D.a$k
+	done
+}
+
+: >"$work/t1"; : >"$work/t2"; : >"$work/t3"; : >"$work/t4"
+for m in $machines; do
+	for t in $tools; do
+		if [ "$t" = irqbalance ] && [ -z "$have_irqbalance" ]; then
+			echo "| $m | irqbalance | not installed: skipped |" >>"$work/t1"
+			continue
+		fi
+		measure "$t" "$m"
+	done
+done
+
+echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -srm), $(nproc) CPUs" \
+     "($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo));" \
+     "irqtune $("$top/irqtune" -V 2>&1 | head -1 | awk '{ print $NF }'), window ${window} s;" \
+     "$([ -n "$have_irqbalance" ] && irqbalance --version 2>&1 | head -1 || echo 'irqbalance not installed')."
+echo
+echo "Balance (load ratio = busiest CPU / lower bound; oracle = best possible):"
+echo
+echo "| machine | tool | ratio before | ratio after | oracle | oracle, spread | vs oracle % | true-load plan | NUMA local % | moves | 2nd run moves |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+cat "$work/t1"
+echo
+echo "Placement rules after the first run (avoidable cases in parentheses):"
+echo
+echo "| machine | tool | spread cores got/target | NIC-shared cores | heavy IRQs next to NIC | idle IRQs/CPU max/fair | on avoided CPUs | max IRQs/CPU |"
+echo "|---|---|---|---|---|---|---|---|"
+cat "$work/t2"
+echo
+echo "Load shifts (applied in turn after the second run):"
+echo
+echo "| machine | tool | shift | ratio before | moves needed ≥ / greedy | moves | ratio after | oracle | true-load plan (moves) |"
+echo "|---|---|---|---|---|---|---|---|---|"
+cat "$work/t3"
+if [ -s "$work/t4" ]; then
+	echo
+	echo "irqtune's load estimate against the true load (first run, IRQs with interrupts):"
+	echo
+	echo "| machine | irq time accounting | Spearman ρ | total abs. error % | IRQs |"
+	echo "|---|---|---|---|---|"
+	cat "$work/t4"
+fi

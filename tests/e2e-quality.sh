@@ -1,0 +1,174 @@
+#!/bin/bash
+# End-to-end placement quality: the real irqtune binary balances every
+# simulated machine once, and the result is held against the oracle (irqsim
+# oracle: the best placement under irqtune's rules, from the model's true
+# loads) and against irqtune's placement rules (irqsim rules). Then a second
+# run under the same load must move nothing, and every load shift of the
+# machine must be followed with few moves. docs/quality.md has the figures
+# these tolerances come from, and says why some are looser than the targets.
+# Prints "PASS name" or "FAIL name: why" per test.
+#
+# Under VALGRIND (make check-valgrind) only a few small machines run: the
+# placement code paths, not the figures, are what memcheck is for.
+set -u
+VALGRIND=${VALGRIND:-}
+cd "$(dirname "$0")/.." || exit 1
+top=$PWD
+sim=$top/tests/sim/irqsim
+probe=$top/tests/sim/planprobe
+[ -x "$probe" ] || probe=	# not built (e.g. the sanitizer tree): skip
+work=$(mktemp -d /dev/shm/irqtune-e2e-quality.XXXXXX) || exit 1
+trap 'rm -rf "$work"' EXIT
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+check() {	# check NAME CONDITION-COMMAND... ; message from $why
+	local name=$1; shift
+	if "$@"; then pass "$name"; else fail "$name" "${why:-condition failed}"; fi
+	why=
+}
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b + 1e-9) }'; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b - 1e-9) }'; }
+times() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a * b }'; }
+key() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }	# key KEY FILE
+
+run() {	# run NAME: irqtune -v against $D; output in $D.out, status $RC
+	UMOCKDEV_DIR=$D LD_PRELOAD="$top/tests/fakekernel.so libumockdev-preload.so.0" \
+		$VALGRIND "$top/irqtune" -v -w 1 >"$D.out" 2>"$D.err"
+	RC=$?
+	why="exit $RC: $(head -c 2000 "$D.err")"; check "$1 exits 0" [ "$RC" -eq 0 ]
+}
+moved() { sed -n 's/^irqtune: .*movable, \([0-9][0-9]*\) moved.*/\1/p' "$D.out" | tail -1; }
+
+# Spearman's rank correlation of the -v LOAD column against the true load,
+# and the total absolute error in percent, over IRQs with interrupts.
+accuracy() {	# accuracy LOG SHOW -> "rho err"
+	awk '
+	FNR == 1 { file++ }
+	file == 1 && $1 ~ /^[0-9]+$/ {
+		for (i = 2; i <= NF; i++)
+			if ($i ~ /^[0-9.]+%$/) { sub(/%$/, "", $i); est[$1] = $i / 100; break }
+		next
+	}
+	file == 2 && FNR > 1 && $5 > 0 && ($1 in est) { n++; x[n] = est[$1]; y[n] = $6 }
+	function rank(v, r,   i, j, lt, eq) {
+		for (i = 1; i <= n; i++) {
+			lt = 0; eq = 0
+			for (j = 1; j <= n; j++) { lt += v[j] < v[i]; eq += v[j] == v[i] }
+			r[i] = lt + (eq + 1) / 2
+		}
+	}
+	END {
+		if (n < 3) { print "1 0"; exit }
+		rank(x, rx); rank(y, ry)
+		for (i = 1; i <= n; i++) { mx += rx[i]; my += ry[i] }
+		mx /= n; my /= n
+		for (i = 1; i <= n; i++) {
+			sxy += (rx[i] - mx) * (ry[i] - my)
+			sxx += (rx[i] - mx) ^ 2; syy += (ry[i] - my) ^ 2
+			err += (x[i] > y[i] ? x[i] - y[i] : y[i] - x[i]); tot += y[i]
+		}
+		printf "%.3f %.1f\n", (sxx > 0 && syy > 0) ? sxy / sqrt(sxx * syy) : 1,
+			(tot > 0 ? 100 * err / tot : 0)
+	}' "$1" "$2"
+}
+
+# Tolerance on the load ratio over the oracle's: the 5% target, except on
+# mixed, where irqtune's load estimate (not its planner, which the true-load
+# check below holds to 2%) misjudges two NICs of different per-packet cost
+# sharing CPUs by up to 17% per IRQ (docs/quality.md).
+slack() { case $1 in mixed) echo 1.10 ;; *) echo 1.05 ;; esac; }
+
+# quality MACHINE: the whole sequence on one machine.
+quality() {
+	local m=$1 ratio orc lim p r sh k=0 greedy
+	D=$work/$m
+	"$sim" build "$top/tests/sim/machines/$m.txt" "$D" >/dev/null || {
+		fail "$m: build" "irqsim build failed"; return; }
+	"$sim" oracle "$D" >"$D.oracle"
+	[ -n "$probe" ] && "$probe" "$D" >"$D.probe"
+	run "$m: first run"
+	"$sim" score "$D" >"$D.score"
+	"$sim" rules "$D" >"$D.rules"
+	"$sim" show "$D" >"$D.show"
+	ratio=$(key load_ratio "$D.score")
+	orc=$(key oracle_ratio "$D.oracle")
+	lim=$(times "$orc" "$(slack "$m")")
+	why="ratio $ratio, oracle $orc"
+	check "$m: load ratio within $(slack "$m") of the oracle's" le "$ratio" "$lim"
+	if le "$orc" 1.10; then
+		why="ratio $ratio"; check "$m: load ratio at most 1.10" le "$ratio" 1.10
+	fi
+	if [ -n "$probe" ]; then
+		p=$(key probe_ratio "$D.probe")
+		why="planner on true loads: $p, oracle $orc"
+		check "$m: planner on true loads within 2% of the oracle" le "$p" "$(times "$orc" 1.02)"
+		why="$(key probe_moves_second "$D.probe") moves"
+		check "$m: planner on true loads is still on a second run" \
+			[ "$(key probe_moves_second "$D.probe")" = 0 ]
+	fi
+	why="$(key numa_local_load_pct "$D.score")%"
+	check "$m: all device IRQ work on its node" [ "$(key numa_local_load_pct "$D.score")" = 100.00 ]
+	why="$(grep spread "$D.rules" | tr '\n' ' ')"
+	check "$m: multi-queue devices on min(queues, cores) cores" [ "$(key spread_short_devices "$D.rules")" = 0 ]
+	why="$(key nic_shared_avoidable "$D.rules") avoidable"
+	check "$m: no two NICs on a core while one is free" [ "$(key nic_shared_avoidable "$D.rules")" = 0 ]
+	why="$(key smt_next_to_nic_avoidable "$D.rules") avoidable"
+	check "$m: busy IRQs off busy NIC CPUs' SMT siblings" [ "$(key smt_next_to_nic_avoidable "$D.rules")" = 0 ]
+	why="$(grep -E '^movable_on_' "$D.score" | tr '\n' ' ')"
+	check "$m: no movable IRQ on isolated, nohz_full or offline CPUs" \
+		[ "$(awk '/^movable_on_(isolated|nohz_full|offline) / { n += $2 } END { print n + 0 }' "$D.score")" = 0 ]
+	why="idle IRQs: $(key count_max "$D.rules") on one CPU, fair share $(key count_fair "$D.rules")"
+	check "$m: idle IRQs spread by count (fair share + 2)" le "$(key count_excess "$D.rules")" 2
+	if [ "$m" != hotspot ]; then	# one IRQ against 30 equal ones: ranks are ties
+		set -- $(accuracy "$D.out" "$D.show")
+		why="Spearman $1"; check "$m: estimate ranks IRQs like the true load (rho >= 0.85)" ge "$1" 0.85
+		why="total error $2%"; check "$m: estimate within 20% in total" le "$2" 20
+	fi
+	run "$m: second run"
+	why="$(tail -1 "$D.out")"; check "$m: second run moves nothing" [ "$(moved)" = 0 ]
+	for sh in $(awk '$1 == "shift" && !seen[$2]++ { print $2 }' "$top/tests/sim/machines/$m.txt"); do
+		k=$((k + 1))
+		"$sim" shift "$D" "$sh" >/dev/null
+		"$sim" oracle "$D" >"$D.oracle$k"
+		[ -n "$probe" ] && "$probe" "$D" >"$D.probe$k"
+		run "$m: run after shift $sh"
+		"$sim" score "$D" >"$D.score$k"
+		r=$(key load_ratio "$D.score$k")
+		orc=$(key oracle_ratio "$D.oracle$k")
+		greedy=$(key oracle_moves_greedy "$D.oracle$k")
+		[ "$greedy" -ge 0 ] 2>/dev/null || greedy=$(key oracle_jobs "$D.oracle$k")
+		case $m-$sh in
+		mixed-drain)	# estimate noise: see docs/quality.md
+			lim=$(times "$orc" 1.15) ;;
+		*)	lim=$(times "$orc" "$(slack "$m")") ;;
+		esac
+		why="ratio $r, oracle $orc"; check "$m: after shift $sh, load ratio near the oracle's" le "$r" "$lim"
+		why="$(moved) moved, greedy repair needs $greedy"
+		check "$m: after shift $sh, at most 2x+2 the greedy repair's moves" \
+			le "$(moved)" $((2 * greedy + 2))
+		if [ -n "$probe" ]; then
+			p=$(key probe_ratio "$D.probe$k")
+			why="planner on true loads: $p ($(key probe_moves "$D.probe$k") moves), oracle $orc"
+			# The stability rule lets a placement within the 10%
+			# threshold of the best stand.
+			check "$m: after shift $sh, planner on true loads within 5% of the oracle, or still within 10%" \
+				sh -c '[ "$1" = 0 ] && awk -v a="$2" -v b="$3" "BEGIN { exit !(a <= b * 1.10 + 1e-9) }" ||
+				       awk -v a="$2" -v b="$3" "BEGIN { exit !(a <= b * 1.05 + 1e-9) }"' \
+				_ "$(key probe_moves "$D.probe$k")" "$p" "$orc"
+			check "$m: after shift $sh, planner on true loads moves at most 2x+2 the greedy repair" \
+				le "$(key probe_moves "$D.probe$k")" $((2 * greedy + 2))
+		fi
+	done
+}
+
+if [ -n "$VALGRIND" ]; then
+	machines="tiny router mixed"
+else
+	machines="tiny router numa2 numa2-managed hotspot isolated offline cloud-vm
+		  shift smt idle mixed noacct big"
+fi
+for m in $machines; do
+	quality "$m"
+done
+exit 0
