@@ -79,6 +79,9 @@ int parse_int(const char *s, int min, int max, int *ret)
 	if (*s == '-') {
 		neg = 1;
 		s++;
+		/* "- 5" is not a number: the sign is the number's */
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
 	}
 	r = parse_u64(s, (uint64_t)INT_MAX + 1, &v);
 	if (r < 0)

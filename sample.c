@@ -541,7 +541,9 @@ int interrupts_parse(FILE *f, struct interrupts **ret, unsigned int *ret_line)
 		}
 		for (irq = 0, p = key; p < key + key_len; p++)
 			irq = irq * 10 + (uint64_t)(*p - '0');
-		if (irq > IRQ_NUM_LIMIT) {
+		/* More rows than IRQ numbers can be told apart: one is a
+		 * duplicate, and the count must not grow without bound. */
+		if (irq > IRQ_NUM_LIMIT || n > IRQ_NUM_LIMIT) {
 			r = -EINVAL;
 			goto out;
 		}
@@ -986,6 +988,20 @@ struct cpu_delta {
 	uint64_t delta;
 };
 
+/* The row of @a that is the same interrupt as @rb: same number and same
+ * description. A number whose chip, hwirq or handlers changed between the
+ * samples was freed and given to another device in the window (MSI
+ * vectors are reused at once): its counts restarted from zero, and pairing
+ * them with the old ones could read as a huge 32-bit wrap. Its history is
+ * unknown, as for an IRQ that is new. */
+static const struct irq_row *pair_row(const struct interrupts *a,
+				      const struct irq_row *rb)
+{
+	const struct irq_row *ra = interrupts_find(a, rb->irq);
+
+	return ra && strcmp(ra->desc, rb->desc) == 0 ? ra : NULL;
+}
+
 /* Non-zero per-CPU deltas of one IRQ, ascending CPU. Counts pair by CPU id,
  * never by column; a CPU that is not a column of both snapshots (offline in
  * one of them) has no known count there and contributes nothing. */
@@ -1254,7 +1270,7 @@ int sample_estimate(const struct snapshot *a, const struct snapshot *b,
 		nr_ids = b->stats.nr_ids;
 
 	for (i = 0; i < ib->nr_rows; i++) {
-		const struct irq_row *ra = interrupts_find(ia, ib->rows[i].irq);
+		const struct irq_row *ra = pair_row(ia, &ib->rows[i]);
 		unsigned int m = ib->rows[i].nr_counts + (ra ? ra->nr_counts : 0);
 
 		if (m > max_d)
@@ -1276,7 +1292,7 @@ int sample_estimate(const struct snapshot *a, const struct snapshot *b,
 	/* Pass 1: deltas, rates, and what each CPU served in total. */
 	for (i = 0; i < ib->nr_rows; i++) {
 		const struct irq_row *rb = &ib->rows[i];
-		const struct irq_row *ra = interrupts_find(ia, rb->irq);
+		const struct irq_row *ra = pair_row(ia, rb);
 		struct irq_activity *x = &act[i];
 		uint64_t best = 0;
 		unsigned int n = row_deltas(ra, rb, col, nr_ids, d);
@@ -1356,7 +1372,7 @@ int sample_estimate(const struct snapshot *a, const struct snapshot *b,
 	/* Pass 2: each IRQ's share of its CPUs' work. */
 	for (i = 0; i < ib->nr_rows; i++) {
 		const struct irq_row *rb = &ib->rows[i];
-		const struct irq_row *ra = interrupts_find(ia, rb->irq);
+		const struct irq_row *ra = pair_row(ia, rb);
 		struct irq_activity *x = &act[i];
 		enum irq_class k = class[i];
 		unsigned int n = row_deltas(ra, rb, col, nr_ids, d);

@@ -91,7 +91,8 @@ struct irq_activity {
 
 /* Per IRQ of @b (in the order of b->intr->rows) what it did since @a, and its
  * estimated load; @class[i] is the class of b->intr->rows[i]. IRQs absent from
- * @a get delta 0. *@ret has b->intr->nr_rows entries.
+ * @a, or whose description changed (the number was freed and reused), get
+ * delta 0. *@ret has b->intr->nr_rows entries.
  * @hz is USER_HZ (sysconf(_SC_CLK_TCK)). Pure: no I/O. */
 int sample_estimate(const struct snapshot *a, const struct snapshot *b,
 		    const enum irq_class *class, long hz,

@@ -18,7 +18,12 @@
  *  - refuses write-opens of /proc/irq/... and /proc/sys/... that the
  *    testbed does not hold, so nothing reaches the host's kernel;
  *  - sends /run/irqtune* (the lock) to DIR/run, so parallel runs on
- *    different machines do not contend and the host's /run is untouched.
+ *    different machines do not contend and the host's /run is untouched;
+ *  - plays the machine's events (tests/sim/README.md, "Events"): CPUs
+ *    going offline, IRQs vanishing or appearing at a virtual time in a
+ *    sleep or on the Nth affinity write, and signals to the program (a kill
+ *    in the middle of its writes); and its denied paths (a container
+ *    without /proc/irq): opens and stats of them fail.
  * Without UMOCKDEV_DIR it does nothing but pass every call through; it only
  * ever writes under UMOCKDEV_DIR. Without DIR/sim.state (a captured, not
  * simulated, machine) clocks and writes pass through to umockdev. */
@@ -27,6 +32,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -35,6 +41,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -96,6 +103,29 @@ static struct {
 	int (*clock_gettime)(clockid_t, struct timespec *);
 	unsigned int (*sleep)(unsigned int);
 	int (*usleep)(useconds_t);
+	int (*stat)(const char *, struct stat *);
+	int (*stat64)(const char *, struct stat64 *);
+	int (*lstat)(const char *, struct stat *);
+	int (*lstat64)(const char *, struct stat64 *);
+	int (*access)(const char *, int);
+	DIR *(*opendir)(const char *);
+	/* libc's own, for our I/O on real paths: umockdev's wrappers would
+	 * look for an emulated device under /dev (the testbed is in /dev/shm)
+	 * and leave a socket open per call, in the program's fd table. */
+	struct {
+		int (*open)(const char *, int, ...);
+		int (*open64)(const char *, int, ...);
+		int (*openat)(int, const char *, int, ...);
+		int (*openat64)(int, const char *, int, ...);
+		FILE *(*fopen)(const char *, const char *);
+		FILE *(*fopen64)(const char *, const char *);
+		int (*stat)(const char *, struct stat *);
+		int (*stat64)(const char *, struct stat64 *);
+		int (*lstat)(const char *, struct stat *);
+		int (*lstat64)(const char *, struct stat64 *);
+		int (*access)(const char *, int);
+		DIR *(*opendir)(const char *);
+	} libc;
 } fk = {
 	.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
 	.once = PTHREAD_ONCE_INIT,
@@ -105,6 +135,11 @@ static void fk_init(void);
 
 /* The next definition: umockdev's where it has one, else libc's. */
 #define REAL(name) (pthread_once(&fk.once, fk_init), fk.name)
+/* libc's, skipping umockdev: for our own files (real paths under DIR). */
+#define LIBC(name) (pthread_once(&fk.once, fk_init), \
+		    fk.libc.name ? fk.libc.name : fk.name)
+/* Passing a call on: inside our own code, straight to libc. */
+#define PASS(name) (fk_depth ? LIBC(name) : REAL(name))
 
 /* Inside our own code (the model writing DIR/proc/irq/N/smp_affinity_list,
  * say) every wrapper passes straight through. */
@@ -123,10 +158,12 @@ static void leave(void)
 }
 
 #define RESOLVE(field, sym) (*(void **)&fk.field = dlsym(RTLD_NEXT, sym))
+#define LIBC_RESOLVE(sym) (*(void **)&fk.libc.sym = dlsym(libc, #sym))
 
 static void fk_init(void)
 {
 	const char *dir = getenv("UMOCKDEV_DIR");
+	void *libc;
 	int n;
 
 	RESOLVE(open, "open");
@@ -148,6 +185,27 @@ static void fk_init(void)
 	RESOLVE(clock_gettime, "clock_gettime");
 	RESOLVE(sleep, "sleep");
 	RESOLVE(usleep, "usleep");
+	RESOLVE(stat, "stat");
+	RESOLVE(stat64, "stat64");
+	RESOLVE(lstat, "lstat");
+	RESOLVE(lstat64, "lstat64");
+	RESOLVE(access, "access");
+	RESOLVE(opendir, "opendir");
+	libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	if (libc) {
+		LIBC_RESOLVE(open);
+		LIBC_RESOLVE(open64);
+		LIBC_RESOLVE(openat);
+		LIBC_RESOLVE(openat64);
+		LIBC_RESOLVE(fopen);
+		LIBC_RESOLVE(fopen64);
+		LIBC_RESOLVE(stat);
+		LIBC_RESOLVE(stat64);
+		LIBC_RESOLVE(lstat);
+		LIBC_RESOLVE(lstat64);
+		LIBC_RESOLVE(access);
+		LIBC_RESOLVE(opendir);
+	}
 
 	if (!dir || dir[0] != '/')
 		return;
@@ -220,11 +278,12 @@ static bool virtual_clock(clockid_t clk)
 	       clk == CLOCK_MONOTONIC_COARSE || clk == CLOCK_BOOTTIME;
 }
 
-/* Advance the model by @dt seconds; false when there is no model. */
+/* Advance the model by @dt seconds, playing the events due on the way;
+ * false when there is no model. */
 static bool advance(double dt)
 {
 	struct sim *s;
-	int r;
+	int r, sig = 0;
 
 	if (!active())
 		return false;
@@ -235,7 +294,10 @@ static bool advance(double dt)
 		return false;
 	}
 	if (dt > 0) {
-		sim_step(s, dt);
+		r = sim_advance(s, dt, &sig);
+		if (r < 0)
+			fprintf(stderr, "fakekernel: %s: an event failed: %s\n",
+				fk.dir, strerror(-r));
 		r = sim_render_proc(s, false);
 		if (r == 0)
 			r = sim_save(s);
@@ -245,6 +307,9 @@ static bool advance(double dt)
 		model_synced();
 	}
 	leave();
+	/* after the save: the next program finds the event played */
+	if (sig)
+		raise(sig);
 	return true;
 }
 
@@ -442,6 +507,44 @@ static int track(const struct stat *st, long irq, bool list)
 	return 0;
 }
 
+/* Count a write; play the events it triggers, saving before any signal
+ * is raised (a SIGSTOP returns here once the process is continued). Call
+ * with fk.lock held; the model may be reloaded. */
+static void write_events(struct sim *s)
+{
+	bool changed;
+	int r, sig;
+
+	r = sim_write_event(s, &sig, &changed);
+	if (r < 0)
+		fprintf(stderr, "fakekernel: %s: an event failed: %s\n", fk.dir,
+			strerror(-r));
+	if (changed) {
+		r = sim_render_proc(s, false);
+		if (r == 0)
+			r = sim_save(s);
+	} else {
+		r = sim_journal_writes(s);
+	}
+	if (r < 0)
+		fprintf(stderr, "fakekernel: %s: cannot record a write: %s\n",
+			fk.dir, strerror(-r));
+	model_synced();
+	if (sig) {
+		int depth = fk_depth;
+
+		/* raise() outside our lock and depth: a stopped process can
+		 * be inspected, and a handler may call back into us */
+		fk_depth = 0;
+		for (int i = 0; i < depth; i++)
+			pthread_mutex_unlock(&fk.lock);
+		raise(sig);
+		for (int i = 0; i < depth; i++)
+			pthread_mutex_lock(&fk.lock);
+		fk_depth = depth;
+	}
+}
+
 /* Run a write through the model. Returns write(2)'s result, errno set. */
 static ssize_t model_write(const struct target *tg, const char *buf, size_t len)
 {
@@ -451,6 +554,14 @@ static ssize_t model_write(const struct target *tg, const char *buf, size_t len)
 	int r = 0;
 
 	enter();
+	s = model();
+	if (!s) {
+		leave();
+		errno = EIO;
+		return -1;
+	}
+	/* Events on this write come first: the write sees what they did. */
+	write_events(s);
 	s = model();
 	if (!s) {
 		leave();
@@ -497,6 +608,68 @@ static bool run_path(const char *path, char *buf, size_t len)
 	return snprintf(buf, len, "%s%s", fk.dir, path) < (int)len;
 }
 
+/* Is @path (absolute, or relative to @dirfd) one the machine denies? Sets
+ * errno when it is. */
+static bool denied(int dirfd, const char *path)
+{
+	char kp[PATH_MAX];
+	struct sim *s;
+	int r = 0;
+
+	if (fk_depth || !path || !active())
+		return false;
+	enter();
+	s = model();
+	if (s && s->nr_denies && kernel_path(dirfd, path, kp, sizeof(kp)))
+		r = sim_denied(s, kp);
+	leave();
+	if (r < 0)
+		errno = -r;
+	return r < 0;
+}
+
+EXPORT int stat(const char *path, struct stat *st)
+{
+	if (denied(AT_FDCWD, path))
+		return -1;
+	return PASS(stat)(path, st);
+}
+
+EXPORT int stat64(const char *path, struct stat64 *st)
+{
+	if (denied(AT_FDCWD, path))
+		return -1;
+	return PASS(stat64)(path, st);
+}
+
+EXPORT int lstat(const char *path, struct stat *st)
+{
+	if (denied(AT_FDCWD, path))
+		return -1;
+	return PASS(lstat)(path, st);
+}
+
+EXPORT int lstat64(const char *path, struct stat64 *st)
+{
+	if (denied(AT_FDCWD, path))
+		return -1;
+	return PASS(lstat64)(path, st);
+}
+
+EXPORT int access(const char *path, int how)
+{
+	if (denied(AT_FDCWD, path))
+		return -1;
+	return PASS(access)(path, how);
+}
+
+EXPORT DIR *opendir(const char *path)
+{
+	if (denied(AT_FDCWD, path))
+		return NULL;
+	return PASS(opendir)(path);
+}
+
 /* Common to every open: false means "not ours, pass through";
  * otherwise *@ret is the fd (or -1 with errno). */
 static bool fk_open(int dirfd, const char *path, int flags, int mode, int *ret)
@@ -513,7 +686,11 @@ static bool fk_open(int dirfd, const char *path, int flags, int mode, int *ret)
 	if (fk_depth || !path || !active())
 		return false;
 	if (run_path(path, tb, sizeof(tb))) {
-		*ret = REAL(openat)(AT_FDCWD, tb, flags, mode);
+		*ret = LIBC(openat)(AT_FDCWD, tb, flags, mode);
+		return true;
+	}
+	if (denied(dirfd, path)) {
+		*ret = -1;
 		return true;
 	}
 	if (!writing || !kernel_path(dirfd, path, kp, sizeof(kp)))
@@ -537,7 +714,7 @@ static bool fk_open(int dirfd, const char *path, int flags, int mode, int *ret)
 	/* A read-only fd on the testbed file: reads and fstat work; writes
 	 * are recognised by the file's inode. One that bypasses write(2)
 	 * (glibc-internal) fails with EBADF instead of editing the file. */
-	fd = REAL(open)(tb, O_RDONLY | (flags & O_CLOEXEC) | O_NOFOLLOW);
+	fd = LIBC(open)(tb, O_RDONLY | (flags & O_CLOEXEC) | O_NOFOLLOW);
 	if (fd >= 0 && (fstat(fd, &st) < 0 || track(&st, irq, list) < 0)) {
 		close(fd);
 		fd = -1;
@@ -564,7 +741,7 @@ EXPORT int open(const char *path, int flags, ...)
 	va_end(ap);
 	if (fk_open(AT_FDCWD, path, flags, mode, &fd))
 		return fd;
-	return REAL(open)(path, flags, mode);
+	return PASS(open)(path, flags, mode);
 }
 
 EXPORT int open64(const char *path, int flags, ...)
@@ -577,7 +754,7 @@ EXPORT int open64(const char *path, int flags, ...)
 	va_end(ap);
 	if (fk_open(AT_FDCWD, path, flags, mode, &fd))
 		return fd;
-	return REAL(open64)(path, flags, mode);
+	return PASS(open64)(path, flags, mode);
 }
 
 EXPORT int openat(int dirfd, const char *path, int flags, ...)
@@ -590,7 +767,7 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	va_end(ap);
 	if (fk_open(dirfd, path, flags, mode, &fd))
 		return fd;
-	return REAL(openat)(dirfd, path, flags, mode);
+	return PASS(openat)(dirfd, path, flags, mode);
 }
 
 EXPORT int openat64(int dirfd, const char *path, int flags, ...)
@@ -603,7 +780,7 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	va_end(ap);
 	if (fk_open(dirfd, path, flags, mode, &fd))
 		return fd;
-	return REAL(openat64)(dirfd, path, flags, mode);
+	return PASS(openat64)(dirfd, path, flags, mode);
 }
 
 /* _FORTIFY_SOURCE variants */
@@ -795,7 +972,11 @@ static bool fk_fopen(const char *path, const char *mode, FILE **ret)
 	char tb[PATH_MAX + 16];
 
 	if (!fk_depth && path && active() && run_path(path, tb, sizeof(tb))) {
-		*ret = REAL(fopen)(tb, mode);
+		*ret = LIBC(fopen)(tb, mode);
+		return true;
+	}
+	if (denied(AT_FDCWD, path)) {
+		*ret = NULL;
 		return true;
 	}
 	if (!mode_writes(mode) ||
@@ -821,7 +1002,7 @@ EXPORT FILE *fopen(const char *path, const char *mode)
 
 	if (fk_fopen(path, mode, &f))
 		return f;
-	return REAL(fopen)(path, mode);
+	return PASS(fopen)(path, mode);
 }
 
 EXPORT FILE *fopen64(const char *path, const char *mode)
@@ -830,7 +1011,7 @@ EXPORT FILE *fopen64(const char *path, const char *mode)
 
 	if (fk_fopen(path, mode, &f))
 		return f;
-	return REAL(fopen64)(path, mode);
+	return PASS(fopen64)(path, mode);
 }
 
 EXPORT FILE *fdopen(int fd, const char *mode)

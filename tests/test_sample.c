@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "cpuset.h"
+#include "fileio.h"
 #include "sample.h"
 
 /* sample.c's cap on one line; a test pins the boundary. */
@@ -831,6 +833,74 @@ static void test_intr_read_error(void **state)
 	interrupts_free(NULL);
 }
 
+/* The shapes docs/trust.md lists, one row each: what irqtune must parse
+ * (or skip) in /proc/interrupts, whatever the kernel or architecture. */
+static void test_intr_shapes(void **state)
+{
+	static const struct {
+		const char *what, *text;
+		unsigned int nr_rows, irq;
+		uint64_t total;
+		const char *desc, *name;
+	} cases[] = {
+		{ "offline CPUs missing from the header",
+		  "      CPU0 CPU2 CPU3\n 24: 100 5 0 IR-PCI-MSIX-0000:01:00.0 0-edge eth0\n",
+		  1, 24, 105, "IR-PCI-MSIX-0000:01:00.0 0-edge eth0", "eth0" },
+		{ "single-count ERR, MIS and Err rows",
+		  "  CPU0 CPU1\n  1: 1 2 IO-APIC 1-edge i8042\nERR:          0\n"
+		  "MIS:          0\n Err:          3\n",
+		  1, 1, 3, "IO-APIC 1-edge i8042", "i8042" },
+		{ "a row with no counts (FIQ)",
+		  "  CPU0 CPU1\n 17: 9 0 ARMCTRL-level 1 Edge 3f00b880.mailbox\n"
+		  "FIQ:              usb_fiq\n",
+		  1, 17, 9, "ARMCTRL-level 1 Edge 3f00b880.mailbox",
+		  "3f00b880.mailbox" },
+		{ "counts glued to the colon",
+		  "  CPU0 CPU1\n10:3287008667 3310445093 GICv3  27 Level     arch_timer\n"
+		  "IPI0:2768808080 2751447283       Rescheduling interrupts\n",
+		  1, 10, 3287008667ull + 3310445093ull,
+		  "GICv3  27 Level     arch_timer", "arch_timer" },
+		{ "blank and all-space lines",
+		  "\n   \n  CPU0\n\n  1: 5 IO-APIC 1-edge i8042\n  \t \n\n", 1, 1, 5,
+		  "IO-APIC 1-edge i8042", "i8042" },
+		{ "a row with no device name",
+		  "  CPU0\n 30: 5 IR-PCI-MSI 524288-edge\n", 1, 30, 5,
+		  "IR-PCI-MSI 524288-edge", "" },
+		{ "a row with no chip column",
+		  "  CPU0 CPU1\n 31: 7 1\n", 1, 31, 8, "", "" },
+		{ "a row with nothing after the colon",
+		  "  CPU0 CPU1\n 32:\n", 1, 32, 0, "", "" },
+		{ "names with blanks and commas",
+		  "  CPU0\n  9: 5 IO-APIC 9-fasteoi acpi, PCIe PME, pciehp\n", 1, 9, 5,
+		  "IO-APIC 9-fasteoi acpi, PCIe PME, pciehp",
+		  "acpi, PCIe PME, pciehp" },
+		{ "a name that forges a line (newline in an action name)",
+		  "  CPU0\n  5: 3 IO-APIC 5-edge evil\x1b[2J\nforged: row\n", 1, 5, 3,
+		  "IO-APIC 5-edge evil\x1b[2J", "evil\x1b[2J" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct interrupts *intr = NULL;
+		const struct irq_row *row;
+		unsigned int line = 0;
+		int r = parse_intr(cases[i].text, &intr, &line);
+
+		if (r != 0)
+			fail_msg("%s: r = %d at line %u", cases[i].what, r, line);
+		check_invariants(cases[i].what, intr);
+		check_u64(cases[i].what, intr->nr_rows, cases[i].nr_rows);
+		row = interrupts_find(intr, cases[i].irq);
+		if (!row)
+			fail_msg("%s: no irq %u", cases[i].what, cases[i].irq);
+		check_u64(cases[i].what, row->total, cases[i].total);
+		check_str(cases[i].what, row->desc, cases[i].desc);
+		check_str(cases[i].what, row->name, cases[i].name);
+		interrupts_free(intr);
+	}
+}
+
 /* ---- /proc/stat ---- */
 
 struct stat_case {
@@ -1099,6 +1169,45 @@ static void test_stat_huge_lines(void **state)
 	check_u64("huge cpu line", line, 2);
 	check_u64("huge cpu line", st.nr_ids, 0);
 	fclose(f);
+	free(text);
+}
+
+/* /proc/stat as old and new kernels print it: without steal and guest
+ * columns, with all of them, and with an intr line of 100 KB (a machine
+ * with nr_irqs in the tens of thousands) between the cpu lines. */
+static void test_stat_shapes(void **state)
+{
+	static const char head[] =
+		"cpu  9 9 9 9 9 9 9\n"
+		"cpu0 1 2 3 4 5 6 7\n"			/* 2.6.0: no steal */
+		"cpu1 1 2 3 4 5 16 17 8\n"		/* 2.6.11: steal */
+		"intr 123";
+	static const char tail[] =
+		"\ncpu2 1 2 3 4 5 26 27 8 9 10\n"	/* 2.6.33: guest_nice */
+		"ctxt 5\nsoftirq 1 2 3\n";
+	size_t pad = 100 * 1024, len = 0, i;
+	char *text = malloc(sizeof(head) + pad + sizeof(tail));
+	struct cpu_stats st = { 0 };
+	unsigned int line = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(text);
+	memcpy(text, head, sizeof(head) - 1);
+	len = sizeof(head) - 1;
+	for (i = 0; i < pad / 2; i++, len += 2)
+		memcpy(text + len, " 7", 2);
+	memcpy(text + len, tail, sizeof(tail) - 1);
+	len += sizeof(tail) - 1;
+	f = mem_n(text, len);
+	assert_int_equal(stat_parse(f, &st, &line), 0);
+	fclose(f);
+	check_u64("100 KB intr", st.nr_ids, 3);
+	check_u64("no steal", st.cpu[0].irq, 6);
+	check_u64("no steal", st.cpu[0].softirq, 7);
+	check_u64("steal", st.cpu[1].irq, 16);
+	check_u64("guest_nice", st.cpu[2].softirq, 27);
+	cpu_stats_release(&st);
 	free(text);
 }
 
@@ -1420,6 +1529,118 @@ static void test_snapshot_live(void **state)
 	snapshot_release(NULL);
 }
 
+/* ---- /proc/irq/N values: read_small_file(), parse_int(), parse_u64() ----
+ *
+ * device.c reads node, smp_affinity_list and effective_affinity_list of
+ * every IRQ, and msi_irqs entries and "irq" from sysfs, through these. */
+
+static void test_parse_numbers(void **state)
+{
+	static const struct {
+		const char *s;
+		uint64_t max;
+		int r;
+		uint64_t v;
+	} u[] = {
+		{ "0", UINT64_MAX, 0, 0 },
+		{ " 7 \n", 100, 0, 7 },			/* as sysfs prints it */
+		{ "\t42\t", 100, 0, 42 },
+		{ "18446744073709551615", UINT64_MAX, 0, UINT64_MAX },
+		{ "18446744073709551616", UINT64_MAX, -ERANGE, 0 },
+		{ "99999999999999999999999", UINT64_MAX, -ERANGE, 0 },
+		{ "16777216", IRQ_NUM_LIMIT, 0, IRQ_NUM_LIMIT },
+		{ "16777217", IRQ_NUM_LIMIT, -ERANGE, 0 },
+		{ "", 100, -EINVAL, 0 },
+		{ " \n", 100, -EINVAL, 0 },
+		{ "-1", 100, -EINVAL, 0 },
+		{ "+1", 100, -EINVAL, 0 },
+		{ "1x", 100, -EINVAL, 0 },
+		{ "0x10", 100, -EINVAL, 0 },
+		{ "1 2", 100, -EINVAL, 0 },
+		{ "1.5", 100, -EINVAL, 0 },
+	};
+	static const struct {
+		const char *s;
+		int min, max, r, v;
+	} n[] = {
+		{ "-1", -1, 65535, 0, -1 },		/* numa_node: no node */
+		{ "0\n", -1, 65535, 0, 0 },
+		{ "65535", -1, 65535, 0, 65535 },
+		{ "65536", -1, 65535, -ERANGE, 0 },
+		{ "-2", -1, 65535, -ERANGE, 0 },
+		{ "-0", -1, 65535, 0, 0 },
+		{ "2147483647", INT_MIN, INT_MAX, 0, INT_MAX },
+		{ "2147483648", INT_MIN, INT_MAX, -ERANGE, 0 },
+		{ "-2147483648", INT_MIN, INT_MAX, 0, INT_MIN },
+		{ "-2147483649", INT_MIN, INT_MAX, -ERANGE, 0 },
+		{ "- 5", INT_MIN, INT_MAX, -EINVAL, 0 },
+		{ "--5", INT_MIN, INT_MAX, -EINVAL, 0 },
+		{ "-", INT_MIN, INT_MAX, -EINVAL, 0 },
+		{ "", INT_MIN, INT_MAX, -EINVAL, 0 },
+		{ "5-", INT_MIN, INT_MAX, -EINVAL, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(u); i++) {
+		uint64_t v = 12345;
+		int r = parse_u64(u[i].s, u[i].max, &v);
+
+		if (r != u[i].r)
+			fail_msg("parse_u64(\"%s\") = %d, want %d", u[i].s, r, u[i].r);
+		check_u64(u[i].s, v, r == 0 ? u[i].v : 12345);	/* set on success only */
+	}
+	for (i = 0; i < ARRAY_SIZE(n); i++) {
+		int v = 12345;
+		int r = parse_int(n[i].s, n[i].min, n[i].max, &v);
+
+		if (r != n[i].r)
+			fail_msg("parse_int(\"%s\") = %d, want %d", n[i].s, r, n[i].r);
+		if (v != (r == 0 ? n[i].v : 12345))
+			fail_msg("parse_int(\"%s\") set %d", n[i].s, v);
+	}
+}
+
+static void test_read_small_file(void **state)
+{
+	char dir[] = "/tmp/irqtune-fileio.XXXXXX", path[64], buf[8];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/node", dir);
+
+	f = fopen(path, "we");
+	assert_non_null(f);
+	fputs("1234567", f);		/* 7 bytes: fits with the NUL */
+	fclose(f);
+	memset(buf, 'x', sizeof(buf));
+	assert_int_equal(read_small_file(path, buf, sizeof(buf)), 7);
+	check_str("fits", buf, "1234567");
+
+	f = fopen(path, "we");
+	fputs("12345678", f);		/* 8 bytes: no room for the NUL */
+	fclose(f);
+	assert_int_equal(read_small_file(path, buf, sizeof(buf)), -EFBIG);
+
+	f = fopen(path, "we");
+	fputs("0-3\n \n", f);		/* trailing whitespace trimmed */
+	fclose(f);
+	assert_int_equal(read_small_file(path, buf, sizeof(buf)), 3);
+	check_str("trimmed", buf, "0-3");
+
+	f = fopen(path, "we");
+	fclose(f);
+	assert_int_equal(read_small_file(path, buf, sizeof(buf)), 0);
+	check_str("empty", buf, "");
+
+	assert_int_equal(read_small_file(path, buf, 0), -EINVAL);
+	assert_int_equal(read_small_file(dir, buf, sizeof(buf)), -EISDIR);
+	unlink(path);
+	assert_int_equal(read_small_file(path, buf, sizeof(buf)), -ENOENT);
+	rmdir(dir);
+}
+
 /* ---- sample_estimate ---- */
 
 static void snap_build(struct snapshot *s, const char *intr,
@@ -1714,6 +1935,45 @@ static void test_estimate_pairs_by_irq(void **state)
 	release2(&a, &b);
 }
 
+/* An IRQ number freed and given to another device within the window (MSI
+ * vectors are reused at once) is a new IRQ: its counts restarted, and
+ * pairing them with the old ones would read 3000000000 -> 1000 as a
+ * 32-bit wrap of 1.3e9 events. Same number, same description: same IRQ,
+ * whatever its counts did (a handler added to a shared line is new text,
+ * hence new, too: one window without history). tests/e2e-faults.sh
+ * "reused number" plays it on a simulated machine. */
+static void test_estimate_reused_number(void **state)
+{
+	static const enum irq_class class[] = { CLASS_NET, CLASS_NET,
+						CLASS_OTHER };
+	struct snapshot a, b;
+	struct irq_activity *act;
+
+	(void)state;
+	snap_build(&a, "CPU0 CPU1\n"
+		   " 30: 3000000000 0 IR-PCI-MSIX-0000:01:00.0 1-edge eth0-TxRx-1\n"
+		   " 31: 3000000000 0 IR-PCI-MSIX-0000:01:00.0 2-edge eth0-TxRx-2\n"
+		   " 32: 100 0 IO-APIC 9-fasteoi acpi\n",
+		   "cpu0 0 0 0 0 0 0 0\ncpu1 0 0 0 0 0 0 0\n", NULL, 0.0);
+	snap_build(&b, "CPU0 CPU1\n"
+		   " 30: 1000 0 IR-PCI-MSI 30-edge newdev\n"
+		   " 31: 3000001000 0 IR-PCI-MSIX-0000:01:00.0 2-edge eth0-TxRx-2\n"
+		   " 32: 150 0 IO-APIC 9-fasteoi acpi, pciehp\n",
+		   "cpu0 0 0 0 0 0 100 0\ncpu1 0 0 0 0 0 0 0\n", NULL, 1.0);
+	act = estimate(&a, &b, class);
+	check_u64("reused", act[0].delta, 0);
+	check_u64("reused", act[0].top_cpu, (uint64_t)-1);
+	check_near("reused", act[0].load, 0);
+	check_u64("same irq", act[1].delta, 1000);
+	check_u64("same irq", act[1].top_cpu, 0);
+	if (!(act[1].load > 0))
+		fail_msg("same irq: load %g, want > 0", act[1].load);
+	/* the new handler on a shared line: no history for one window */
+	check_u64("shared line grew", act[2].delta, 0);
+	free(act);
+	release2(&a, &b);
+}
+
 /* CPU1 went offline between a and b, CPU3 came online: counts pair by CPU
  * id, and a CPU that is not a column of both counts for nothing. */
 static void test_estimate_cpu_hotplug(void **state)
@@ -1889,6 +2149,7 @@ int main(void)
 		cmocka_unit_test(test_intr_real_names),
 		cmocka_unit_test(test_intr_bad_inputs),
 		cmocka_unit_test(test_intr_odd_but_good),
+		cmocka_unit_test(test_intr_shapes),
 		cmocka_unit_test(test_intr_column_mismatch),
 		cmocka_unit_test(test_intr_name_formats),
 		cmocka_unit_test(test_intr_embedded_nul),
@@ -1899,12 +2160,15 @@ int main(void)
 		cmocka_unit_test(test_stat_strings),
 		cmocka_unit_test(test_stat_bad_inputs),
 		cmocka_unit_test(test_stat_huge_lines),
+		cmocka_unit_test(test_stat_shapes),
 		cmocka_unit_test(test_softirqs_real_all),
 		cmocka_unit_test(test_softirqs_stat_together),
 		cmocka_unit_test(test_softirqs_strings),
 		cmocka_unit_test(test_softirqs_bad_inputs),
 		cmocka_unit_test_teardown(test_snapshot_take_files, fake_proc_off),
 		cmocka_unit_test(test_snapshot_live),
+		cmocka_unit_test(test_parse_numbers),
+		cmocka_unit_test(test_read_small_file),
 		cmocka_unit_test(test_estimate_work_not_counts),
 		cmocka_unit_test(test_estimate_no_accounting),
 		cmocka_unit_test(test_estimate_split_on_cpu),
@@ -1914,6 +2178,7 @@ int main(void)
 		cmocka_unit_test(test_estimate_stats_in_one_snapshot),
 		cmocka_unit_test(test_estimate_counter_wrap),
 		cmocka_unit_test(test_estimate_pairs_by_irq),
+		cmocka_unit_test(test_estimate_reused_number),
 		cmocka_unit_test(test_estimate_cpu_hotplug),
 		cmocka_unit_test(test_estimate_bad_args),
 		cmocka_unit_test(test_estimate_real_hotplug),

@@ -3,7 +3,6 @@
  * documented in tests/sim/README.md. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,122 +18,11 @@
 #define MAX_QUEUES	4096
 #define MAX_RATES	256
 
-/* ---- writing the tree ------------------------------------------------ */
-
-struct out {
-	const char *dir;
-	char base[512];		/* relative to dir */
-	int err;		/* first error */
-	unsigned int files;
-};
-
-static void o_fail(struct out *o, int r)
-{
-	if (r < 0 && !o->err)
-		o->err = r;
-}
-
-/* Set the current directory (relative to o->dir) and create it. */
-static void o_cd(struct out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void o_cd(struct out *o, const char *fmt, ...)
-{
-	char path[PATH_MAX];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(o->base, sizeof(o->base), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(o->base)) {
-		o_fail(o, -ENAMETOOLONG);
-		return;
-	}
-	snprintf(path, sizeof(path), "%s/%s", o->dir, o->base);
-	if (mkdir(path, 0755) == 0 || errno == EEXIST)
-		return;
-	o_fail(o, sim_mkdirs(o->dir, o->base));
-}
-
-static void o_put(struct out *o, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void o_put(struct out *o, const char *name, const char *fmt, ...)
-{
-	char rel[PATH_MAX], text[40960];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(text)) {
-		o_fail(o, -E2BIG);
-		return;
-	}
-	snprintf(rel, sizeof(rel), "%s/%s", o->base, name);
-	o_fail(o, sim_put_file(o->dir, rel, text, (size_t)n, 0644));
-	o->files++;
-}
-
-/* A symlink o->base/@name to @target (relative to o->dir, under "sys/"),
- * spelled relative like the kernel's. */
-static void o_link(struct out *o, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void o_link(struct out *o, const char *name, const char *fmt, ...)
-{
-	char target[PATH_MAX], rel[PATH_MAX], path[PATH_MAX];
-	size_t used = 0;
-	va_list ap;
-	int ups = 0;
-
-	va_start(ap, fmt);
-	vsnprintf(target, sizeof(target), fmt, ap);
-	va_end(ap);
-	if (strncmp(target, "sys/", 4) != 0 || strncmp(o->base, "sys", 3) != 0) {
-		o_fail(o, -EINVAL);
-		return;
-	}
-	for (const char *p = o->base; *p; p++)
-		ups += *p == '/';
-	for (int i = 0; i < ups && used + 3 < sizeof(rel); i++, used += 3)
-		memcpy(rel + used, "../", 3);
-	snprintf(rel + used, sizeof(rel) - used, "%s", target + 4);
-	snprintf(path, sizeof(path), "%s/%s/%s", o->dir, o->base, name);
-	if (symlink(rel, path) < 0) {
-		if (errno == EEXIST && unlink(path) == 0 && symlink(rel, path) == 0)
-			return;
-		o_fail(o, -errno);
-	}
-	o->files++;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		return rmdir(path) < 0 ? -1 : 0;
-	return unlink(path) < 0 ? -1 : 0;
-}
-
-/* Remove @rel under @dir, recursively, never following symlinks. */
-static int rm_rf(const char *dir, const char *rel)
-{
-	char path[PATH_MAX];
-	struct stat st;
-
-	if (rel[0] == '/' || strstr(rel, ".."))
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISDIR(st.st_mode))
-		return unlink(path) < 0 ? -errno : 0;
-	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0 ? -errno : 0;
-}
-
 /* ---- CPUs and nodes -------------------------------------------------- */
+
+/* The tree writers (sim_out_*) and the CPU and node files (sim_render_cpus)
+ * live in model.c: the fake kernel renders them too, when a CPU goes offline
+ * during a run (an event). */
 
 static int nr_nodes(const struct sim *s)
 {
@@ -146,232 +34,6 @@ static int nr_nodes(const struct sim *s)
 	return n;
 }
 
-enum cpu_rel { REL_THREAD, REL_PACKAGE, REL_DIE, REL_LLC, REL_NODE };
-
-static bool related(const struct sim_cpu *a, const struct sim_cpu *b,
-		    enum cpu_rel rel)
-{
-	switch (rel) {
-	case REL_THREAD:
-		return a->package == b->package && a->core == b->core;
-	case REL_PACKAGE:
-		return a->package == b->package;
-	case REL_DIE:
-		return a->package == b->package && a->die == b->die;
-	case REL_LLC:
-		return a->llc == b->llc;
-	case REL_NODE:
-		return a->node == b->node;
-	}
-	return false;
-}
-
-/* Online CPUs related to @cpu (topology and cache files list online ones). */
-static void related_set(const struct sim *s, unsigned int cpu,
-			enum cpu_rel rel, uint64_t *set)
-{
-	sim_set_zero(s, set);
-	for (unsigned int c = 0; c < s->nr_cpus; c++)
-		if (s->cpu[c].online && related(&s->cpu[cpu], &s->cpu[c], rel))
-			sim_set_add(set, c);
-}
-
-static void put_set(struct out *o, const struct sim *s, const char *name,
-		    const uint64_t *set, bool list)
-{
-	char text[40000];
-
-	if (list)
-		sim_set_list(s, set, text, sizeof(text));
-	else
-		sim_set_mask(s, set, text, sizeof(text));
-	o_put(o, name, "%s\n", text);
-}
-
-static void put_pair(struct out *o, const struct sim *s, const char *base,
-		     const uint64_t *set)
-{
-	char name[64];
-
-	snprintf(name, sizeof(name), "%s_list", base);
-	put_set(o, s, name, set, true);
-	put_set(o, s, base, set, false);
-}
-
-static void render_cpu(struct out *o, const struct sim *s, unsigned int c,
-		       uint64_t *set)
-{
-	static const struct {
-		const char *type;
-		int level;
-		const char *size;
-		enum cpu_rel rel;
-	} caches[] = {
-		{ "Data", 1, "48K", REL_THREAD },
-		{ "Instruction", 1, "32K", REL_THREAD },
-		{ "Unified", 2, "2048K", REL_THREAD },
-		{ "Unified", 3, "32768K", REL_LLC },
-	};
-	const struct sim_cpu *p = &s->cpu[c];
-
-	o_cd(o, "sys/devices/system/cpu/cpu%u", c);
-	o_put(o, "uevent", "MODALIAS=cpu:type:x86,ven0000fam0006mod006A:feature:,0000\n");
-	o_link(o, "subsystem", "sys/bus/cpu");
-	/* cpu0 of x86 is not hotpluggable: no "online" file. */
-	if (c != 0 || !p->online)
-		o_put(o, "online", "%d\n", p->online);
-	if (p->node >= 0) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "node%d", p->node);
-		o_link(o, name, "sys/devices/system/node/node%d", p->node);
-	}
-	if (!p->online) {
-		/* The topology and cache groups go away with the CPU. */
-		char rel[128];
-
-		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%u/topology", c);
-		o_fail(o, rm_rf(o->dir, rel));
-		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%u/cache", c);
-		o_fail(o, rm_rf(o->dir, rel));
-		return;
-	}
-	o_cd(o, "sys/devices/system/cpu/cpu%u/topology", c);
-	o_put(o, "physical_package_id", "%d\n", p->package);
-	o_put(o, "die_id", "%d\n", p->die);
-	o_put(o, "core_id", "%d\n", p->core);
-	o_put(o, "cluster_id", "%d\n", p->core);
-	related_set(s, c, REL_THREAD, set);
-	put_pair(o, s, "thread_siblings", set);
-	put_pair(o, s, "core_cpus", set);
-	put_pair(o, s, "cluster_cpus", set);
-	related_set(s, c, REL_PACKAGE, set);
-	put_pair(o, s, "core_siblings", set);
-	put_pair(o, s, "package_cpus", set);
-	related_set(s, c, REL_DIE, set);
-	put_pair(o, s, "die_cpus", set);
-	for (unsigned int i = 0; i < sizeof(caches) / sizeof(caches[0]); i++) {
-		int id = caches[i].rel == REL_LLC ? p->llc :
-			 p->package * 4096 + p->core;
-
-		o_cd(o, "sys/devices/system/cpu/cpu%u/cache/index%u", c, i);
-		o_put(o, "level", "%d\n", caches[i].level);
-		o_put(o, "type", "%s\n", caches[i].type);
-		o_put(o, "size", "%s\n", caches[i].size);
-		o_put(o, "id", "%d\n", id);
-		o_put(o, "coherency_line_size", "64\n");
-		related_set(s, c, caches[i].rel, set);
-		put_set(o, s, "shared_cpu_list", set, true);
-		put_set(o, s, "shared_cpu_map", set, false);
-	}
-}
-
-int sim_render_cpus(struct sim *s)
-{
-	struct out o = { .dir = s->dir };
-	uint64_t *set = sim_set_new(s), *set2 = sim_set_new(s);
-	int nodes = nr_nodes(s);
-	char text[40000];
-	unsigned int present = 0;
-
-	if (!set || !set2) {
-		free(set);
-		free(set2);
-		return -ENOMEM;
-	}
-	o_cd(&o, "sys/devices/system/cpu");
-	sim_set_zero(s, set);
-	for (unsigned int c = 0; c < s->nr_cpus; c++)
-		sim_set_add(set, c);
-	put_set(&o, s, "possible", set, true);
-	o_put(&o, "kernel_max", "%d\n", SIM_MAX_CPUS - 1);
-	sim_set_zero(s, set);
-	for (unsigned int c = 0; c < s->nr_cpus; c++)
-		if (s->cpu[c].present)
-			sim_set_add(set, c);
-	put_set(&o, s, "present", set, true);
-	sim_set_zero(s, set);
-	sim_set_zero(s, set2);
-	for (unsigned int c = 0; c < s->nr_cpus; c++) {
-		if (s->cpu[c].online)
-			sim_set_add(set, c);
-		else if (s->cpu[c].present)
-			sim_set_add(set2, c);
-	}
-	put_set(&o, s, "online", set, true);
-	put_set(&o, s, "offline", set2, true);
-	sim_set_zero(s, set);
-	sim_set_zero(s, set2);
-	for (unsigned int c = 0; c < s->nr_cpus; c++) {
-		if (s->cpu[c].isolated)
-			sim_set_add(set, c);
-		if (s->cpu[c].nohz_full)
-			sim_set_add(set2, c);
-	}
-	put_set(&o, s, "isolated", set, true);
-	/* With CONFIG_CPUMASK_OFFSTACK and no nohz_full=, the kernel prints
-	 * a NULL cpumask: "(null)". */
-	if (!sim_set_empty(s, set2))
-		put_set(&o, s, "nohz_full", set2, true);
-	else if (s->nohz_mode == NOHZ_NULL)
-		o_put(&o, "nohz_full", "(null)\n");
-	else if (s->nohz_mode == NOHZ_EMPTY)
-		o_put(&o, "nohz_full", "\n");
-	for (unsigned int c = 0; c < s->nr_cpus; c++) {
-		if (!s->cpu[c].present)
-			continue;
-		present++;
-		render_cpu(&o, s, c, set);
-		o_cd(&o, "sys/bus/cpu/devices");
-		snprintf(text, sizeof(text), "cpu%u", c);
-		o_link(&o, text, "sys/devices/system/cpu/cpu%u", c);
-	}
-	if (nodes > 0) {
-		o_cd(&o, "sys/devices/system/node");
-		o_put(&o, "possible", nodes > 1 ? "0-%d\n" : "%d\n", nodes - 1);
-		o_put(&o, "online", nodes > 1 ? "0-%d\n" : "%d\n", nodes - 1);
-		o_put(&o, "has_normal_memory", nodes > 1 ? "0-%d\n" : "%d\n", nodes - 1);
-		o_put(&o, "has_memory", nodes > 1 ? "0-%d\n" : "%d\n", nodes - 1);
-		text[0] = '\0';
-		for (int n = 0; n < nodes; n++) {
-			bool has = false;
-
-			for (unsigned int c = 0; c < s->nr_cpus && !has; c++)
-				has = s->cpu[c].online && s->cpu[c].node == n;
-			if (has)
-				snprintf(text + strlen(text), sizeof(text) - strlen(text),
-					 "%s%d", text[0] ? "," : "", n);
-		}
-		o_put(&o, "has_cpu", "%s\n", text);
-		for (int n = 0; n < nodes; n++) {
-			size_t used = 0;
-
-			o_cd(&o, "sys/devices/system/node/node%d", n);
-			o_put(&o, "uevent", "%s", "");
-			o_link(&o, "subsystem", "sys/bus/node");
-			/* x86 numa_remove_cpu(): offline CPUs leave the node mask. */
-			sim_set_zero(s, set);
-			for (unsigned int c = 0; c < s->nr_cpus; c++) {
-				if (s->cpu[c].node != n || !s->cpu[c].present)
-					continue;
-				if (s->cpu[c].online)
-					sim_set_add(set, c);
-				snprintf(text, sizeof(text), "cpu%u", c);
-				o_link(&o, text, "sys/devices/system/cpu/cpu%u", c);
-			}
-			put_set(&o, s, "cpulist", set, true);
-			put_set(&o, s, "cpumap", set, false);
-			for (int m = 0; m < nodes && used < sizeof(text) - 8; m++)
-				used += (size_t)snprintf(text + used, sizeof(text) - used,
-							 "%s%d", m ? " " : "",
-							 m == n ? 10 : 21);
-			o_put(&o, "distance", "%s\n", text);
-		}
-	}
-	free(set);
-	free(set2);
-	return o.err;
-}
 
 /* ---- descriptions ---------------------------------------------------- */
 
@@ -625,6 +287,9 @@ static int parse_device(struct ctx *x, const struct kind_info *k, char **tok,
 		kv(tok[i], &key, &v);
 		if (strcmp(key, "name") == 0 && v && *v && !strchr(v, ' ')) {
 			snprintf(d->name, sizeof(d->name), "%s", v);
+			/* an action name may hold any byte: \xNN */
+			if (k == find_kind("legacy"))
+				sim_unescape(d->name);
 		} else if (strcmp(key, "bdf") == 0 && v) {
 			if (!bdf_valid(v))
 				return fail(x, "bad bdf \"%s\" (want 0000:3b:00.0)", v);
@@ -852,7 +517,8 @@ static void managed_mask(const struct sim *s, unsigned int k, unsigned int nq,
 				continue;
 			for (unsigned int c2 = c; c2 < s->nr_cpus; c2++)
 				if (s->cpu[c2].present &&
-				    related(p, &s->cpu[c2], REL_THREAD))
+				    p->package == s->cpu[c2].package &&
+				    p->core == s->cpu[c2].core)
 					order[n++] = c2;
 		}
 	if (!n)
@@ -1126,107 +792,107 @@ static void dev_base(const struct bdev *d, char *buf, size_t len)
 	snprintf(buf, len, "sys/devices/pci%.7s/%s", d->bdf, d->bdf);
 }
 
-static void render_block(struct ctx *x, struct out *o, const char *parent,
+static void render_block(struct ctx *x, struct sim_out *o, const char *parent,
 			 const char *disk, bool partition)
 {
 	unsigned int minor = x->next_minor;
 
 	x->next_minor += 16;
-	o_cd(o, "%s/%s", parent, disk);
-	o_put(o, "uevent", "MAJOR=259\nMINOR=%u\nDEVNAME=%s\nDEVTYPE=disk\n"
+	sim_out_cd(o, "%s/%s", parent, disk);
+	sim_out_put(o, "uevent", "MAJOR=259\nMINOR=%u\nDEVNAME=%s\nDEVTYPE=disk\n"
 	      "DISKSEQ=%u\n", minor, disk, minor / 16 + 1);
-	o_put(o, "dev", "259:%u\n", minor);
-	o_put(o, "size", "1953525168\n");
-	o_put(o, "removable", "0\n");
-	o_link(o, "subsystem", "sys/class/block");
+	sim_out_put(o, "dev", "259:%u\n", minor);
+	sim_out_put(o, "size", "1953525168\n");
+	sim_out_put(o, "removable", "0\n");
+	sim_out_link(o, "subsystem", "sys/class/block");
 	if (partition) {
 		char part[48];
 		bool digit = disk[strlen(disk) - 1] >= '0' &&
 			     disk[strlen(disk) - 1] <= '9';
 
 		snprintf(part, sizeof(part), "%s%s1", disk, digit ? "p" : "");
-		o_cd(o, "%s/%s/%s", parent, disk, part);
-		o_put(o, "uevent", "MAJOR=259\nMINOR=%u\nDEVNAME=%s\n"
+		sim_out_cd(o, "%s/%s/%s", parent, disk, part);
+		sim_out_put(o, "uevent", "MAJOR=259\nMINOR=%u\nDEVNAME=%s\n"
 		      "DEVTYPE=partition\nPARTN=1\n", minor + 1, part);
-		o_put(o, "partition", "1\n");
-		o_link(o, "subsystem", "sys/class/block");
-		o_cd(o, "sys/class/block");
-		o_link(o, part, "%s/%s/%s", parent, disk, part);
+		sim_out_put(o, "partition", "1\n");
+		sim_out_link(o, "subsystem", "sys/class/block");
+		sim_out_cd(o, "sys/class/block");
+		sim_out_link(o, part, "%s/%s/%s", parent, disk, part);
 	}
-	o_cd(o, "sys/class/block");
-	o_link(o, disk, "%s/%s", parent, disk);
-	o_cd(o, "sys/block");
-	o_link(o, disk, "%s/%s", parent, disk);
+	sim_out_cd(o, "sys/class/block");
+	sim_out_link(o, disk, "%s/%s", parent, disk);
+	sim_out_cd(o, "sys/block");
+	sim_out_link(o, disk, "%s/%s", parent, disk);
 }
 
-static void render_scsi(struct ctx *x, struct out *o, struct bdev *d,
+static void render_scsi(struct ctx *x, struct sim_out *o, struct bdev *d,
 			const char *parent)
 {
 	char host[1024], sdev[1280], disk[16];
 	unsigned int h = d->host;
 
 	snprintf(host, sizeof(host), "%s/host%u", parent, h);
-	o_cd(o, "%s", host);
-	o_put(o, "uevent", "DEVTYPE=scsi_host\n");
-	o_link(o, "subsystem", "sys/bus/scsi");
-	o_cd(o, "sys/bus/scsi/devices");
-	o_link(o, host + strlen(parent) + 1, "%s", host);
-	o_cd(o, "%s/scsi_host/host%u", host, h);
-	o_put(o, "uevent", "%s", "");
-	o_put(o, "proc_name", "%s\n", d->driver);
-	o_put(o, "unique_id", "%u\n", h + 1);
-	o_link(o, "subsystem", "sys/class/scsi_host");
-	o_link(o, "device", "%s", host);
-	o_cd(o, "sys/class/scsi_host");
+	sim_out_cd(o, "%s", host);
+	sim_out_put(o, "uevent", "DEVTYPE=scsi_host\n");
+	sim_out_link(o, "subsystem", "sys/bus/scsi");
+	sim_out_cd(o, "sys/bus/scsi/devices");
+	sim_out_link(o, host + strlen(parent) + 1, "%s", host);
+	sim_out_cd(o, "%s/scsi_host/host%u", host, h);
+	sim_out_put(o, "uevent", "%s", "");
+	sim_out_put(o, "proc_name", "%s\n", d->driver);
+	sim_out_put(o, "unique_id", "%u\n", h + 1);
+	sim_out_link(o, "subsystem", "sys/class/scsi_host");
+	sim_out_link(o, "device", "%s", host);
+	sim_out_cd(o, "sys/class/scsi_host");
 	snprintf(disk, sizeof(disk), "host%u", h);
-	o_link(o, disk, "%s/scsi_host/host%u", host, h);
+	sim_out_link(o, disk, "%s/scsi_host/host%u", host, h);
 	for (unsigned int i = 0; i < d->disks; i++) {
 		char name[1400];
 
-		o_cd(o, "%s/target%u:0:%u", host, h, i);
-		o_put(o, "uevent", "DEVTYPE=scsi_target\n");
-		o_link(o, "subsystem", "sys/bus/scsi");
+		sim_out_cd(o, "%s/target%u:0:%u", host, h, i);
+		sim_out_put(o, "uevent", "DEVTYPE=scsi_target\n");
+		sim_out_link(o, "subsystem", "sys/bus/scsi");
 		snprintf(sdev, sizeof(sdev), "%s/target%u:0:%u/%u:0:%u:0", host,
 			 h, i, h, i);
-		o_cd(o, "%s", sdev);
-		o_put(o, "uevent", "DEVTYPE=scsi_device\nDRIVER=sd\n"
+		sim_out_cd(o, "%s", sdev);
+		sim_out_put(o, "uevent", "DEVTYPE=scsi_device\nDRIVER=sd\n"
 		      "MODALIAS=scsi:t-0x00\n");
-		o_put(o, "vendor", "SIM     \n");
-		o_link(o, "subsystem", "sys/bus/scsi");
-		o_link(o, "driver", "sys/bus/scsi/drivers/sd");
-		o_cd(o, "sys/bus/scsi/drivers/sd");
-		o_cd(o, "sys/bus/scsi/devices");
+		sim_out_put(o, "vendor", "SIM     \n");
+		sim_out_link(o, "subsystem", "sys/bus/scsi");
+		sim_out_link(o, "driver", "sys/bus/scsi/drivers/sd");
+		sim_out_cd(o, "sys/bus/scsi/drivers/sd");
+		sim_out_cd(o, "sys/bus/scsi/devices");
 		snprintf(name, sizeof(name), "%u:0:%u:0", h, i);
-		o_link(o, name, "%s", sdev);
+		sim_out_link(o, name, "%s", sdev);
 		snprintf(disk, sizeof(disk), "sd%c", 'a' + x->next_sd++ % 26);
 		snprintf(name, sizeof(name), "%s/block", sdev);
 		render_block(x, o, name, disk, true);
 	}
 }
 
-static void render_net(struct ctx *x, struct out *o, const char *parent,
+static void render_net(struct ctx *x, struct sim_out *o, const char *parent,
 		       const char *ifname, unsigned int queues)
 {
 	unsigned int ifindex = x->next_ifindex++;
 
-	o_cd(o, "%s/net/%s", parent, ifname);
-	o_put(o, "uevent", "INTERFACE=%s\nIFINDEX=%u\n", ifname, ifindex);
-	o_put(o, "ifindex", "%u\n", ifindex);
-	o_put(o, "address", "02:00:00:00:%02x:%02x\n", ifindex >> 8, ifindex & 0xff);
-	o_put(o, "mtu", "1500\n");
-	o_put(o, "operstate", "up\n");
-	o_put(o, "type", "1\n");
-	o_link(o, "subsystem", "sys/class/net");
-	o_link(o, "device", "%s", parent);
+	sim_out_cd(o, "%s/net/%s", parent, ifname);
+	sim_out_put(o, "uevent", "INTERFACE=%s\nIFINDEX=%u\n", ifname, ifindex);
+	sim_out_put(o, "ifindex", "%u\n", ifindex);
+	sim_out_put(o, "address", "02:00:00:00:%02x:%02x\n", ifindex >> 8, ifindex & 0xff);
+	sim_out_put(o, "mtu", "1500\n");
+	sim_out_put(o, "operstate", "up\n");
+	sim_out_put(o, "type", "1\n");
+	sim_out_link(o, "subsystem", "sys/class/net");
+	sim_out_link(o, "device", "%s", parent);
 	for (unsigned int q = 0; q < queues; q++) {
-		o_cd(o, "%s/net/%s/queues/rx-%u", parent, ifname, q);
-		o_put(o, "rps_cpus", "0\n");
+		sim_out_cd(o, "%s/net/%s/queues/rx-%u", parent, ifname, q);
+		sim_out_put(o, "rps_cpus", "0\n");
 	}
-	o_cd(o, "sys/class/net");
-	o_link(o, ifname, "%s/net/%s", parent, ifname);
+	sim_out_cd(o, "sys/class/net");
+	sim_out_link(o, ifname, "%s/net/%s", parent, ifname);
 }
 
-static void render_device(struct ctx *x, struct out *o, struct bdev *d)
+static void render_device(struct ctx *x, struct sim_out *o, struct bdev *d)
 {
 	struct sim *s = x->s;
 	const char *kind = d->k->kind;
@@ -1235,24 +901,24 @@ static void render_device(struct ctx *x, struct out *o, struct bdev *d)
 
 	dev_base(d, base, sizeof(base));
 	sscanf(d->bdf, "%x:%x:%x.%x", &dom, &bus, &dev, &fn);
-	o_cd(o, "sys/devices/pci%.7s", d->bdf);
-	o_put(o, "uevent", "%s", "");
-	o_cd(o, "%s", base);
-	o_put(o, "uevent", "%s%s%sPCI_CLASS=%lX\nPCI_ID=%04lX:%04lX\n"
+	sim_out_cd(o, "sys/devices/pci%.7s", d->bdf);
+	sim_out_put(o, "uevent", "%s", "");
+	sim_out_cd(o, "%s", base);
+	sim_out_put(o, "uevent", "%s%s%sPCI_CLASS=%lX\nPCI_ID=%04lX:%04lX\n"
 	      "PCI_SUBSYS_ID=%04lX:%04lX\nPCI_SLOT_NAME=%s\n"
 	      "MODALIAS=pci:v%08lXd%08lXsv%08lXsd%08lXbc%02lXsc%02lXi%02lX\n",
 	      d->driver[0] ? "DRIVER=" : "", d->driver, d->driver[0] ? "\n" : "",
 	      d->class, d->vendor, d->device, d->vendor, d->device,
 	      d->bdf, d->vendor, d->device, d->vendor, d->device, d->class >> 16,
 	      (d->class >> 8) & 0xff, d->class & 0xff);
-	o_put(o, "class", "0x%06lx\n", d->class);
-	o_put(o, "vendor", "0x%04lx\n", d->vendor);
-	o_put(o, "device", "0x%04lx\n", d->device);
-	o_put(o, "subsystem_vendor", "0x%04lx\n", d->vendor);
-	o_put(o, "subsystem_device", "0x%04lx\n", d->device);
-	o_put(o, "revision", "0x01\n");
-	o_put(o, "enable", "1\n");
-	o_put(o, "numa_node", "%d\n", d->node);
+	sim_out_put(o, "class", "0x%06lx\n", d->class);
+	sim_out_put(o, "vendor", "0x%04lx\n", d->vendor);
+	sim_out_put(o, "device", "0x%04lx\n", d->device);
+	sim_out_put(o, "subsystem_vendor", "0x%04lx\n", d->vendor);
+	sim_out_put(o, "subsystem_device", "0x%04lx\n", d->device);
+	sim_out_put(o, "revision", "0x01\n");
+	sim_out_put(o, "enable", "1\n");
+	sim_out_put(o, "numa_node", "%d\n", d->node);
 	/* cpumask_of_node(): the node's online CPUs; all of them without NUMA */
 	sim_set_zero(s, x->tmp);
 	for (unsigned int c = 0; c < s->nr_cpus; c++)
@@ -1260,33 +926,33 @@ static void render_device(struct ctx *x, struct out *o, struct bdev *d)
 			sim_set_add(x->tmp, c);
 	sim_set_list(s, x->tmp, list, sizeof(list));
 	sim_set_mask(s, x->tmp, mask, sizeof(mask));
-	o_put(o, "local_cpulist", "%s\n", list);
-	o_put(o, "local_cpus", "%s\n", mask);
-	o_link(o, "subsystem", "sys/bus/pci");
+	sim_out_put(o, "local_cpulist", "%s\n", list);
+	sim_out_put(o, "local_cpus", "%s\n", mask);
+	sim_out_link(o, "subsystem", "sys/bus/pci");
 	if (d->driver[0]) {
-		o_link(o, "driver", "sys/bus/pci/drivers/%s", d->driver);
-		o_cd(o, "sys/bus/pci/drivers/%s", d->driver);
+		sim_out_link(o, "driver", "sys/bus/pci/drivers/%s", d->driver);
+		sim_out_cd(o, "sys/bus/pci/drivers/%s", d->driver);
 	}
-	o_cd(o, "sys/bus/pci/devices");
-	o_link(o, d->bdf, "%s", base);
+	sim_out_cd(o, "sys/bus/pci/devices");
+	sim_out_link(o, d->bdf, "%s", base);
 	/* The legacy line when MSI is off, else 0 ("irq" keeps the INTx pin's
 	 * number on real machines; 0 is what a VM shows). */
 	if (strcmp(kind, "legacy") == 0) {
-		o_cd(o, "%s", base);
-		o_put(o, "irq", "%lu\n", d->irq);
+		sim_out_cd(o, "%s", base);
+		sim_out_put(o, "irq", "%lu\n", d->irq);
 		return;
 	}
-	o_cd(o, "%s", base);
-	o_put(o, "irq", "0\n");
-	o_put(o, "msi_bus", "1\n");
-	o_cd(o, "%s/msi_irqs", base);
+	sim_out_cd(o, "%s", base);
+	sim_out_put(o, "irq", "0\n");
+	sim_out_put(o, "msi_bus", "1\n");
+	sim_out_cd(o, "%s/msi_irqs", base);
 	for (unsigned int i = 0; i < s->nr_irqs; i++) {
 		char n[16];
 
 		if (s->irqs[i].dev != d->devidx)
 			continue;
 		snprintf(n, sizeof(n), "%u", s->irqs[i].irq);
-		o_put(o, n, "%s\n", d->k->msix ? "msix" : "msi");
+		sim_out_put(o, n, "%s\n", d->k->msix ? "msix" : "msi");
 	}
 	if (d->k->virtio) {
 		const char *vdrv = strcmp(kind, "virtio-net") == 0 ? "virtio_net" :
@@ -1296,16 +962,16 @@ static void render_device(struct ctx *x, struct out *o, struct bdev *d)
 				    strcmp(kind, "virtio-blk") == 0 ? 2 : 5;
 
 		snprintf(child, sizeof(child), "%s/virtio%u", base, d->virtio);
-		o_cd(o, "%s", child);
-		o_put(o, "uevent", "DRIVER=%s\nMODALIAS=virtio:d%08Xv00001AF4\n",
+		sim_out_cd(o, "%s", child);
+		sim_out_put(o, "uevent", "DRIVER=%s\nMODALIAS=virtio:d%08Xv00001AF4\n",
 		      vdrv, vdev);
-		o_put(o, "device", "0x%04x\n", vdev);
-		o_put(o, "vendor", "0x1af4\n");
-		o_link(o, "subsystem", "sys/bus/virtio");
-		o_link(o, "driver", "sys/bus/virtio/drivers/%s", vdrv);
-		o_cd(o, "sys/bus/virtio/drivers/%s", vdrv);
-		o_cd(o, "sys/bus/virtio/devices");
-		o_link(o, child + strlen(base) + 1, "%s", child);
+		sim_out_put(o, "device", "0x%04x\n", vdev);
+		sim_out_put(o, "vendor", "0x1af4\n");
+		sim_out_link(o, "subsystem", "sys/bus/virtio");
+		sim_out_link(o, "driver", "sys/bus/virtio/drivers/%s", vdrv);
+		sim_out_cd(o, "sys/bus/virtio/drivers/%s", vdrv);
+		sim_out_cd(o, "sys/bus/virtio/devices");
+		sim_out_link(o, child + strlen(base) + 1, "%s", child);
 		if (strcmp(kind, "virtio-net") == 0) {
 			render_net(x, o, child, d->ifname[0] ? d->ifname : d->name,
 				   d->queues);
@@ -1326,17 +992,17 @@ static void render_device(struct ctx *x, struct out *o, struct bdev *d)
 		const char *num = d->name + strcspn(d->name, "0123456789");
 
 		snprintf(ctrl, sizeof(ctrl), "%s/nvme/%s", base, d->name);
-		o_cd(o, "%s", ctrl);
-		o_put(o, "uevent", "MAJOR=239\nMINOR=%s\nDEVNAME=%s\n"
+		sim_out_cd(o, "%s", ctrl);
+		sim_out_put(o, "uevent", "MAJOR=239\nMINOR=%s\nDEVNAME=%s\n"
 		      "NVME_TRTYPE=pcie\n", *num ? num : "0", d->name);
-		o_put(o, "transport", "pcie\n");
-		o_put(o, "address", "%s\n", d->bdf);
-		o_put(o, "state", "live\n");
-		o_put(o, "model", "SIM NVMe %s\n", d->name);
-		o_link(o, "subsystem", "sys/class/nvme");
-		o_link(o, "device", "%s", base);
-		o_cd(o, "sys/class/nvme");
-		o_link(o, d->name, "%s", ctrl);
+		sim_out_put(o, "transport", "pcie\n");
+		sim_out_put(o, "address", "%s\n", d->bdf);
+		sim_out_put(o, "state", "live\n");
+		sim_out_put(o, "model", "SIM NVMe %s\n", d->name);
+		sim_out_link(o, "subsystem", "sys/class/nvme");
+		sim_out_link(o, "device", "%s", base);
+		sim_out_cd(o, "sys/class/nvme");
+		sim_out_link(o, d->name, "%s", ctrl);
 		snprintf(disk, sizeof(disk), "%sn1", d->name);
 		if (d->multipath) {
 			/* CONFIG_NVME_MULTIPATH: the disk is a virtual
@@ -1346,11 +1012,11 @@ static void render_device(struct ctx *x, struct out *o, struct bdev *d)
 			snprintf(subsys, sizeof(subsys),
 				 "sys/devices/virtual/nvme-subsystem/nvme-subsys%s",
 				 *num ? num : "0");
-			o_cd(o, "%s", subsys);
-			o_put(o, "uevent", "%s", "");
-			o_link(o, "subsystem", "sys/class/nvme-subsystem");
-			o_cd(o, "sys/class/nvme-subsystem");
-			o_link(o, subsys + strlen("sys/devices/virtual/nvme-subsystem/"),
+			sim_out_cd(o, "%s", subsys);
+			sim_out_put(o, "uevent", "%s", "");
+			sim_out_link(o, "subsystem", "sys/class/nvme-subsystem");
+			sim_out_cd(o, "sys/class/nvme-subsystem");
+			sim_out_link(o, subsys + strlen("sys/devices/virtual/nvme-subsystem/"),
 			       "%s", subsys);
 			render_block(x, o, subsys, disk, true);
 			snprintf(path_disk, sizeof(path_disk), "nvme%sc%sn1",
@@ -1363,19 +1029,19 @@ static void render_device(struct ctx *x, struct out *o, struct bdev *d)
 		render_scsi(x, o, d, base);
 	} else if (strcmp(kind, "ahci") == 0) {
 		snprintf(child, sizeof(child), "%s/ata%u", base, d->host + 1);
-		o_cd(o, "%s", child);
-		o_put(o, "uevent", "%s", "");
+		sim_out_cd(o, "%s", child);
+		sim_out_put(o, "uevent", "%s", "");
 		render_scsi(x, o, d, child);
 	} else if (strcmp(kind, "usb") == 0) {
 		snprintf(child, sizeof(child), "%s/usb%u", base, d->host + 1);
-		o_cd(o, "%s", child);
-		o_put(o, "uevent", "DEVTYPE=usb_device\nDRIVER=usb\nBUSNUM=%03u\n",
+		sim_out_cd(o, "%s", child);
+		sim_out_put(o, "uevent", "DEVTYPE=usb_device\nDRIVER=usb\nBUSNUM=%03u\n",
 		      d->host + 1);
-		o_link(o, "subsystem", "sys/bus/usb");
-		o_link(o, "driver", "sys/bus/usb/drivers/usb");
-		o_cd(o, "sys/bus/usb/drivers/usb");
-		o_cd(o, "sys/bus/usb/devices");
-		o_link(o, child + strlen(base) + 1, "%s", child);
+		sim_out_link(o, "subsystem", "sys/bus/usb");
+		sim_out_link(o, "driver", "sys/bus/usb/drivers/usb");
+		sim_out_cd(o, "sys/bus/usb/drivers/usb");
+		sim_out_cd(o, "sys/bus/usb/devices");
+		sim_out_link(o, child + strlen(base) + 1, "%s", child);
 	}
 }
 
@@ -1585,6 +1251,135 @@ static int parse_fault(struct ctx *x, char **tok, int ntok)
 	}
 	free(idx);
 	return n < 0 ? n : r;
+}
+
+/* ---- events and denied paths ----------------------------------------- */
+
+/* event WHEN ACTION [ARGS]: WHEN at=T, at=+S (S seconds after the build)
+ * or write=N; ACTION offline cpu=N, online cpu=N, remove TARGET,
+ * add irq=N name=ACTION [rate= hard_us= soft_us=], signal NAME. */
+static int parse_event(struct ctx *x, char **tok, int ntok)
+{
+	struct sim *s = x->s;
+	struct sim_event ev = { 0 }, *e;
+	char *key, *v;
+	unsigned long u;
+	int r = 0;
+
+	if (ntok < 3)
+		return fail(x, "event at=T|at=+S|write=N offline|online|remove|"
+			    "add|signal ...");
+	kv(tok[1], &key, &v);
+	if (strcmp(key, "at") == 0 && v) {
+		bool rel = v[0] == '+';
+
+		ev.when = EV_AT;
+		if (sim_parse_double(v + rel, &ev.at) < 0 || ev.at < 0)
+			return fail(x, "event: bad time \"%s\"", v);
+		if (rel)
+			ev.at += s->time;
+	} else if (strcmp(key, "write") == 0 && v) {
+		ev.when = EV_WRITE;
+		if (sim_parse_uint(v, ULONG_MAX, &ev.nth) < 0 || ev.nth == 0)
+			return fail(x, "event: bad write number \"%s\"", v);
+	} else {
+		return fail(x, "event: at=T, at=+S or write=N first, not \"%s\"",
+			    tok[1]);
+	}
+	if (strcmp(tok[2], "offline") == 0 || strcmp(tok[2], "online") == 0) {
+		ev.what = tok[2][1] == 'f' ? EV_OFFLINE : EV_ONLINE;
+		if (ntok != 4)
+			return fail(x, "event: %s cpu=N", tok[2]);
+		kv(tok[3], &key, &v);
+		if (strcmp(key, "cpu") != 0 || !v ||
+		    sim_parse_uint(v, s->nr_cpus - 1, &u) < 0 ||
+		    !s->cpu[u].present)
+			return fail(x, "event: %s: no present CPU \"%s\"", tok[2],
+				    v ? v : "");
+		ev.cpu = (unsigned int)u;
+	} else if (strncmp(tok[2], "signal", 6) == 0 &&
+		   (tok[2][6] == '\0' || tok[2][6] == '=')) {
+		/* "signal KILL" or "signal=KILL" */
+		const char *name = tok[2][6] ? tok[2] + 7 : ntok == 4 ? tok[3] : "";
+
+		ev.what = EV_SIGNAL;
+		if (ntok != (tok[2][6] ? 3 : 4) || !(ev.sig = sim_signal_parse(name)))
+			return fail(x, "event: signal KILL|TERM|INT|HUP|STOP");
+	} else if (strcmp(tok[2], "add") == 0) {
+		ev.what = EV_ADD;
+		ev.rate = 100;
+		ev.hard_us = 2;
+		for (int i = 3; i < ntok && r == 0; i++) {
+			kv(tok[i], &key, &v);
+			if (strcmp(key, "irq") == 0) {
+				r = parse_count(x, key, v, SIM_MAX_IRQS - 1, &u);
+				ev.irq = (unsigned int)u;
+			} else if (strcmp(key, "name") == 0 && v && *v) {
+				snprintf(ev.name, sizeof(ev.name), "%s", v);
+				sim_unescape(ev.name);
+			} else if (strcmp(key, "rate") == 0) {
+				r = parse_num(x, key, v, &ev.rate);
+			} else if (strcmp(key, "hard_us") == 0) {
+				r = parse_num(x, key, v, &ev.hard_us);
+			} else if (strcmp(key, "soft_us") == 0) {
+				r = parse_num(x, key, v, &ev.soft_us);
+			} else {
+				return fail(x, "event add: unknown \"%s\"", tok[i]);
+			}
+		}
+		if (r < 0)
+			return r;
+		if (!ev.irq || !ev.name[0])
+			return fail(x, "event add: irq=N and name=ACTION are required");
+	} else if (strcmp(tok[2], "remove") == 0) {
+		unsigned int *idx;
+		int n;
+
+		if (ntok != 4)
+			return fail(x, "event: remove irq=N|DEVICE|action=NAME");
+		idx = calloc(s->nr_irqs ? s->nr_irqs : 1, sizeof(*idx));
+		if (!idx)
+			return -ENOMEM;
+		/* a device: all its vectors, as when it is unplugged */
+		n = resolve(x, tok[3], true, idx, s->nr_irqs);
+		ev.what = EV_REMOVE;
+		for (int i = 0; i < n && r == 0; i++) {
+			e = sim_add_event(s);
+			if (!e) {
+				r = -ENOMEM;
+				break;
+			}
+			*e = ev;
+			e->irq = s->irqs[idx[i]].irq;
+		}
+		free(idx);
+		return n < 0 ? n : r;
+	} else {
+		return fail(x, "event: unknown action \"%s\"", tok[2]);
+	}
+	e = sim_add_event(s);
+	if (!e)
+		return -ENOMEM;
+	*e = ev;
+	return 0;
+}
+
+/* deny PATH [errno=ENOENT]: opens and stats of PATH and below fail. */
+static int parse_deny(struct ctx *x, char **tok, int ntok)
+{
+	int err = ENOENT;
+	char *key, *v;
+
+	if (ntok < 2 || ntok > 3 || tok[1][0] != '/')
+		return fail(x, "deny /PATH [errno=ENOENT|EACCES|EPERM|EIO]");
+	if (ntok == 3) {
+		kv(tok[2], &key, &v);
+		if (strcmp(key, "errno") != 0 || !v || (err = sim_errno_parse(v)) <= 0)
+			return fail(x, "deny: bad \"%s\"", tok[2]);
+	}
+	if (sim_add_deny(x->s, tok[1], err) < 0)
+		return fail(x, "deny: path too long");
+	return 0;
 }
 
 /* ---- the description ------------------------------------------------- */
@@ -1807,9 +1602,9 @@ static int prepare_dir(const char *dir)
 		}
 	}
 	/* A rebuild replaces only what a build creates. */
-	r = rm_rf(dir, "sys");
+	r = sim_rm_rf(dir, "sys");
 	if (r == 0)
-		r = rm_rf(dir, "proc");
+		r = sim_rm_rf(dir, "proc");
 	snprintf(path, sizeof(path), "%s/%s", dir, SIM_STATE_FILE);
 	if (r == 0 && unlink(path) < 0 && errno != ENOENT)
 		r = -errno;
@@ -1824,7 +1619,7 @@ int sim_build(const char *desc, const char *dir, FILE *err)
 	unsigned int nlines = 0;
 	unsigned long P = 0, C, T, N, possible, llc;
 	bool adjacent = false, have_cpus = false;
-	struct out o = { .dir = dir };
+	struct sim_out o = { .dir = dir };
 	FILE *f;
 	char *text = NULL;
 	size_t cap = 0;
@@ -1886,7 +1681,7 @@ int sim_build(const char *desc, const char *dir, FILE *err)
 
 		x.line = lines[i].no;
 		if (strcmp(d, "cpus") && strcmp(d, "shift") && strcmp(d, "fault") &&
-		    !find_kind(d))
+		    strcmp(d, "event") && strcmp(d, "deny") && !find_kind(d))
 			r = global_directive(&x, &lines[i]);
 	}
 	for (unsigned int i = 0; i < nlines && r == 0; i++) {
@@ -1969,6 +1764,16 @@ int sim_build(const char *desc, const char *dir, FILE *err)
 	}
 	if (r == 0)
 		sim_step(x.s, x.uptime);
+	/* after the uptime: "at=+S" counts from the end of the build */
+	for (unsigned int i = 0; i < nlines && r == 0; i++) {
+		x.line = lines[i].no;
+		if (strcmp(lines[i].tok[0], "event") == 0)
+			r = parse_event(&x, lines[i].tok, lines[i].ntok);
+		else if (strcmp(lines[i].tok[0], "deny") == 0)
+			r = parse_deny(&x, lines[i].tok, lines[i].ntok);
+	}
+	if (r < 0)
+		goto out_free;
 	if (r == 0)
 		r = prepare_dir(dir);
 	if (r < 0) {
@@ -1976,9 +1781,9 @@ int sim_build(const char *desc, const char *dir, FILE *err)
 		goto out_free;
 	}
 	r = sim_render_cpus(x.s);
-	o_cd(&o, "sys/bus/pci/devices");
-	o_cd(&o, "sys/class/net");
-	o_cd(&o, "sys/class/block");
+	sim_out_cd(&o, "sys/bus/pci/devices");
+	sim_out_cd(&o, "sys/class/net");
+	sim_out_cd(&o, "sys/class/block");
 	for (unsigned int i = 0; r == 0 && i < x.nr_devs; i++)
 		if (x.devs[i].devidx >= 0)
 			render_device(&x, &o, &x.devs[i]);

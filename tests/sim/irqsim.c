@@ -7,6 +7,7 @@
 
 #include "build.h"
 #include "model.h"
+#include "oracle.h"
 
 static void usage(FILE *f)
 {
@@ -17,7 +18,9 @@ static void usage(FILE *f)
 	      "       irqsim offline DIR CPU\n"
 	      "       irqsim online DIR CPU\n"
 	      "       irqsim set DIR IRQ CPULIST\n"
-	      "       irqsim show DIR\n", f);
+	      "       irqsim show DIR\n"
+	      "       irqsim oracle [-v] DIR\n"
+	      "       irqsim rules DIR\n", f);
 }
 
 static int load(const char *dir, struct sim **ret)
@@ -100,6 +103,25 @@ int main(int argc, char **argv)
 		sim_score(s, stdout, verbose);
 		sim_free(s);
 		return 0;
+	}
+	if (strcmp(cmd, "oracle") == 0 && (argc == 3 ||
+					    (argc == 4 && !strcmp(argv[2], "-v")))) {
+		int r;
+
+		if (load(argv[argc - 1], &s) < 0)
+			return 1;
+		r = sim_oracle(s, stdout, argc == 4);
+		sim_free(s);
+		return r < 0 ? 1 : 0;
+	}
+	if (strcmp(cmd, "rules") == 0 && argc == 3) {
+		int r;
+
+		if (load(argv[2], &s) < 0)
+			return 1;
+		r = sim_rules(s, stdout);
+		sim_free(s);
+		return r < 0 ? 1 : 0;
 	}
 	if (strcmp(cmd, "show") == 0 && argc == 3) {
 		if (load(argv[2], &s) < 0)

@@ -2,7 +2,9 @@
  * CPU hotplug, the /proc files and the quality score. See model.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -501,6 +503,8 @@ void sim_free(struct sim *s)
 		free(s->faults[i].cpus);
 	free(s->irqs);
 	free(s->faults);
+	free(s->events);
+	free(s->denies);
 	free(s->shifts);
 	free(s->devs);
 	free(s->cpu);
@@ -790,6 +794,143 @@ int sim_apply_shift(struct sim *s, const char *name)
 	return found ? 0 : -ENOENT;
 }
 
+/* ---- events ---------------------------------------------------------- */
+
+int sim_remove_irq(struct sim *s, unsigned int irq)
+{
+	struct sim_irq *q = sim_find_irq(s, irq);
+	char rel[64];
+	unsigned int i;
+
+	if (!q)
+		return -ENOENT;
+	i = (unsigned int)(q - s->irqs);
+	if (q->eff >= 0 && s->cpu[q->eff].nr_eff)
+		s->cpu[q->eff].nr_eff--;
+	free(q->aff);
+	free(q->hint);
+	free(q->count);
+	memmove(q, q + 1, (s->nr_irqs - i - 1) * sizeof(*q));
+	s->nr_irqs--;
+	/* unregister_irq_proc(): the directory goes with the descriptor */
+	snprintf(rel, sizeof(rel), "proc/irq/%u", irq);
+	return sim_rm_rf(s->dir, rel);
+}
+
+/* request_irq() of a device-less MSI vector: unmanaged, on the default
+ * affinity, counts from zero. Its directory is rendered with /proc. */
+static int add_irq_event(struct sim *s, const struct sim_event *e)
+{
+	struct sim_irq *q;
+	int idx = sim_add_irq(s, e->irq);
+
+	if (idx < 0)
+		return idx;
+	q = &s->irqs[idx];
+	q->rate = e->rate;
+	q->hard_us = e->hard_us;
+	q->soft_us = e->soft_us;
+	q->sirq = e->soft_us > 0 ? SIRQ_TASKLET : -1;
+	q->hwirq = e->irq;
+	snprintf(q->chip, sizeof(q->chip), "%sPCI-MSI", s->ir ? "IR-" : "");
+	snprintf(q->name, sizeof(q->name), "%s", e->name);
+	sim_set_copy(s, q->aff, s->default_aff);
+	sim_place(s, q, false);
+	q->fresh = true;
+	return 0;
+}
+
+static int fire(struct sim *s, struct sim_event *e, int *ret_sig)
+{
+	int r = 0;
+
+	e->fired = true;
+	switch (e->what) {
+	case EV_OFFLINE:
+		r = sim_cpu_offline(s, e->cpu, NULL);
+		if (r == 0)
+			r = sim_render_cpus(s);
+		break;
+	case EV_ONLINE:
+		r = sim_cpu_online(s, e->cpu);
+		if (r == 0)
+			r = sim_render_cpus(s);
+		break;
+	case EV_REMOVE:
+		r = sim_remove_irq(s, e->irq);
+		break;
+	case EV_ADD:
+		r = add_irq_event(s, e);
+		break;
+	case EV_SIGNAL:
+		if (!*ret_sig)
+			*ret_sig = e->sig;
+		break;
+	}
+	return r;
+}
+
+int sim_advance(struct sim *s, double dt, int *ret_sig)
+{
+	double end = s->time + (dt > 0 ? dt : 0);
+	int r = 0, r2;
+
+	*ret_sig = 0;
+	for (;;) {
+		struct sim_event *next = NULL;
+
+		for (unsigned int i = 0; i < s->nr_events; i++) {
+			struct sim_event *e = &s->events[i];
+
+			if (e->when == EV_AT && !e->fired && e->at <= end &&
+			    (!next || e->at < next->at))
+				next = e;
+		}
+		if (!next)
+			break;
+		if (next->at > s->time)
+			sim_step(s, next->at - s->time);
+		r2 = fire(s, next, ret_sig);
+		if (r == 0)
+			r = r2;
+	}
+	if (end > s->time)
+		sim_step(s, end - s->time);
+	return r;
+}
+
+int sim_write_event(struct sim *s, int *ret_sig, bool *ret_changed)
+{
+	int r = 0, r2;
+
+	*ret_sig = 0;
+	*ret_changed = false;
+	s->writes++;
+	for (unsigned int i = 0; i < s->nr_events; i++) {
+		struct sim_event *e = &s->events[i];
+
+		if (e->when != EV_WRITE || e->fired || e->nth > s->writes)
+			continue;
+		r2 = fire(s, e, ret_sig);
+		if (r == 0)
+			r = r2;
+		*ret_changed = true;
+	}
+	return r;
+}
+
+int sim_denied(const struct sim *s, const char *path)
+{
+	for (unsigned int i = 0; i < s->nr_denies; i++) {
+		size_t n = strlen(s->denies[i].path);
+
+		if (strncmp(path, s->denies[i].path, n) == 0 &&
+		    (path[n] == '\0' || path[n] == '/'))
+			return -s->denies[i].err;
+	}
+	return 0;
+}
+
 /* ---- files ----------------------------------------------------------- */
 
 static int join(char *path, size_t len, const char *dir, const char *rel)
@@ -900,6 +1041,105 @@ static void put_acc(struct sim_buf *b, const struct sim_acc *a, unsigned int n)
 
 static int split(char *line, char **f, int max);
 
+/* Names go last on their line, with control bytes, a leading blank and
+ * backslashes as \xNN: an action name may hold anything but '\0' and '/'
+ * (a driver's choice, or an interface renamed in a container). */
+static void put_escaped(struct sim_buf *b, const char *str)
+{
+	for (const char *p = str; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c < 0x20 || c == 0x7f || c == '\\' || (p == str && c == ' '))
+			sim_buf_printf(b, "\\x%02x", c);
+		else
+			sim_buf_putc(b, (char)c);
+	}
+}
+
+/* Undo put_escaped() in place (also what machine descriptions use). */
+void sim_unescape(char *str)
+{
+	char *o = str;
+
+	for (const char *p = str; *p; p++) {
+		if (p[0] == '\\' && p[1] == 'x' && hexval(p[2]) >= 0 &&
+		    hexval(p[3]) >= 0 && (hexval(p[2]) | hexval(p[3]))) {
+			*o++ = (char)(hexval(p[2]) << 4 | hexval(p[3]));
+			p += 3;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+}
+
+static const struct {
+	const char *name;
+	int sig;
+} signal_names[] = {
+	{ "KILL", SIGKILL }, { "TERM", SIGTERM }, { "INT", SIGINT },
+	{ "HUP", SIGHUP }, { "STOP", SIGSTOP },
+};
+
+const char *sim_signal_name(int sig)
+{
+	for (size_t i = 0; i < sizeof(signal_names) / sizeof(signal_names[0]); i++)
+		if (signal_names[i].sig == sig)
+			return signal_names[i].name;
+	return "?";
+}
+
+int sim_signal_parse(const char *name)
+{
+	if (strncmp(name, "SIG", 3) == 0)
+		name += 3;
+	for (size_t i = 0; i < sizeof(signal_names) / sizeof(signal_names[0]); i++)
+		if (strcmp(signal_names[i].name, name) == 0)
+			return signal_names[i].sig;
+	return 0;
+}
+
+static const char *const ev_what_names[] = {
+	[EV_OFFLINE] = "offline", [EV_ONLINE] = "online",
+	[EV_REMOVE] = "remove", [EV_ADD] = "add", [EV_SIGNAL] = "signal",
+};
+
+/* "event at|write VALUE FIRED WHAT ARGS", "deny ERRNO PATH", "writes N" */
+static void save_events(const struct sim *s, struct sim_buf *b)
+{
+	for (unsigned int i = 0; i < s->nr_events; i++) {
+		const struct sim_event *e = &s->events[i];
+
+		if (e->when == EV_AT)
+			sim_buf_printf(b, "event at %.17g", e->at);
+		else
+			sim_buf_printf(b, "event write %lu", e->nth);
+		sim_buf_printf(b, " %d %s", e->fired, ev_what_names[e->what]);
+		switch (e->what) {
+		case EV_OFFLINE:
+		case EV_ONLINE:
+			sim_buf_printf(b, " %u\n", e->cpu);
+			break;
+		case EV_REMOVE:
+			sim_buf_printf(b, " %u\n", e->irq);
+			break;
+		case EV_ADD:
+			sim_buf_printf(b, " %u %.17g %.17g %.17g ", e->irq, e->rate,
+				       e->hard_us, e->soft_us);
+			put_escaped(b, e->name);
+			sim_buf_putc(b, '\n');
+			break;
+		case EV_SIGNAL:
+			sim_buf_printf(b, " %s\n", sim_signal_name(e->sig));
+			break;
+		}
+	}
+	for (unsigned int i = 0; i < s->nr_denies; i++)
+		sim_buf_printf(b, "deny %s %s\n", sim_errno_name(s->denies[i].err),
+			       s->denies[i].path);
+	sim_buf_printf(b, "writes %lu\n", s->writes);
+}
+
 int sim_save(const struct sim *s)
 {
 	struct sim_buf b = { 0 };
@@ -934,11 +1174,13 @@ int sim_save(const struct sim *s)
 		put_acc(&b, p->arch, AR_NR);
 		sim_buf_putc(&b, '\n');
 	}
-	for (unsigned int d = 0; d < s->nr_devs; d++)
-		sim_buf_printf(&b, "dev %u %d %s %s %s\n", d, s->devs[d].node,
+	for (unsigned int d = 0; d < s->nr_devs; d++) {
+		sim_buf_printf(&b, "dev %u %d %s %s ", d, s->devs[d].node,
 			       s->devs[d].kind,
-			       s->devs[d].bdf[0] ? s->devs[d].bdf : "-",
-			       s->devs[d].name);
+			       s->devs[d].bdf[0] ? s->devs[d].bdf : "-");
+		put_escaped(&b, s->devs[d].name);
+		sim_buf_putc(&b, '\n');
+	}
 	for (unsigned int i = 0; i < s->nr_irqs; i++) {
 		const struct sim_irq *q = &s->irqs[i];
 		char hint[16384];
@@ -947,11 +1189,13 @@ int sim_save(const struct sim *s)
 		if (q->hint)
 			sim_set_list(s, q->hint, hint, sizeof(hint));
 		sim_buf_printf(&b, "irq %u %d %d %d %.17g %.17g %.17g %d %d %d "
-			       "%.17g %lu %s %s %s %s %s\n", q->irq, q->dev,
+			       "%.17g %lu %s %s %s %s ", q->irq, q->dev,
 			       q->queue, q->managed, q->rate, q->hard_us,
 			       q->soft_us, q->sirq, q->node, q->eff, q->frac,
 			       q->hwirq, q->type, q->chip, list[0] ? list : "-",
-			       q->hint ? (hint[0] ? hint : "-") : "none", q->name);
+			       q->hint ? (hint[0] ? hint : "-") : "none");
+		put_escaped(&b, q->name);
+		sim_buf_putc(&b, '\n');
 		sim_buf_printf(&b, "cnt %u", q->irq);
 		for (unsigned int c = 0; c < s->nr_cpus; c++)
 			if (q->count[c])
@@ -973,6 +1217,7 @@ int sim_save(const struct sim *s)
 			       sim_errno_name(f->err), f->times,
 			       f->cpus && list[0] ? list : "-");
 	}
+	save_events(s, &b);
 	sim_buf_puts(&b, "end\n");
 	if (b.oom) {
 		sim_buf_free(&b);
@@ -1027,6 +1272,14 @@ int sim_journal_default(const struct sim *s)
 	return journal(s, line);
 }
 
+int sim_journal_writes(const struct sim *s)
+{
+	char line[64];
+
+	snprintf(line, sizeof(line), "writes %lu\n", s->writes);
+	return journal(s, line);
+}
+
 int sim_journal_fault(const struct sim *s, unsigned int idx)
 {
 	char line[64];
@@ -1068,6 +1321,8 @@ static int replay_line(struct sim *s, char *line)
 			return 0;
 		return sim_parse_list(s, f[1], strlen(f[1]), s->default_aff);
 	}
+	if (strcmp(f[0], "writes") == 0 && n == 2)
+		return sim_parse_uint(f[1], ULONG_MAX, &s->writes) < 0 ? -EINVAL : 0;
 	if (strcmp(f[0], "fault") == 0 && n == 3) {
 		if (sim_parse_uint(f[1], s->nr_faults ? s->nr_faults - 1 : 0, &u) < 0 ||
 		    !s->nr_faults || sim_parse_int(f[2], -1, INT_MAX, &v) < 0)
@@ -1193,6 +1448,7 @@ static int load_dev(struct sim *s, char *rest)
 	snprintf(d->kind, sizeof(d->kind), "%s", g[2]);
 	snprintf(d->bdf, sizeof(d->bdf), "%s", strcmp(g[3], "-") ? g[3] : "");
 	snprintf(d->name, sizeof(d->name), "%s", g[4]);
+	sim_unescape(d->name);
 	return 0;
 }
 
@@ -1244,6 +1500,7 @@ static int load_irq(struct sim *s, char *rest)
 			return -EINVAL;
 	}
 	snprintf(q->name, sizeof(q->name), "%s", g[16]);
+	sim_unescape(q->name);
 	q->dirty = false;
 	return 0;
 }
@@ -1334,6 +1591,111 @@ static int load_fault(struct sim *s, char *rest)
 	return 0;
 }
 
+struct sim_event *sim_add_event(struct sim *s)
+{
+	struct sim_event *e;
+
+	if (s->nr_events % 16 == 0) {
+		e = realloc(s->events, (s->nr_events + 16) * sizeof(*e));
+		if (!e)
+			return NULL;
+		s->events = e;
+	}
+	e = &s->events[s->nr_events++];
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+int sim_add_deny(struct sim *s, const char *path, int err)
+{
+	struct sim_deny *d;
+
+	if (path[0] != '/' || strlen(path) >= sizeof(d->path) || err <= 0)
+		return -EINVAL;
+	if (s->nr_denies % 8 == 0) {
+		d = realloc(s->denies, (s->nr_denies + 8) * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		s->denies = d;
+	}
+	d = &s->denies[s->nr_denies++];
+	snprintf(d->path, sizeof(d->path), "%s", path);
+	/* "/proc/irq/" and "/proc/irq" are one path */
+	for (size_t n = strlen(d->path); n > 1 && d->path[n - 1] == '/'; n--)
+		d->path[n - 1] = '\0';
+	d->err = err;
+	return 0;
+}
+
+static int load_event(struct sim *s, char *rest)
+{
+	char *g[9];
+	unsigned long u;
+	long fired;
+	struct sim_event *e;
+	int n = split(rest, g, 9), what = -1;
+
+	if (n < 5)
+		return -EINVAL;
+	for (int i = 0; i < (int)(sizeof(ev_what_names) / sizeof(ev_what_names[0])); i++)
+		if (strcmp(g[3], ev_what_names[i]) == 0)
+			what = i;
+	e = sim_add_event(s);
+	if (!e)
+		return -ENOMEM;
+	if (strcmp(g[0], "at") == 0) {
+		e->when = EV_AT;
+		if (sim_parse_double(g[1], &e->at) < 0)
+			return -EINVAL;
+	} else if (strcmp(g[0], "write") == 0) {
+		e->when = EV_WRITE;
+		if (sim_parse_uint(g[1], ULONG_MAX, &e->nth) < 0)
+			return -EINVAL;
+	} else {
+		return -EINVAL;
+	}
+	if (what < 0 || sim_parse_int(g[2], 0, 1, &fired) < 0)
+		return -EINVAL;
+	e->fired = fired;
+	e->what = (enum sim_ev_what)what;
+	switch (e->what) {
+	case EV_OFFLINE:
+	case EV_ONLINE:
+		if (n != 5 || sim_parse_uint(g[4], s->nr_cpus - 1, &u) < 0)
+			return -EINVAL;
+		e->cpu = (unsigned int)u;
+		return 0;
+	case EV_REMOVE:
+		if (n != 5 || sim_parse_uint(g[4], SIM_MAX_IRQS - 1, &u) < 0)
+			return -EINVAL;
+		e->irq = (unsigned int)u;
+		return 0;
+	case EV_ADD:
+		if (n != 9 || sim_parse_uint(g[4], SIM_MAX_IRQS - 1, &u) < 0 ||
+		    sim_parse_double(g[5], &e->rate) < 0 ||
+		    sim_parse_double(g[6], &e->hard_us) < 0 ||
+		    sim_parse_double(g[7], &e->soft_us) < 0)
+			return -EINVAL;
+		e->irq = (unsigned int)u;
+		snprintf(e->name, sizeof(e->name), "%s", g[8]);
+		sim_unescape(e->name);
+		return 0;
+	case EV_SIGNAL:
+		e->sig = sim_signal_parse(g[4]);
+		return n == 5 && e->sig ? 0 : -EINVAL;
+	}
+	return -EINVAL;
+}
+
+static int load_deny(struct sim *s, char *rest)
+{
+	char *g[3];
+
+	if (split(rest, g, 2) != 2)
+		return -EINVAL;
+	return sim_add_deny(s, g[1], sim_errno_parse(g[0]));
+}
+
 static int load_line(struct sim *s, char *line)
 {
 	char *f[3], *rest;
@@ -1359,6 +1721,12 @@ static int load_line(struct sim *s, char *line)
 		return load_shift(s, rest);
 	if (strcmp(f[0], "fault") == 0)
 		return load_fault(s, rest);
+	if (strcmp(f[0], "event") == 0)
+		return load_event(s, rest);
+	if (strcmp(f[0], "deny") == 0)
+		return load_deny(s, rest);
+	if (strcmp(f[0], "writes") == 0)
+		return sim_parse_uint(rest, ULONG_MAX, &s->writes) < 0 ? -EINVAL : 0;
 	if (strcmp(f[0], "irqsim-state") == 0 || strcmp(f[0], "end") == 0 ||
 	    strcmp(f[0], "nr_cpus") == 0)
 		return 0;
@@ -1775,7 +2143,7 @@ static int render_irq_dir(struct sim *s, struct sim_irq *q, bool all)
 	}
 	free(eff);
 	if (r == 0)
-		q->dirty = false;
+		q->dirty = q->fresh = false;
 	return r;
 }
 
@@ -1784,8 +2152,8 @@ int sim_render_irqs(struct sim *s)
 	int r = 0;
 
 	for (unsigned int i = 0; r == 0 && i < s->nr_irqs; i++)
-		if (s->irqs[i].dirty)
-			r = render_irq_dir(s, &s->irqs[i], false);
+		if (s->irqs[i].dirty || s->irqs[i].fresh)
+			r = render_irq_dir(s, &s->irqs[i], s->irqs[i].fresh);
 	if (r == 0)
 		r = put_set_files(s, "proc/irq", s->default_aff, 0644,
 				  "default_smp_affinity", NULL);
@@ -1817,12 +2185,353 @@ int sim_render_proc(struct sim *s, bool all_irqs)
 	}
 	sim_buf_free(&b);
 	for (unsigned int i = 0; r == 0 && i < s->nr_irqs; i++)
-		if (all_irqs || s->irqs[i].dirty)
-			r = render_irq_dir(s, &s->irqs[i], all_irqs);
+		if (all_irqs || s->irqs[i].dirty || s->irqs[i].fresh)
+			r = render_irq_dir(s, &s->irqs[i],
+					   all_irqs || s->irqs[i].fresh);
 	if (r == 0)
 		r = put_set_files(s, "proc/irq", s->default_aff, 0644,
 				  "default_smp_affinity", NULL);
 	return r;
+}
+
+/* ---- writing trees, and the /sys CPU and node files ------------------ */
+
+void sim_out_fail(struct sim_out *o, int r)
+{
+	if (r < 0 && !o->err)
+		o->err = r;
+}
+
+/* Set the current directory (relative to o->dir) and create it. */
+void sim_out_cd(struct sim_out *o, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(o->base, sizeof(o->base), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(o->base)) {
+		sim_out_fail(o, -ENAMETOOLONG);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s", o->dir, o->base);
+	if (mkdir(path, 0755) == 0 || errno == EEXIST)
+		return;
+	sim_out_fail(o, sim_mkdirs(o->dir, o->base));
+}
+
+void sim_out_put(struct sim_out *o, const char *name, const char *fmt, ...)
+{
+	char rel[PATH_MAX], text[40960];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(text)) {
+		sim_out_fail(o, -E2BIG);
+		return;
+	}
+	snprintf(rel, sizeof(rel), "%s/%s", o->base, name);
+	sim_out_fail(o, sim_put_file(o->dir, rel, text, (size_t)n, 0644));
+	o->files++;
+}
+
+/* A symlink o->base/@name to @target (relative to o->dir, under "sys/"),
+ * spelled relative like the kernel's. */
+void sim_out_link(struct sim_out *o, const char *name, const char *fmt, ...)
+{
+	char target[PATH_MAX], rel[PATH_MAX], path[PATH_MAX];
+	size_t used = 0;
+	va_list ap;
+	int ups = 0;
+
+	va_start(ap, fmt);
+	vsnprintf(target, sizeof(target), fmt, ap);
+	va_end(ap);
+	if (strncmp(target, "sys/", 4) != 0 || strncmp(o->base, "sys", 3) != 0) {
+		sim_out_fail(o, -EINVAL);
+		return;
+	}
+	for (const char *p = o->base; *p; p++)
+		ups += *p == '/';
+	for (int i = 0; i < ups && used + 3 < sizeof(rel); i++, used += 3)
+		memcpy(rel + used, "../", 3);
+	snprintf(rel + used, sizeof(rel) - used, "%s", target + 4);
+	snprintf(path, sizeof(path), "%s/%s/%s", o->dir, o->base, name);
+	if (symlink(rel, path) < 0) {
+		if (errno == EEXIST && unlink(path) == 0 && symlink(rel, path) == 0)
+			return;
+		sim_out_fail(o, -errno);
+	}
+	o->files++;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		return rmdir(path) < 0 ? -1 : 0;
+	return unlink(path) < 0 ? -1 : 0;
+}
+
+/* Remove @rel under @dir, recursively, never following symlinks. */
+int sim_rm_rf(const char *dir, const char *rel)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (rel[0] == '/' || strstr(rel, ".."))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path) < 0 ? -errno : 0;
+	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0 ? -errno : 0;
+}
+
+
+static int nr_nodes(const struct sim *s)
+{
+	int n = 0;
+
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		if (s->cpu[c].node + 1 > n)
+			n = s->cpu[c].node + 1;
+	return n;
+}
+
+enum cpu_rel { REL_THREAD, REL_PACKAGE, REL_DIE, REL_LLC, REL_NODE };
+
+static bool related(const struct sim_cpu *a, const struct sim_cpu *b,
+		    enum cpu_rel rel)
+{
+	switch (rel) {
+	case REL_THREAD:
+		return a->package == b->package && a->core == b->core;
+	case REL_PACKAGE:
+		return a->package == b->package;
+	case REL_DIE:
+		return a->package == b->package && a->die == b->die;
+	case REL_LLC:
+		return a->llc == b->llc;
+	case REL_NODE:
+		return a->node == b->node;
+	}
+	return false;
+}
+
+/* Online CPUs related to @cpu (topology and cache files list online ones). */
+static void related_set(const struct sim *s, unsigned int cpu,
+			enum cpu_rel rel, uint64_t *set)
+{
+	sim_set_zero(s, set);
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		if (s->cpu[c].online && related(&s->cpu[cpu], &s->cpu[c], rel))
+			sim_set_add(set, c);
+}
+
+static void put_set(struct sim_out *o, const struct sim *s, const char *name,
+		    const uint64_t *set, bool list)
+{
+	char text[40000];
+
+	if (list)
+		sim_set_list(s, set, text, sizeof(text));
+	else
+		sim_set_mask(s, set, text, sizeof(text));
+	sim_out_put(o, name, "%s\n", text);
+}
+
+static void put_pair(struct sim_out *o, const struct sim *s, const char *base,
+		     const uint64_t *set)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s_list", base);
+	put_set(o, s, name, set, true);
+	put_set(o, s, base, set, false);
+}
+
+static void render_cpu(struct sim_out *o, const struct sim *s, unsigned int c,
+		       uint64_t *set)
+{
+	static const struct {
+		const char *type;
+		int level;
+		const char *size;
+		enum cpu_rel rel;
+	} caches[] = {
+		{ "Data", 1, "48K", REL_THREAD },
+		{ "Instruction", 1, "32K", REL_THREAD },
+		{ "Unified", 2, "2048K", REL_THREAD },
+		{ "Unified", 3, "32768K", REL_LLC },
+	};
+	const struct sim_cpu *p = &s->cpu[c];
+
+	sim_out_cd(o, "sys/devices/system/cpu/cpu%u", c);
+	sim_out_put(o, "uevent", "MODALIAS=cpu:type:x86,ven0000fam0006mod006A:feature:,0000\n");
+	sim_out_link(o, "subsystem", "sys/bus/cpu");
+	/* cpu0 of x86 is not hotpluggable: no "online" file. */
+	if (c != 0 || !p->online)
+		sim_out_put(o, "online", "%d\n", p->online);
+	if (p->node >= 0) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "node%d", p->node);
+		sim_out_link(o, name, "sys/devices/system/node/node%d", p->node);
+	}
+	if (!p->online) {
+		/* The topology and cache groups go away with the CPU. */
+		char rel[128];
+
+		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%u/topology", c);
+		sim_out_fail(o, sim_rm_rf(o->dir, rel));
+		snprintf(rel, sizeof(rel), "sys/devices/system/cpu/cpu%u/cache", c);
+		sim_out_fail(o, sim_rm_rf(o->dir, rel));
+		return;
+	}
+	sim_out_cd(o, "sys/devices/system/cpu/cpu%u/topology", c);
+	sim_out_put(o, "physical_package_id", "%d\n", p->package);
+	sim_out_put(o, "die_id", "%d\n", p->die);
+	sim_out_put(o, "core_id", "%d\n", p->core);
+	sim_out_put(o, "cluster_id", "%d\n", p->core);
+	related_set(s, c, REL_THREAD, set);
+	put_pair(o, s, "thread_siblings", set);
+	put_pair(o, s, "core_cpus", set);
+	put_pair(o, s, "cluster_cpus", set);
+	related_set(s, c, REL_PACKAGE, set);
+	put_pair(o, s, "core_siblings", set);
+	put_pair(o, s, "package_cpus", set);
+	related_set(s, c, REL_DIE, set);
+	put_pair(o, s, "die_cpus", set);
+	for (unsigned int i = 0; i < sizeof(caches) / sizeof(caches[0]); i++) {
+		int id = caches[i].rel == REL_LLC ? p->llc :
+			 p->package * 4096 + p->core;
+
+		sim_out_cd(o, "sys/devices/system/cpu/cpu%u/cache/index%u", c, i);
+		sim_out_put(o, "level", "%d\n", caches[i].level);
+		sim_out_put(o, "type", "%s\n", caches[i].type);
+		sim_out_put(o, "size", "%s\n", caches[i].size);
+		sim_out_put(o, "id", "%d\n", id);
+		sim_out_put(o, "coherency_line_size", "64\n");
+		related_set(s, c, caches[i].rel, set);
+		put_set(o, s, "shared_cpu_list", set, true);
+		put_set(o, s, "shared_cpu_map", set, false);
+	}
+}
+
+int sim_render_cpus(struct sim *s)
+{
+	struct sim_out o = { .dir = s->dir };
+	uint64_t *set = sim_set_new(s), *set2 = sim_set_new(s);
+	int nodes = nr_nodes(s);
+	char text[40000];
+	unsigned int present = 0;
+
+	if (!set || !set2) {
+		free(set);
+		free(set2);
+		return -ENOMEM;
+	}
+	sim_out_cd(&o, "sys/devices/system/cpu");
+	sim_set_zero(s, set);
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		sim_set_add(set, c);
+	put_set(&o, s, "possible", set, true);
+	sim_out_put(&o, "kernel_max", "%d\n", SIM_MAX_CPUS - 1);
+	sim_set_zero(s, set);
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		if (s->cpu[c].present)
+			sim_set_add(set, c);
+	put_set(&o, s, "present", set, true);
+	sim_set_zero(s, set);
+	sim_set_zero(s, set2);
+	for (unsigned int c = 0; c < s->nr_cpus; c++) {
+		if (s->cpu[c].online)
+			sim_set_add(set, c);
+		else if (s->cpu[c].present)
+			sim_set_add(set2, c);
+	}
+	put_set(&o, s, "online", set, true);
+	put_set(&o, s, "offline", set2, true);
+	sim_set_zero(s, set);
+	sim_set_zero(s, set2);
+	for (unsigned int c = 0; c < s->nr_cpus; c++) {
+		if (s->cpu[c].isolated)
+			sim_set_add(set, c);
+		if (s->cpu[c].nohz_full)
+			sim_set_add(set2, c);
+	}
+	put_set(&o, s, "isolated", set, true);
+	/* With CONFIG_CPUMASK_OFFSTACK and no nohz_full=, the kernel prints
+	 * a NULL cpumask: "(null)". */
+	if (!sim_set_empty(s, set2))
+		put_set(&o, s, "nohz_full", set2, true);
+	else if (s->nohz_mode == NOHZ_NULL)
+		sim_out_put(&o, "nohz_full", "(null)\n");
+	else if (s->nohz_mode == NOHZ_EMPTY)
+		sim_out_put(&o, "nohz_full", "\n");
+	for (unsigned int c = 0; c < s->nr_cpus; c++) {
+		if (!s->cpu[c].present)
+			continue;
+		present++;
+		render_cpu(&o, s, c, set);
+		sim_out_cd(&o, "sys/bus/cpu/devices");
+		snprintf(text, sizeof(text), "cpu%u", c);
+		sim_out_link(&o, text, "sys/devices/system/cpu/cpu%u", c);
+	}
+	if (nodes > 0) {
+		sim_out_cd(&o, "sys/devices/system/node");
+		sim_out_put(&o, "possible", nodes > 1 ? "0-%d\n" : "%d\n", nodes - 1);
+		sim_out_put(&o, "online", nodes > 1 ? "0-%d\n" : "%d\n", nodes - 1);
+		sim_out_put(&o, "has_normal_memory", nodes > 1 ? "0-%d\n" : "%d\n", nodes - 1);
+		sim_out_put(&o, "has_memory", nodes > 1 ? "0-%d\n" : "%d\n", nodes - 1);
+		text[0] = '\0';
+		for (int n = 0; n < nodes; n++) {
+			bool has = false;
+
+			for (unsigned int c = 0; c < s->nr_cpus && !has; c++)
+				has = s->cpu[c].online && s->cpu[c].node == n;
+			if (has)
+				snprintf(text + strlen(text), sizeof(text) - strlen(text),
+					 "%s%d", text[0] ? "," : "", n);
+		}
+		sim_out_put(&o, "has_cpu", "%s\n", text);
+		for (int n = 0; n < nodes; n++) {
+			size_t used = 0;
+
+			sim_out_cd(&o, "sys/devices/system/node/node%d", n);
+			sim_out_put(&o, "uevent", "%s", "");
+			sim_out_link(&o, "subsystem", "sys/bus/node");
+			/* x86 numa_remove_cpu(): offline CPUs leave the node mask. */
+			sim_set_zero(s, set);
+			for (unsigned int c = 0; c < s->nr_cpus; c++) {
+				if (s->cpu[c].node != n || !s->cpu[c].present)
+					continue;
+				if (s->cpu[c].online)
+					sim_set_add(set, c);
+				snprintf(text, sizeof(text), "cpu%u", c);
+				sim_out_link(&o, text, "sys/devices/system/cpu/cpu%u", c);
+			}
+			put_set(&o, s, "cpulist", set, true);
+			put_set(&o, s, "cpumap", set, false);
+			for (int m = 0; m < nodes && used < sizeof(text) - 8; m++)
+				used += (size_t)snprintf(text + used, sizeof(text) - used,
+							 "%s%d", m ? " " : "",
+							 m == n ? 10 : 21);
+			sim_out_put(&o, "distance", "%s\n", text);
+		}
+	}
+	free(set);
+	free(set2);
+	return o.err;
 }
 
 /* ---- score ----------------------------------------------------------- */

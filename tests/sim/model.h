@@ -88,6 +88,7 @@ struct sim_irq {
 	char type[12];		/* "edge", "fasteoi" */
 	char name[SIM_ACTION_MAX];	/* actions, ", "-separated */
 	bool dirty;		/* its /proc/irq/N files need rewriting */
+	bool fresh;		/* new since the last render: its whole directory */
 };
 
 /* One IRQ's new parameters under a named load shift. */
@@ -104,6 +105,31 @@ struct sim_fault {
 	int err;		/* positive errno, or SIM_ERR_SHORT */
 	uint64_t *cpus;		/* only when the new set meets these; NULL: any */
 	int times;		/* failures left, -1 forever */
+};
+
+/* Events: what the kernel does to a running program's machine at a virtual
+ * time or on the Nth affinity write (README.md, "Events"). */
+enum sim_ev_when { EV_AT, EV_WRITE };
+enum sim_ev_what { EV_OFFLINE, EV_ONLINE, EV_REMOVE, EV_ADD, EV_SIGNAL };
+
+struct sim_event {
+	enum sim_ev_when when;
+	double at;		/* EV_AT: CLOCK_MONOTONIC seconds */
+	unsigned long nth;	/* EV_WRITE: the machine's Nth write, 1-based */
+	enum sim_ev_what what;
+	unsigned int cpu;	/* EV_OFFLINE, EV_ONLINE */
+	unsigned int irq;	/* EV_REMOVE, EV_ADD */
+	int sig;		/* EV_SIGNAL */
+	double rate, hard_us, soft_us;	/* EV_ADD */
+	char name[SIM_ACTION_MAX];	/* EV_ADD: action names */
+	bool fired;
+};
+
+/* Paths a program may not open or stat: a container without /proc/irq, an
+ * unreadable /proc/interrupts. */
+struct sim_deny {
+	char path[128];
+	int err;
 };
 
 struct sim {
@@ -137,6 +163,11 @@ struct sim {
 	uint64_t ctxt, processes;
 	struct sim_acc ctxt_acc;
 	int last_fault;		/* faults[] index the last write hit, -1 */
+	unsigned int nr_events;
+	struct sim_event *events;
+	unsigned long writes;	/* affinity write(2)s answered since the build */
+	unsigned int nr_denies;
+	struct sim_deny *denies;
 };
 
 /* CPU sets: arrays of s->nwords words. */
@@ -218,6 +249,31 @@ int sim_journal_irq(const struct sim *s, const struct sim_irq *q);
 int sim_journal_default(const struct sim *s);
 int sim_journal_fault(const struct sim *s, unsigned int idx);
 
+/* Events. sim_advance() is sim_step() that stops at each pending EV_AT
+ * event on the way, fires it and goes on; sim_write_event() counts one
+ * affinity write and fires the EV_WRITE events it triggers, before the
+ * write is applied. Firing changes the model and the files it owns (/sys
+ * CPUs, proc/irq/N of a removed or added IRQ); the caller renders /proc
+ * and saves as after any step. Signals are not sent: the first one due is
+ * returned in *@ret_sig (0: none) for the caller to raise once the state
+ * is saved. Returns 0 or -errno of a file effect. */
+int sim_advance(struct sim *s, double dt, int *ret_sig);
+int sim_write_event(struct sim *s, int *ret_sig, bool *ret_changed);
+int sim_journal_writes(const struct sim *s);
+/* A new event (zeroed) or deny rule in @s; NULL / -errno on failure. */
+struct sim_event *sim_add_event(struct sim *s);
+int sim_add_deny(struct sim *s, const char *path, int err);
+/* Decode "\xNN" (not 00) in place: how names with control bytes are
+ * written in descriptions and in sim.state. */
+void sim_unescape(char *str);
+/* -errno a program gets for opening or stat()ing @path, 0 if allowed. */
+int sim_denied(const struct sim *s, const char *path);
+/* Remove IRQ @irq like free_irq() of its last handler plus the vector's
+ * release: its row, counts and proc/irq/N go. */
+int sim_remove_irq(struct sim *s, unsigned int irq);
+const char *sim_signal_name(int sig);
+int sim_signal_parse(const char *name);	/* 0 if unknown */
+
 /* Key/value quality report and a per-IRQ table. */
 void sim_score(const struct sim *s, FILE *out, bool verbose);
 void sim_show(const struct sim *s, FILE *out);
@@ -235,6 +291,27 @@ int sim_put_file(const char *dir, const char *rel, const char *data,
 int sim_put_atomic(const char *dir, const char *rel, const char *data,
 		   size_t len);
 int sim_mkdirs(const char *dir, const char *rel);
+
+/* Writing a tree under @dir: the current directory (relative to @dir, set
+ * and created by sim_out_cd) and the first error, kept in @err. */
+struct sim_out {
+	const char *dir;
+	char base[512];
+	int err;
+	unsigned int files;
+};
+void sim_out_fail(struct sim_out *o, int r);
+void sim_out_cd(struct sim_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sim_out_put(struct sim_out *o, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A symlink to @fmt (relative to @dir, under "sys/"), spelled relative. */
+void sim_out_link(struct sim_out *o, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Remove @rel under @dir, recursively, never following symlinks. */
+int sim_rm_rf(const char *dir, const char *rel);
+/* (Re-)render sys/devices/system/{cpu,node} from the CPUs' state. */
+int sim_render_cpus(struct sim *s);
 
 /* Growable string. */
 struct sim_buf {
