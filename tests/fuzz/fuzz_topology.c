@@ -119,6 +119,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	build(data, size);
 	r = topology_read(root, banned, &t);
 	cpuset_free(banned);
+	/* gone after every input: libFuzzer may end without atexit() */
+	cleanup();
 	if (r < 0) {
 		fuzz_assert(!t);
 		fuzz_assert(r == -EINVAL || r == -ERANGE || r == -ENOENT ||
