@@ -55,6 +55,8 @@ struct gc_entry {
 	unsigned int count;
 };
 
+struct cpu_heap;
+
 struct ctx {
 	const struct topology *topo;
 	const struct plan_policy *pol;
@@ -77,6 +79,7 @@ struct ctx {
 	int *on;		/* per IRQ: CPU whose load it carries, -1 none */
 	int *head, *next, *prev;	/* IRQs per CPU, for the improve step */
 	double eps;		/* loads closer than this are equal */
+	struct cpu_heap *heap[2];	/* improve()'s, kept by move_irq() */
 };
 
 static uint64_t gc_key(int group, int core)
@@ -517,12 +520,138 @@ static bool swap_ok(struct ctx *c, unsigned int i, unsigned int j)
 	       sj_to.other_nic <= sj_from.other_nic;
 }
 
+/* CPUs by load, the busiest on top (the lowest id among equal loads), for
+ * improve(): it wants the busiest CPU at every step, and finding it by a
+ * scan of every CPU made it O(CPUs^2), for it takes a step per CPU at
+ * least (each must be found stuck before it ends). */
+struct cpu_heap {
+	const double *load;
+	int *cpu;		/* heap order */
+	int *pos;		/* per CPU id: index in cpu[], -1 when absent */
+	unsigned int n;
+};
+
+static bool heap_before(const struct cpu_heap *h, int a, int b)
+{
+	return h->load[a] > h->load[b] || (h->load[a] == h->load[b] && a < b);
+}
+
+static void heap_set(struct cpu_heap *h, unsigned int i, int cpu)
+{
+	h->cpu[i] = cpu;
+	h->pos[cpu] = (int)i;
+}
+
+/* @cpu's load changed: put it back in its place. */
+static void heap_fix(struct cpu_heap *h, int cpu)
+{
+	unsigned int i;
+
+	if (cpu < 0 || h->pos[cpu] < 0)
+		return;
+	i = (unsigned int)h->pos[cpu];
+	while (i > 0 && heap_before(h, cpu, h->cpu[(i - 1) / 2])) {
+		heap_set(h, i, h->cpu[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		unsigned int l = 2 * i + 1, r = l + 1, b = i;
+		int best = cpu;
+
+		if (l < h->n && heap_before(h, h->cpu[l], best)) {
+			b = l;
+			best = h->cpu[l];
+		}
+		if (r < h->n && heap_before(h, h->cpu[r], best)) {
+			b = r;
+			best = h->cpu[r];
+		}
+		if (b == i)
+			break;
+		heap_set(h, i, best);
+		i = b;
+	}
+	heap_set(h, i, cpu);
+}
+
+/* Lowest id among the CPUs within @eps of the top load: what a scan in
+ * id order keeping the first of loads closer than eps would find. Walks
+ * only the top of the heap: below a load under the bound, nothing is. */
+static int heap_first_top(const struct cpu_heap *h, double eps)
+{
+	unsigned int stack[64], sp = 0;
+	double bound;
+	int best = -1;
+
+	if (!h->n)
+		return -1;
+	bound = h->load[h->cpu[0]] - eps;
+	stack[sp++] = 0;
+	while (sp) {
+		unsigned int i = stack[--sp];
+		int cpu = h->cpu[i];
+
+		if (h->load[cpu] < bound)
+			continue;
+		if (best < 0 || cpu < best)
+			best = cpu;
+		/* Depth first: at most one sibling a level waits, and a heap
+		 * of CPU_ID_LIMIT CPUs is 15 levels deep. */
+		for (unsigned int ch = 2 * i + 1; ch <= 2 * i + 2 && ch < h->n; ch++)
+			if (sp < sizeof(stack) / sizeof(stack[0]))
+				stack[sp++] = ch;
+	}
+	return best;
+}
+
+static void heap_remove(struct cpu_heap *h, int cpu)
+{
+	unsigned int i = (unsigned int)h->pos[cpu];
+	int last = h->cpu[--h->n];
+
+	h->pos[cpu] = -1;
+	if (last == cpu)
+		return;
+	heap_set(h, i, last);
+	heap_fix(h, last);
+}
+
+static int heap_init(struct cpu_heap *h, const struct ctx *c)
+{
+	h->load = c->load;
+	h->n = 0;
+	h->cpu = malloc((c->nr_all + 1) * sizeof(*h->cpu));
+	h->pos = malloc(c->topo->nr_ids * sizeof(*h->pos));
+	if (!h->cpu || !h->pos)
+		return -ENOMEM;
+	for (unsigned int k = 0; k < c->topo->nr_ids; k++)
+		h->pos[k] = -1;
+	for (unsigned int k = 0; k < c->nr_all; k++) {
+		heap_set(h, h->n++, c->all[k]);
+		heap_fix(h, c->all[k]);
+	}
+	return 0;
+}
+
+static void heap_release(struct cpu_heap *h)
+{
+	free(h->cpu);
+	free(h->pos);
+}
+
 static void move_irq(struct ctx *c, unsigned int i, int to)
 {
 	struct plan_irq *pi = &c->irqs[i];
+	int from = c->on[i];
 
-	account(c, i, c->on[i], -1);
+	account(c, i, from, -1);
 	account(c, i, to, +1);
+	for (int h = 0; h < 2; h++) {
+		if (c->heap[h]) {
+			heap_fix(c->heap[h], from);
+			heap_fix(c->heap[h], to);
+		}
+	}
 	pi->target = to;
 	if (to != pi->pinned && pi->reason == REASON_KEEP)
 		pi->reason = REASON_BALANCE;
@@ -606,24 +735,20 @@ static bool chain_move(struct ctx *c, int m, double limit)
 static int improve(struct ctx *c, double stop)
 {
 	unsigned int budget = 4 * c->nr + 64;
-	bool *stuck = calloc(c->topo->nr_ids, sizeof(*stuck));
+	struct cpu_heap busy = { 0 }, all = { 0 };	/* busy: not set aside */
+	int r = -ENOMEM;
 
-	if (!stuck)
-		return -ENOMEM;
+	if (heap_init(&busy, c) < 0 || heap_init(&all, c) < 0)
+		goto out;
+	c->heap[0] = &busy;
+	c->heap[1] = &all;
+	r = 0;
 	while (budget--) {
-		int m = -1, best_to = -1, best_j = -1;
+		int m = heap_first_top(&busy, c->eps), best_to = -1, best_j = -1;
 		unsigned int best_i = 0;
-		double best_peak, best_eff = 0, top = 0;
+		double best_peak, best_eff = 0, top = all.n ? c->load[all.cpu[0]] : 0;
 		bool below;
 
-		for (unsigned int k = 0; k < c->nr_all; k++) {
-			int cpu = c->all[k];
-
-			if (c->load[cpu] > top)
-				top = c->load[cpu];
-			if (!stuck[cpu] && (m < 0 || c->load[cpu] > c->load[m] + c->eps))
-				m = cpu;
-		}
 		/* Done when nothing is left, or the busiest CPU is low enough:
 		 * every further move would be one more than needed. */
 		if (m < 0 || c->load[m] <= c->eps || top <= stop)
@@ -689,15 +814,18 @@ static int improve(struct ctx *c, double stop)
 		}
 		if (best_to < 0) {
 			if (below || !chain_move(c, m, best_peak))
-				stuck[m] = true;
+				heap_remove(&busy, m);
 			continue;
 		}
 		move_irq(c, best_i, best_to);
 		if (best_j >= 0)
 			move_irq(c, (unsigned int)best_j, m);
 	}
-	free(stuck);
-	return 0;
+out:
+	c->heap[0] = c->heap[1] = NULL;
+	heap_release(&busy);
+	heap_release(&all);
+	return r;
 }
 
 static double peak_of(const struct ctx *c, const double *load)
@@ -752,6 +880,36 @@ static bool core_fits(const struct ctx *c, const int *cpu_of, const int *nthr,
 	return true;
 }
 
+/* IRQs that a relabelling of plan core f as current core y (threads
+ * swapped with flip) would leave where they are. */
+struct core_pair {
+	unsigned int v;
+	unsigned int f, y;
+	int flip;
+};
+
+static int pair_key_cmp(const void *pa, const void *pb)
+{
+	const struct core_pair *a = pa, *b = pb;
+
+	if (a->f != b->f)
+		return a->f < b->f ? -1 : 1;
+	if (a->y != b->y)
+		return a->y < b->y ? -1 : 1;
+	return a->flip - b->flip;
+}
+
+/* Most IRQs first; then the order a scan of f, then y, then same threads
+ * before swapped ones would meet them. */
+static int pair_best_cmp(const void *pa, const void *pb)
+{
+	const struct core_pair *a = pa, *b = pb;
+
+	if (a->v != b->v)
+		return a->v > b->v ? -1 : 1;
+	return pair_key_cmp(pa, pb);
+}
+
 /* Where the fresh plan only permutes what is where, follow the current
  * placement instead: whole physical cores of a plan trade places with
  * cores of the same node and thread count, threads kept together, so that
@@ -768,38 +926,37 @@ static int relabel(struct ctx *c, double goal)
 	int *thr = malloc(ids * sizeof(*thr));		/* CPU -> thread index */
 	int *nthr = calloc(ids, sizeof(*nthr));		/* core -> threads */
 	int *cpu_of = malloc(ids * 2 * sizeof(*cpu_of));	/* core, thread -> CPU */
-	unsigned int *same = NULL, *cross = NULL;
+	int *lead_idx = malloc(ids * sizeof(*lead_idx));	/* leader -> core index */
+	struct core_pair *pair = NULL;
+	unsigned int npair = 0, np = 0;
 	int *map = NULL, *flip = NULL, *old = NULL;
 	bool *done_f = NULL, *done_y = NULL, ok = true;
 	int r = -ENOMEM;
 
-	if (!leader || !cidx || !thr || !nthr || !cpu_of)
+	if (!leader || !cidx || !thr || !nthr || !cpu_of || !lead_idx)
 		goto out;
 	for (unsigned int k = 0; k < ids; k++)
-		cidx[k] = thr[k] = -1;
+		cidx[k] = thr[k] = lead_idx[k] = -1;
 	for (unsigned int k = 0; k < c->nr_all; k++) {
-		int cpu = c->all[k], core = core_of(c, cpu), ci = -1;
+		int cpu = c->all[k], core = core_of(c, cpu), ci = lead_idx[core];
 
-		for (unsigned int x = 0; x < nc && ci < 0; x++)
-			if (leader[x] == core)
-				ci = (int)x;
 		if (ci < 0) {
 			ci = (int)nc;
 			leader[nc++] = core;
+			lead_idx[core] = ci;
 		}
 		cidx[cpu] = ci;
 		thr[cpu] = nthr[ci]++;
 		if (thr[cpu] < 2)
 			cpu_of[ci * 2 + thr[cpu]] = cpu;
 	}
-	same = calloc((size_t)nc * nc, sizeof(*same));
-	cross = calloc((size_t)nc * nc, sizeof(*cross));
+	pair = malloc((c->nr + 1) * sizeof(*pair));
 	map = malloc(nc * sizeof(*map));
 	flip = calloc(nc, sizeof(*flip));
 	done_f = calloc(nc, sizeof(*done_f));
 	done_y = calloc(nc, sizeof(*done_y));
 	old = malloc((c->nr + 1) * sizeof(*old));
-	if (!same || !cross || !map || !flip || !done_f || !done_y || !old)
+	if (!pair || !map || !flip || !done_f || !done_y || !old)
 		goto out;
 	r = 0;
 	/* Cores of more than two threads are left alone: their threads are
@@ -813,49 +970,40 @@ static int relabel(struct ctx *c, double goal)
 		    nthr[cidx[p]] != nthr[cidx[t]] ||
 		    c->topo->cpus[t].node != c->topo->cpus[p].node)
 			continue;
-		if (thr[t] == thr[p])
-			same[cidx[t] * nc + cidx[p]]++;
+		pair[npair++] = (struct core_pair){ 1, (unsigned int)cidx[t],
+						    (unsigned int)cidx[p], thr[t] != thr[p] };
+	}
+	/* Count each (f, y, flip) once: at most one entry per IRQ, where a
+	 * cores x cores table would be 2 x 4096^2 counters at 8192 CPUs. */
+	if (npair)
+		qsort(pair, npair, sizeof(*pair), pair_key_cmp);
+	for (unsigned int k = 0; k < npair; k++) {
+		if (np && pair_key_cmp(&pair[np - 1], &pair[k]) == 0)
+			pair[np - 1].v++;
 		else
-			cross[cidx[t] * nc + cidx[p]]++;
+			pair[np++] = pair[k];
 	}
 	for (unsigned int x = 0; x < nc; x++)
 		map[x] = (int)x;
-	for (;;) {
-		unsigned int best = 0;
-		int bf = -1, by = -1, bflip = 0;
+	/* Greedy, the pair of cores sharing the most IRQs first: taking them
+	 * in that order is the repeated search for the best pair left, in one
+	 * sort instead of a scan of every pair per core matched (O(cores^3),
+	 * half a minute at 4096 cores). core_fits() depends on the plan only,
+	 * which this loop does not change: a pair that does not fit never will. */
+	if (np)
+		qsort(pair, np, sizeof(*pair), pair_best_cmp);
+	for (unsigned int k = 0; k < np; k++) {
+		unsigned int f = pair[k].f, y = pair[k].y;
 
-		for (unsigned int f = 0; f < nc; f++) {
-			if (done_f[f])
-				continue;
-			for (unsigned int y = 0; y < nc; y++) {
-				unsigned int v;
-
-				if (done_y[y] || nthr[f] != nthr[y] || nthr[f] > 2 ||
-				    c->topo->cpus[leader[f]].node !=
-				    c->topo->cpus[leader[y]].node)
-					continue;
-				v = same[f * nc + y];
-				if (v > best && core_fits(c, cpu_of, nthr, f, y, 0)) {
-					best = v;
-					bf = (int)f;
-					by = (int)y;
-					bflip = 0;
-				}
-				v = cross[f * nc + y];
-				if (nthr[f] == 2 && v > best &&
-				    core_fits(c, cpu_of, nthr, f, y, 1)) {
-					best = v;
-					bf = (int)f;
-					by = (int)y;
-					bflip = 1;
-				}
-			}
-		}
-		if (bf < 0)
-			break;
-		map[bf] = by;
-		flip[bf] = bflip;
-		done_f[bf] = done_y[by] = true;
+		if (done_f[f] || done_y[y] || nthr[f] != nthr[y] || nthr[f] > 2 ||
+		    (pair[k].flip && nthr[f] != 2) ||
+		    c->topo->cpus[leader[f]].node !=
+		    c->topo->cpus[leader[y]].node ||
+		    !core_fits(c, cpu_of, nthr, f, y, pair[k].flip))
+			continue;
+		map[f] = (int)y;
+		flip[f] = pair[k].flip;
+		done_f[f] = done_y[y] = true;
 	}
 	/* Unmatched cores fill the unmatched places in order. */
 	for (unsigned int f = 0, y = 0; f < nc; f++) {
@@ -913,8 +1061,8 @@ out:
 	free(thr);
 	free(nthr);
 	free(cpu_of);
-	free(same);
-	free(cross);
+	free(lead_idx);
+	free(pair);
 	free(map);
 	free(flip);
 	free(done_f);
