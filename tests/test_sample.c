@@ -835,6 +835,90 @@ static void test_intr_read_error(void **state)
 
 /* The shapes docs/trust.md lists, one row each: what irqtune must parse
  * (or skip) in /proc/interrupts, whatever the kernel or architecture. */
+/* Wide rows as the kernel prints them (" %10u" a count), mostly zeros, the
+ * parser's fast path for runs of idle CPUs: every count comes back in its
+ * column wherever it sits against the runs of sixteen, including a count
+ * wider than its field, a zero glued to a digit ("05"), and rows that stop
+ * early into their description. Checked against the counts written. */
+static void test_intr_wide_rows(void **state)
+{
+	enum { CPUS = 70, ROWS = 300 };
+	static uint64_t want[ROWS][CPUS];
+	unsigned int stop[ROWS];
+	size_t cap = (size_t)ROWS * (CPUS * 12 + 64) + CPUS * 8 + 64, len = 0;
+	char *text = malloc(cap);
+	struct interrupts *intr = NULL;
+	unsigned int line = 0, seed = 12345;
+
+	(void)state;
+	assert_non_null(text);
+	len += (size_t)snprintf(text + len, cap - len, "     ");
+	for (int c = 0; c < CPUS; c++)
+		len += (size_t)snprintf(text + len, cap - len, "       CPU%d", c);
+	text[len++] = '\n';
+	for (unsigned int r = 0; r < ROWS; r++) {
+		unsigned int glued = CPUS;
+
+		stop[r] = CPUS;
+		memset(want[r], 0, sizeof(want[r]));
+		if (r < CPUS) {
+			want[r][r] = r + 1;	/* one CPU: each column once */
+		} else if (r < 2 * CPUS) {
+			want[r][r - CPUS] = 12345678901ull;	/* wider than 10 */
+		} else if (r < 2 * CPUS + 40) {
+			/* Fewer counts than CPUs, ending on or near a run. */
+			stop[r] = r - 2 * CPUS + 10;
+			want[r][stop[r] - 1] = 7;
+		} else if (r < 2 * CPUS + 60) {
+			/* "...0" then a digit: one count "05", never a run. */
+			glued = r - 2 * CPUS - 40 + 14;
+		} else {
+			for (int c = 0; c < CPUS; c++) {
+				seed = seed * 1103515245u + 12345u;
+				if ((seed >> 16) % 11 == 0)
+					want[r][c] = (seed >> 8) % 100000;
+			}
+		}
+		len += (size_t)snprintf(text + len, cap - len, "%4u:", r);
+		for (unsigned int c = 0; c < stop[r]; c++) {
+			if (c == glued) {
+				/* Field c is "0" run into field c+1's "5": 05. */
+				len += (size_t)snprintf(text + len, cap - len,
+							"          05");
+				want[r][c] = 5;
+				c++;
+				continue;
+			}
+			len += (size_t)snprintf(text + len, cap - len, " %10llu",
+						(unsigned long long)want[r][c]);
+		}
+		len += (size_t)snprintf(text + len, cap - len,
+					"  IR-PCI-MSIX-0000:01:00.0 %u-edge eth0-%u\n", r, r);
+		assert_true(len < cap);
+	}
+	text[len] = '\0';
+	assert_int_equal(parse_intr(text, &intr, &line), 0);
+	assert_int_equal(intr->nr_rows, ROWS);
+	for (unsigned int r = 0; r < ROWS; r++) {
+		const struct irq_row *row = &intr->rows[r];
+		uint64_t got[CPUS] = { 0 };
+
+		assert_int_equal(row->irq, r);
+		for (unsigned int k = 0; k < row->nr_counts; k++) {
+			assert_true(row->counts[k].cpu < CPUS);
+			got[row->counts[k].cpu] = row->counts[k].count;
+		}
+		for (unsigned int c = 0; c < CPUS; c++)
+			if (got[c] != want[r][c])
+				fail_msg("row %u cpu %u: %llu, wrote %llu", r, c,
+					 (unsigned long long)got[c],
+					 (unsigned long long)want[r][c]);
+		assert_true(strncmp(row->desc, "IR-PCI-MSIX-0000:01:00.0 ", 25) == 0);
+	}
+	interrupts_free(intr);
+	free(text);
+}
+
 static void test_intr_shapes(void **state)
 {
 	static const struct {
@@ -2149,6 +2233,7 @@ int main(void)
 		cmocka_unit_test(test_intr_real_names),
 		cmocka_unit_test(test_intr_bad_inputs),
 		cmocka_unit_test(test_intr_odd_but_good),
+		cmocka_unit_test(test_intr_wide_rows),
 		cmocka_unit_test(test_intr_shapes),
 		cmocka_unit_test(test_intr_column_mismatch),
 		cmocka_unit_test(test_intr_name_formats),
