@@ -418,9 +418,11 @@ static int build_fresh(struct ctx *c, unsigned int *order)
 	return 0;
 }
 
-/* Idle IRQs still on their current CPU leave it when it holds more than
- * one IRQ above the CPU with the fewest: spread by count, with a margin of
- * one so that equal counts never trade places. */
+/* Idle IRQs leave their CPU when it holds more than one IRQ above the CPU
+ * with the fewest: spread by count, with a margin of one so that equal
+ * counts never trade places. Those the plan moves are held to it too: the
+ * busy IRQs that improve() moved after them can have crowded their CPU,
+ * and the next run would spread them then. */
 static void spread_idle(struct ctx *c)
 {
 	for (unsigned int i = 0; i < c->nr; i++) {
@@ -428,13 +430,13 @@ static void spread_idle(struct ctx *c)
 		struct score best[1];
 		int from = c->on[i];
 
-		if (pi->fixed || is_heavy(c, pi) || from < 0 || from != pi->pinned)
+		if (pi->fixed || is_heavy(c, pi) || from < 0)
 			continue;
 		account(c, i, from, -1);
 		rank_cpus(c, pi, best, 1);
 		if (score_of(c, pi, from).count > best[0].count + 1) {
 			pi->target = best[0].cpu;
-			pi->reason = REASON_IDLE;
+			pi->reason = pi->target == pi->pinned ? REASON_KEEP : REASON_IDLE;
 		}
 		account(c, i, pi->target, +1);
 	}

@@ -625,6 +625,89 @@ static void test_hundreds_of_idle_irqs(void **state)
 	topology_free(t);
 }
 
+/* A big machine at once: 256 CPUs on two nodes, 32 devices of 48 queues
+ * and 200 legacy IRQs, all starting on CPU 0. The plan gets near the
+ * bound that no placement can beat (the heaviest IRQ, or a node's local
+ * load over its CPUs), keeps every queue on its device's node, and then
+ * holds still: a second run, and a run after whole cores traded places
+ * (their IRQs with them, threads swapped on some), move nothing. */
+static void test_big_machine_plans_and_stays(void **state)
+{
+	enum { DEVS = 32, QUEUES = 48, LEGACY = 200, N = DEVS * QUEUES + LEGACY };
+	struct topology *t = machine(2, 64, 2, 2);
+	struct plan_irq *v = calloc(N, sizeof(*v));
+	int *first = calloc(N, sizeof(*first));
+	struct plan_result res;
+	double node_load[2] = { 0, 0 }, heaviest = 0, bound;
+	unsigned int n = 0, seed = 7;
+
+	(void)state;
+	assert_non_null(v);
+	assert_non_null(first);
+	for (int d = 0; d < DEVS; d++) {
+		for (int q = 0; q < QUEUES; q++) {
+			double load;
+
+			seed = seed * 1103515245u + 12345u;
+			load = d % 2 ? 0.005 + (seed >> 16) % 4500 / 1e5
+				     : 0.001 + (seed >> 16) % 900 / 1e5;
+			v[n] = irq(1000 + n, d % 2 ? CLASS_NET : CLASS_STORAGE,
+				   d, d / 2 % 2, 0, load);
+			node_load[d / 2 % 2] += load;
+			if (load > heaviest)
+				heaviest = load;
+			n++;
+		}
+	}
+	for (int k = 0; k < LEGACY; k++, n++)
+		v[n] = irq(20 + (unsigned int)k, CLASS_OTHER, -1, -1, 0,
+			   k % 10 ? 0 : 0.002);
+	bound = node_load[0] > node_load[1] ? node_load[0] : node_load[1];
+	bound /= 128;
+	if (heaviest > bound)
+		bound = heaviest;
+
+	plan_ok(t, v, n, &res);
+	assert_true(peak(&res, t->nr_ids) <= bound * 1.10);
+	for (unsigned int i = 0; i < DEVS * QUEUES; i++)
+		assert_int_equal(t->cpus[v[i].target].node, v[i].node);
+	for (unsigned int i = 0; i < n; i++)
+		first[i] = v[i].target;
+	plan_result_release(&res);
+
+	/* The same input plans the same way. */
+	for (unsigned int i = 0; i < n; i++) {
+		v[i].pinned = v[i].served = 0;
+		v[i].target = -1;
+	}
+	plan_ok(t, v, n, &res);
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(v[i].target, first[i]);
+	plan_result_release(&res);
+
+	settle_in(v, n);
+	plan_ok(t, v, n, &res);
+	assert_int_equal(res.nr_moves, 0);
+	plan_result_release(&res);
+
+	/* Cores 2k and 2k+1 of each package trade places; on every fourth
+	 * pair the threads cross too. CPU id = core + 128 * thread. */
+	for (unsigned int i = 0; i < n; i++) {
+		int cpu = v[i].target, core = cpu % 128, thread = cpu / 128;
+		int mate = core ^ 1;
+
+		if (core / 2 % 4 == 0)
+			thread ^= 1;
+		v[i].pinned = v[i].served = mate + 128 * thread;
+	}
+	plan_ok(t, v, n, &res);
+	assert_int_equal(res.nr_moves, 0);
+	plan_result_release(&res);
+	free(first);
+	free(v);
+	topology_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -647,6 +730,7 @@ int main(void)
 		cmocka_unit_test(test_idle_vector_does_not_widen_spread),
 		cmocka_unit_test(test_nics_and_siblings),
 		cmocka_unit_test(test_hundreds_of_idle_irqs),
+		cmocka_unit_test(test_big_machine_plans_and_stays),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
