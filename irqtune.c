@@ -2,6 +2,7 @@
  * samples -> policy -> plan -> apply -> report. Owns the parsed options and
  * nothing else global. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -758,13 +759,14 @@ static int balance(struct run *run)
 		.idle_load = PLAN_DEFAULT_IDLE_LOAD,
 	};
 	enum irq_class *class = NULL;
+	char where[PATH_MAX];
 	struct stat st;
 	int r, ret;
 
-	r = topology_read("", run->cfg.bancpus, &run->topo);
+	r = topology_read_where("", run->cfg.bancpus, &run->topo, where, sizeof(where));
 	if (r < 0) {
-		log_msg(LOG_ERR, "cannot read the CPU topology under %s: %s",
-			_PATH_SYS_CPU, strerror(-r));
+		log_msg(LOG_ERR, "cannot read the CPU topology: %s: %s",
+			where[0] ? where : _PATH_SYS_CPU, strerror(-r));
 		return EXIT_NOINPUT;
 	}
 	if (cpuset_count(run->topo->eligible) == 0) {

@@ -34,7 +34,20 @@ struct ctx {
 	 * are ignored rather than fatal. */
 	struct cpuset *wide;
 	struct topology *topo;
+	const char *cpu_dir;	/* root + _PATH_SYS_CPU, for messages */
+	char *where;		/* the caller's: the file that failed, or NULL */
+	size_t where_len;
 };
+
+/* Pass @r on; the first time it is an error, name @dir/@rel as the file
+ * behind it, so the caller can say which one (sysfs has thousands). */
+static int failed(struct ctx *c, const char *dir, const char *rel, int r)
+{
+	if (r < 0 && c->where && !c->where[0])
+		snprintf(c->where, c->where_len, "%s%s%s", dir, rel ? "/" : "",
+			 rel ? rel : "");
+	return r;
+}
 
 static bool is_blank(char c)
 {
@@ -141,21 +154,21 @@ static struct dirent *read_entry(DIR *dir)
 
 /* Parse a cpulist at @list, or failing that a cpumask at @mask (NULL: none),
  * both relative to @dfd, into @set. -ENOENT when neither exists. */
-static int read_cpus(struct ctx *c, int dfd, const char *list,
-		     const char *mask, struct cpuset *set)
+static int read_cpus(struct ctx *c, int dfd, const char *dir,
+		     const char *list, const char *mask, struct cpuset *set)
 {
 	char *s;
 	int r;
 
 	r = read_attr(dfd, list, c->buf, &s);
 	if (r == 0)
-		return cpulist_parse(s, set);
+		return failed(c, dir, list, cpulist_parse(s, set));
 	if (r != -ENOENT || !mask)
-		return r;
+		return r == -ENOENT ? r : failed(c, dir, list, r);
 	r = read_attr(dfd, mask, c->buf, &s);
 	if (r < 0)
-		return r;
-	return cpumask_parse(s, set);
+		return r == -ENOENT ? r : failed(c, dir, mask, r);
+	return failed(c, dir, mask, cpumask_parse(s, set));
 }
 
 /* Every cpuN directory, into c->wide. */
@@ -189,7 +202,7 @@ static int scan_cpu_dirs(struct ctx *c)
 	r = -errno;
 out:
 	closedir(dir);
-	return r;
+	return failed(c, c->cpu_dir, NULL, r);
 }
 
 /* Without an "online" file (old kernels), a CPU is online unless its
@@ -207,13 +220,13 @@ static int online_from_dirs(struct ctx *c, int last, struct cpuset *online)
 		snprintf(path, sizeof(path), "cpu%d/online", cpu);
 		r = read_attr(c->cpu_fd, path, c->buf, &s);
 		if (r < 0 && r != -ENOENT)
-			return r;
+			return failed(c, c->cpu_dir, path, r);
 		/* An empty file is no answer either: hwloc's captures
 		 * empty the files they do not use. */
 		if (r == -ENOENT || !*s || strcmp(s, "1") == 0)
 			cpuset_set(online, (unsigned int)cpu);
 		else if (strcmp(s, "0") != 0)
-			return -EINVAL;
+			return failed(c, c->cpu_dir, path, -EINVAL);
 	}
 	return 0;
 }
@@ -236,15 +249,13 @@ static int read_online(struct ctx *c, unsigned int *ret_nr_ids,
 	have_possible = r == 0;
 	if (have_possible) {
 		r = cpulist_parse(s, c->wide);
-		if (r < 0)
-			goto fail;
 		last = cpuset_last(c->wide);
-		if (last < 0) {
+		if (r == 0 && last < 0)
 			r = -EINVAL;
-			goto fail;
-		}
+		if (r < 0)
+			goto fail_possible;
 	} else if (r != -ENOENT) {
-		goto fail;
+		goto fail_possible;
 	}
 
 	r = read_attr(c->cpu_fd, "online", c->buf, &s);
@@ -252,9 +263,9 @@ static int read_online(struct ctx *c, unsigned int *ret_nr_ids,
 	if (have_online) {
 		r = cpulist_parse(s, online);
 		if (r < 0)
-			goto fail;
+			goto fail_online;
 	} else if (r != -ENOENT) {
-		goto fail;
+		goto fail_online;
 	}
 
 	if (!have_possible || !have_online) {
@@ -274,15 +285,20 @@ static int read_online(struct ctx *c, unsigned int *ret_nr_ids,
 	} else if (cpuset_last(online) > last) {
 		/* The kernel keeps online within possible. */
 		r = -EINVAL;
-		goto fail;
+		goto fail_online;
 	}
 	if (last < 0 || cpuset_count(online) == 0) {
 		r = -ENODEV;
-		goto fail;
+		goto fail_online;
 	}
 	*ret_nr_ids = (unsigned int)last + 1;
 	*ret_online = online;
 	return 0;
+fail_possible:
+	failed(c, c->cpu_dir, "possible", r);
+	goto fail;
+fail_online:
+	failed(c, c->cpu_dir, "online", r);
 fail:
 	cpuset_free(online);
 	return r;
@@ -299,14 +315,14 @@ static int read_avoid(struct ctx *c, const char *name, unsigned int bit)
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
-		return r;
+		return failed(c, c->cpu_dir, name, r);
 	/* Without nohz_full= some kernels print "(null)", right-aligned in
 	 * nr_cpu_ids columns (captured up to 6.17). */
 	if (strcmp(s, "(null)") == 0)
 		return 0;
 	r = cpulist_parse(s, c->wide);
 	if (r < 0)
-		return r;
+		return failed(c, c->cpu_dir, name, r);
 	for (cpu = cpuset_first(c->wide); cpu >= 0;
 	     cpu = cpuset_next(c->wide, cpu)) {
 		if ((unsigned int)cpu >= t->nr_ids)
@@ -355,11 +371,11 @@ static int read_package(struct ctx *c, unsigned int cpu)
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
-		return r;
+		return failed(c, c->cpu_dir, path, r);
 	/* s390 and sparc64 report -1 themselves. */
 	r = parse_long(s, -1, INT_MAX, &v);
 	if (r < 0)
-		return r;
+		return failed(c, c->cpu_dir, path, r);
 	c->topo->cpus[cpu].package = (int)v;
 	return 0;
 }
@@ -379,7 +395,7 @@ static int read_core(struct ctx *c, unsigned int cpu)
 	for (i = 0; i < sizeof(lists) / sizeof(lists[0]) && r == -ENOENT; i++) {
 		snprintf(list, sizeof(list), "cpu%u/topology/%s", cpu, lists[i][0]);
 		snprintf(mask, sizeof(mask), "cpu%u/topology/%s", cpu, lists[i][1]);
-		r = read_cpus(c, c->cpu_fd, list, mask, c->wide);
+		r = read_cpus(c, c->cpu_fd, c->cpu_dir, list, mask, c->wide);
 	}
 	if (r == -ENOENT) {
 		c->topo->cpus[cpu].core = (int)cpu;
@@ -393,7 +409,8 @@ static int read_core(struct ctx *c, unsigned int cpu)
 
 /* The cache/indexK of @cpu with the highest level; *@ret_index = -1 if
  * there is none. Ties go to the lowest K. */
-static int find_llc_index(struct ctx *c, int cache_fd, int *ret_index)
+static int find_llc_index(struct ctx *c, int cache_fd, const char *cache_dir,
+			  int *ret_index)
 {
 	char path[REL_PATH_MAX], *s;
 	unsigned int k;
@@ -421,18 +438,21 @@ static int find_llc_index(struct ctx *c, int cache_fd, int *ret_index)
 			continue;
 		}
 		if (r < 0)
-			goto out;
+			goto out_file;
 		r = parse_long(s, 0, CACHE_LEVEL_MAX, &level);
 		if (r < 0)
-			goto out;
+			goto out_file;
 		if (level > best_level ||
 		    (level == best_level && (int)k < best)) {
 			best_level = level;
 			best = (int)k;
 		}
 	}
-	r = -errno;
+	r = failed(c, cache_dir, NULL, -errno);
 	*ret_index = best;
+	goto out;
+out_file:
+	failed(c, cache_dir, path, r);
 out:
 	closedir(dir);
 	return r;
@@ -441,18 +461,20 @@ out:
 static int read_llc(struct ctx *c, unsigned int cpu)
 {
 	char path[REL_PATH_MAX], list[REL_PATH_MAX], mask[REL_PATH_MAX];
+	char dir[PATH_MAX];
 	int cache_fd, idx = -1, r;
 
 	snprintf(path, sizeof(path), "cpu%u/cache", cpu);
+	snprintf(dir, sizeof(dir), "%s/%s", c->cpu_dir, path);
 	cache_fd = openat(c->cpu_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cache_fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	r = find_llc_index(c, cache_fd, &idx);
+		return errno == ENOENT ? 0 : failed(c, dir, NULL, -errno);
+	r = find_llc_index(c, cache_fd, dir, &idx);
 	if (r < 0 || idx < 0)
 		goto out;
 	snprintf(list, sizeof(list), "index%d/shared_cpu_list", idx);
 	snprintf(mask, sizeof(mask), "index%d/shared_cpu_map", idx);
-	r = read_cpus(c, cache_fd, list, mask, c->wide);
+	r = read_cpus(c, cache_fd, dir, list, mask, c->wide);
 	if (r == -ENOENT) {
 		r = 0;
 		goto out;
@@ -527,7 +549,7 @@ static int find_node_link(struct ctx *c, unsigned int cpu, int *ret_node)
 	fd = openat(c->cpu_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno != ENOENT)
-			return -errno;
+			return failed(c, c->cpu_dir, path, -errno);
 		*ret_node = -1;
 		return 0;
 	}
@@ -550,7 +572,7 @@ static int find_node_link(struct ctx *c, unsigned int cpu, int *ret_node)
 	*ret_node = node;
 out:
 	closedir(dir);
-	return r;
+	return failed(c, c->cpu_dir, path, r);
 }
 
 /* A CPU's node is the M of its cpuN/nodeM link; the nodeM/cpulist files are
@@ -569,7 +591,7 @@ static int read_nodes(struct ctx *c, const char *node_path)
 
 	fd = open(node_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return errno == ENOENT ? 0 : failed(c, node_path, NULL, -errno);
 	dir = fdopendir(fd);
 	if (!dir) {
 		r = -errno;
@@ -599,7 +621,7 @@ static int read_nodes(struct ctx *c, const char *node_path)
 			max_node = (int)m;
 		snprintf(list, sizeof(list), "node%u/cpulist", m);
 		snprintf(mask, sizeof(mask), "node%u/cpumap", m);
-		r = read_cpus(c, dirfd(dir), list, mask, c->wide);
+		r = read_cpus(c, dirfd(dir), node_path, list, mask, c->wide);
 		if (r == -ENOENT)
 			continue;
 		if (r < 0)
@@ -642,7 +664,7 @@ static int read_nodes(struct ctx *c, const char *node_path)
 out:
 	free(listed);
 	closedir(dir);
-	return r;
+	return r == -ENOMEM ? r : failed(c, node_path, NULL, r);
 }
 
 static int build_path(char *buf, size_t len, const char *root,
@@ -658,20 +680,30 @@ static int build_path(char *buf, size_t len, const char *root,
 int topology_read(const char *root, const struct cpuset *banned,
 		  struct topology **ret_topo)
 {
-	struct ctx c = { .cpu_fd = -1 };
+	return topology_read_where(root, banned, ret_topo, NULL, 0);
+}
+
+int topology_read_where(const char *root, const struct cpuset *banned,
+			struct topology **ret_topo, char *where, size_t where_len)
+{
+	struct ctx c = { .cpu_fd = -1, .where = where_len ? where : NULL,
+			 .where_len = where_len };
 	struct cpuset *online = NULL;
-	char path[PATH_MAX];
+	char path[PATH_MAX], cpu_dir[PATH_MAX];
 	unsigned int nr_ids = 0;
 	int cpu, r;
 
+	if (c.where)
+		c.where[0] = '\0';
 	if (!root)
 		root = "";
-	r = build_path(path, sizeof(path), root, _PATH_SYS_CPU);
+	r = build_path(cpu_dir, sizeof(cpu_dir), root, _PATH_SYS_CPU);
 	if (r < 0)
 		return r;
-	c.cpu_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	c.cpu_dir = cpu_dir;
+	c.cpu_fd = open(cpu_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (c.cpu_fd < 0)
-		return -errno;
+		return failed(&c, cpu_dir, NULL, -errno);
 	c.buf = malloc(ATTR_MAX + 2);
 	c.wide = cpuset_new(CPU_ID_LIMIT);
 	if (!c.buf || !c.wide) {

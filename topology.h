@@ -5,6 +5,7 @@
 #define IRQTUNE_TOPOLOGY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "cpuset.h"
 
 /* Why a CPU is avoided; bits, since one CPU can have several reasons. */
@@ -37,6 +38,10 @@ struct topology {
  * Returns 0 or -errno; on failure *@ret_topo is untouched. */
 int topology_read(const char *root, const struct cpuset *banned,
 		  struct topology **ret_topo);
+/* The same; on failure @where (of @where_len bytes) names the file or
+ * directory that failed, or is "" when none did (no memory, say). */
+int topology_read_where(const char *root, const struct cpuset *banned,
+			struct topology **ret_topo, char *where, size_t where_len);
 void topology_free(struct topology *topo);
 
 /* For tests and the planner's callers: build a topology in memory. */

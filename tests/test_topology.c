@@ -554,61 +554,82 @@ struct err_case {
 	const char *name;
 	struct tree_file files[4];
 	int err;
+	const char *where;	/* the file named, under sys/devices/system/ */
 };
 
 static const struct err_case err_cases[] = {
 	{ "online with a dangling range", {
-		{ "cpu/online", "0-\n" } }, -EINVAL },
+		{ "cpu/online", "0-\n" } }, -EINVAL,
+	  "cpu/online" },
 	{ "online not a list", {
-		{ "cpu/online", "abc\n" } }, -EINVAL },
+		{ "cpu/online", "abc\n" } }, -EINVAL,
+	  "cpu/online" },
 	{ "online (null)", {
-		{ "cpu/online", "(null)\n" } }, -EINVAL },
+		{ "cpu/online", "(null)\n" } }, -EINVAL,
+	  "cpu/online" },
 	{ "nothing online", {
-		{ "cpu/possible", "0-3\n" }, { "cpu/online", "\n" } }, -ENODEV },
+		{ "cpu/possible", "0-3\n" }, { "cpu/online", "\n" } }, -ENODEV,
+	  "cpu/online" },
 	{ "online beyond possible", {
 		{ "cpu/possible", "0-3\n" }, { "cpu/online", "0-5\n" } },
-	  -EINVAL },
+	  -EINVAL,
+	  "cpu/online" },
 	{ "empty possible", {
-		{ "cpu/possible", "\n" }, { "cpu/online", "0\n" } }, -EINVAL },
+		{ "cpu/possible", "\n" }, { "cpu/online", "0\n" } }, -EINVAL,
+	  "cpu/possible" },
 	{ "possible too big", {
 		{ "cpu/possible", "0-16384\n" }, { "cpu/online", "0\n" } },
-	  -ERANGE },
+	  -ERANGE,
+	  "cpu/possible" },
 	{ "online unreadable", {
-		{ "cpu/online", NULL } }, -EISDIR },
+		{ "cpu/online", NULL } }, -EISDIR,
+	  "cpu/online" },
 	{ "cpuN/online neither 0 nor 1", {
-		{ "cpu/cpu0/online", "2\n" } }, -EINVAL },
+		{ "cpu/cpu0/online", "2\n" } }, -EINVAL,
+	  "cpu/cpu0/online" },
 	{ "no CPU at all", {
-		{ "cpu/cpufreq", NULL } }, -ENODEV },
+		{ "cpu/cpufreq", NULL } }, -ENODEV,
+	  "cpu/online" },
 	{ "package id not a number", {
 		{ "cpu/online", "0\n" },
-		{ "cpu/cpu0/topology/physical_package_id", "x\n" } }, -EINVAL },
+		{ "cpu/cpu0/topology/physical_package_id", "x\n" } }, -EINVAL,
+	  "cpu/cpu0/topology/physical_package_id" },
 	{ "package id below -1", {
 		{ "cpu/online", "0\n" },
-		{ "cpu/cpu0/topology/physical_package_id", "-2\n" } }, -ERANGE },
+		{ "cpu/cpu0/topology/physical_package_id", "-2\n" } }, -ERANGE,
+	  "cpu/cpu0/topology/physical_package_id" },
 	{ "package id empty", {
 		{ "cpu/online", "0\n" },
-		{ "cpu/cpu0/topology/physical_package_id", "\n" } }, -EINVAL },
+		{ "cpu/cpu0/topology/physical_package_id", "\n" } }, -EINVAL,
+	  "cpu/cpu0/topology/physical_package_id" },
 	{ "sibling list garbage", {
 		{ "cpu/online", "0\n" },
-		{ "cpu/cpu0/topology/thread_siblings_list", "zz\n" } }, -EINVAL },
+		{ "cpu/cpu0/topology/thread_siblings_list", "zz\n" } }, -EINVAL,
+	  "cpu/cpu0/topology/thread_siblings_list" },
 	{ "sibling mask garbage", {
 		{ "cpu/online", "0\n" },
-		{ "cpu/cpu0/topology/thread_siblings", "0x1\n" } }, -EINVAL },
+		{ "cpu/cpu0/topology/thread_siblings", "0x1\n" } }, -EINVAL,
+	  "cpu/cpu0/topology/thread_siblings" },
 	{ "cache level garbage", {
 		{ "cpu/online", "0\n" },
-		{ "cpu/cpu0/cache/index0/level", "L3\n" } }, -EINVAL },
+		{ "cpu/cpu0/cache/index0/level", "L3\n" } }, -EINVAL,
+	  "cpu/cpu0/cache/index0/level" },
 	{ "node cpulist garbage", {
 		{ "cpu/online", "0\n" },
-		{ "node/node0/cpulist", "zero\n" } }, -EINVAL },
+		{ "node/node0/cpulist", "zero\n" } }, -EINVAL,
+	  "node/node0/cpulist" },
 	{ "node id past the limit", {
 		{ "cpu/online", "0\n" },
-		{ "node/node99999/cpulist", "0\n" } }, -ERANGE },
+		{ "node/node99999/cpulist", "0\n" } }, -ERANGE,
+	  "node" },
 	{ "isolated garbage", {
 		{ "cpu/online", "0-3\n" }, { "cpu/isolated", "4-\n" } },
-	  -EINVAL },
+	  -EINVAL,
+	  "cpu/isolated" },
 	{ "nohz_full garbage", {
 		{ "cpu/online", "0-3\n" }, { "cpu/nohz_full", "zz\n" } },
-	  -EINVAL },
+	  -EINVAL,
+	  "cpu/nohz_full" },
 };
 
 static void test_errors(void **state)
@@ -616,7 +637,7 @@ static void test_errors(void **state)
 	static struct topology sentinel_topo;
 	struct topology *const sentinel = &sentinel_topo;
 	struct topology *t;
-	char root[PATH_MAX], rel[PATH_MAX];
+	char root[PATH_MAX], rel[PATH_MAX], where[PATH_MAX], want[PATH_MAX + 64];
 	unsigned int i, j;
 
 	(void)state;
@@ -638,19 +659,26 @@ static void test_errors(void **state)
 			}
 		}
 		t = sentinel;
-		if (topology_read(root, NULL, &t) != ec->err) {
+		if (topology_read_where(root, NULL, &t, where, sizeof(where)) != ec->err) {
 			print_error("case \"%s\"\n", ec->name);
 			fail();
 		}
 		/* Untouched on failure. */
 		assert_ptr_equal(t, sentinel);
+		/* The message can name the file. */
+		snprintf(want, sizeof(want), "%s/sys/devices/system/%s", root, ec->where);
+		if (strcmp(where, want) != 0)
+			fail_msg("case \"%s\": named \"%s\", not \"%s\"", ec->name,
+				 where, want);
 	}
 
 	/* No sys/ under the root. */
 	fresh(root, "errors");
 	t = sentinel;
-	assert_int_equal(topology_read(root, NULL, &t), -ENOENT);
+	assert_int_equal(topology_read_where(root, NULL, &t, where, sizeof(where)), -ENOENT);
 	assert_ptr_equal(t, sentinel);
+	snprintf(want, sizeof(want), "%s/sys/devices/system/cpu", root);
+	assert_string_equal(where, want);
 }
 
 /* A corrupt, huge file is refused, not read whole. */
