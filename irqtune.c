@@ -804,6 +804,8 @@ static int balance(struct run *run)
 		log_msg(LOG_ERR, "cannot compare the two samples: %s", strerror(-r));
 		goto out;
 	}
+	/* One clock tick of the window (sample_estimate() checked it is > 0). */
+	pol.resolution = 1.0 / ((double)sysconf(_SC_CLK_TCK) * (run->b.when - run->a.when));
 	if (policy_build(&run->cfg, run->topo, run->map, &run->pol) < 0)
 		goto out;
 	report_policy_errors(run);

@@ -40,8 +40,8 @@
  * the fresh plan; else the fresh plan is.
  *
  * Last, the stability rule (settle): when nothing forced a move and the
- * current busiest CPU is within the threshold of the best plan's, no busy
- * IRQ moves (idle ones piled over the margin still spread out). A second
+ * current busiest CPU is within the threshold of the best plan's (plus the
+ * resolution of the measurement), no busy IRQ moves (idle ones piled over the margin still spread out). A second
  * run under the same load moves nothing. */
 #include <errno.h>
 #include <stdint.h>
@@ -862,7 +862,13 @@ static bool forced_any(const struct ctx *c)
 static void settle(struct ctx *c, struct plan_result *res, double best,
 		   bool forced, unsigned int *order)
 {
-	if (forced || peak_of(c, res->before) > best * (1 + c->pol->threshold) + c->eps)
+	/* The busiest CPU now against the best plan's, both seen through
+	 * the same estimate: a gap no larger than what the clock can
+	 * resolve is no evidence. On a big machine the busiest of hundreds
+	 * of CPUs is the one whose tick count happened to round up most,
+	 * and without this every other run would chase that. */
+	if (forced || peak_of(c, res->before) > best * (1 + c->pol->threshold) +
+						c->pol->resolution + c->eps)
 		return;
 	build_repair(c, order);
 }

@@ -42,6 +42,10 @@ struct plan_irq {
 struct plan_policy {
 	double threshold;	/* relative gain below which nothing moves */
 	double idle_load;	/* below this an IRQ is idle (in CPUs) */
+	/* How well a CPU's load is known (in CPUs): the kernel counts IRQ
+	 * time in clock ticks, so over a window of t seconds a CPU's figure
+	 * is only good to 1 / (USER_HZ * t). 0 in exact worlds (tests). */
+	double resolution;
 };
 
 #define PLAN_DEFAULT_THRESHOLD	0.10
