@@ -13,46 +13,15 @@
 # never touched. A test that cannot run here prints "SKIP name: why".
 # Prints "PASS name" or "FAIL name: why" per test.
 set -u
-VALGRIND=${VALGRIND:-}
-cd "$(dirname "$0")/.." || exit 1
-top=$PWD
-sim=$top/tests/sim/irqsim
-work=$(mktemp -d /dev/shm/irqtune-admin.XXXXXX) || exit 1
+. "$(dirname "$0")/lib.sh"
+e2e_setup admin
 disk=$work/files	# installs, units, hooks; nothing of ours goes to /tmp
 mkdir -p "$disk"
-trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-PRELOAD="$top/tests/fakekernel.so libumockdev-preload.so.0"
 # make check builds it; a pass in another tree (check-asan) may not have
 [ -x "$top/tests/logsink" ] || make -s -C "$top" tests/logsink >/dev/null 2>&1
 
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2"; }
-check() {	# check NAME CONDITION-COMMAND... ; message from $why
-	local name=$1; shift
-	if "$@"; then pass "$name"; else fail "$name" "${why:-condition failed}"; fi
-	why=
-}
 has() { printf '%s\n' "$1" | grep -qE -- "$2"; }	# has TEXT ERE
 lacks() { ! printf '%s\n' "$1" | grep -qE -- "$2"; }
-
-# machine NAME: a fresh tree of tests/sim/machines/NAME.txt in $D
-machine() {
-	D=$work/${2:-$1}
-	rm -rf "$D"
-	"$sim" build "$top/tests/sim/machines/$1.txt" "$D" >/dev/null || {
-		echo "FAIL build $1: irqsim build failed"; return 1; }
-}
-# run ARGS...: irqtune against $D; stdout in $OUT, stderr in $ERR, status $RC
-run() {
-	UMOCKDEV_DIR=$D LD_PRELOAD="$PRELOAD" $VALGRIND "$top/irqtune" "$@" \
-		>"$D.out" 2>"$D.err" </dev/null
-	RC=$?
-	OUT=$(cat "$D.out")
-	ERR=$(cat "$D.err")
-}
-aff() { cat "$D/proc/irq/$1/smp_affinity_list"; }
-irq_of() { awk -v a="$1" '$NF == a { sub(":", "", $1); print $1; exit }' "$D/proc/interrupts"; }
 jqv() { jq -r "$1" "$D.out"; }	# a value of the last run's JSON
 
 # Can this host give a test a private mount namespace?

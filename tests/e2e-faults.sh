@@ -10,20 +10,8 @@
 # Prints "PASS name" or "FAIL name: why" per test. $VALGRIND, when set,
 # runs every irqtune under it (make check-valgrind).
 set -u
-VALGRIND=${VALGRIND:-}
-cd "$(dirname "$0")/.." || exit 1
-top=$PWD
-sim=$top/tests/sim/irqsim
-work=$(mktemp -d /dev/shm/irqtune-faults.XXXXXX) || exit 1
-trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-check() {	# check NAME CONDITION-COMMAND... ; message from $why
-	local name=$1; shift
-	if "$@"; then pass "$name"; else fail "$name" "${why:-condition failed}"; fi
-	why=
-}
+. "$(dirname "$0")/lib.sh"
+e2e_setup faults
 
 # machine NAME: a fresh tree in $D of the description on stdin
 machine() {
@@ -34,22 +22,6 @@ machine() {
 		echo "FAIL build $1: $(cat "$work/$1.build")"; return 1; }
 }
 
-# run ARGS...: irqtune against $D; stdout in $OUT, stderr in $ERR, status $RC
-# (in a subshell whose own stderr is dropped: a run killed on purpose is
-# not announced as "Killed" in the log)
-run() {
-	(UMOCKDEV_DIR=$D LD_PRELOAD="$top/tests/fakekernel.so libumockdev-preload.so.0" \
-		$VALGRIND "$top/irqtune" "$@" >"$D.out" 2>"$D.err"; exit $?) 2>/dev/null
-	RC=$?
-	OUT=$(cat "$D.out")
-	ERR=$(cat "$D.err")
-}
-
-aff() { cat "$D/proc/irq/$1/smp_affinity_list"; }
-irq_of() { awk -v a="$1" '$NF == a { sub(":", "", $1); print $1; exit }' "$D/proc/interrupts"; }
-summary_field() {	# the number before WORD in the summary line
-	echo "$OUT" | sed -n 's/^irqtune: .*[^0-9]\([0-9][0-9]*\) '"$1"'[,;].*/\1/p' | tail -1
-}
 grep_q() { printf '%s\n' "$1" | grep -Eq -- "$2"; }
 # every IRQ's smp_affinity_list, "N LIST" lines
 affinities() {
@@ -401,7 +373,7 @@ if [ -z "$VALGRIND" ]; then
 		n=${fd##*/}
 		[ "$n" -gt 2 ] && eval "exec $n>&-"
 	done
-	UMOCKDEV_DIR=$D LD_PRELOAD="$top/tests/fakekernel.so libumockdev-preload.so.0" \
+	UMOCKDEV_DIR=$D LD_PRELOAD="$PRELOAD" \
 		exec "$top/irqtune" -w 1 >"$D.out" 2>"$D.err") &
 	pid=$!
 	for _ in $(seq 100); do

@@ -11,29 +11,16 @@
 # Under VALGRIND (make check-valgrind) only a few small machines run: the
 # placement code paths, not the figures, are what memcheck is for.
 set -u
-VALGRIND=${VALGRIND:-}
-cd "$(dirname "$0")/.." || exit 1
-top=$PWD
-sim=$top/tests/sim/irqsim
+. "$(dirname "$0")/lib.sh"
+e2e_setup e2e-quality
 probe=$top/tests/sim/planprobe
 [ -x "$probe" ] || probe=	# not built (e.g. the sanitizer tree): skip
-work=$(mktemp -d /dev/shm/irqtune-e2e-quality.XXXXXX) || exit 1
-trap 'rm -rf "$work"' EXIT
 
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-check() {	# check NAME CONDITION-COMMAND... ; message from $why
-	local name=$1; shift
-	if "$@"; then pass "$name"; else fail "$name" "${why:-condition failed}"; fi
-	why=
-}
-le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b + 1e-9) }'; }
-ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b - 1e-9) }'; }
 times() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a * b }'; }
 key() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }	# key KEY FILE
 
 run() {	# run NAME: irqtune -v against $D; output in $D.out, status $RC
-	UMOCKDEV_DIR=$D LD_PRELOAD="$top/tests/fakekernel.so libumockdev-preload.so.0" \
+	UMOCKDEV_DIR=$D LD_PRELOAD="$PRELOAD" \
 		$VALGRIND "$top/irqtune" -v -w 1 >"$D.out" 2>"$D.err"
 	RC=$?
 	why="exit $RC: $(head -c 2000 "$D.err")"; check "$1 exits 0" [ "$RC" -eq 0 ]

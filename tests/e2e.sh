@@ -6,44 +6,10 @@
 # the host's /proc/irq: every write-open of /proc/irq goes to the testbed.
 # Prints "PASS name" or "FAIL name: why" per test.
 set -u
-VALGRIND=${VALGRIND:-}
-cd "$(dirname "$0")/.." || exit 1
-top=$PWD
-sim=$top/tests/sim/irqsim
-work=$(mktemp -d /dev/shm/irqtune-e2e.XXXXXX) || exit 1
-trap 'rm -rf "$work"' EXIT
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-check() {	# check NAME CONDITION-COMMAND... ; message from $why
-	local name=$1; shift
-	if "$@"; then pass "$name"; else fail "$name" "${why:-condition failed}"; fi
-	why=
-}
-
-# machine NAME: a fresh tree of tests/sim/machines/NAME.txt in $D
-machine() {
-	D=$work/$1
-	rm -rf "$D"
-	"$sim" build "$top/tests/sim/machines/$1.txt" "$D" >/dev/null || {
-		echo "FAIL build $1: irqsim build failed"; return 1; }
-}
-
-# run ARGS...: irqtune against $D; stdout in $OUT, stderr in $ERR, status $RC
-run() {
-	UMOCKDEV_DIR=$D LD_PRELOAD="$top/tests/fakekernel.so libumockdev-preload.so.0" \
-		$VALGRIND "$top/irqtune" "$@" >"$D.out" 2>"$D.err"
-	RC=$?
-	OUT=$(cat "$D.out")
-	ERR=$(cat "$D.err")
-}
+. "$(dirname "$0")/lib.sh"
+e2e_setup e2e
 
 score() { "$sim" score "$D" | awk -v k="$1" '$1 == k { print $2 }'; }
-summary_field() {	# the number before WORD in the summary line
-	echo "$OUT" | sed -n 's/^irqtune: .*[^0-9]\([0-9][0-9]*\) '"$1"'[,;].*/\1/p' | tail -1
-}
-aff() { cat "$D/proc/irq/$1/smp_affinity_list"; }
-le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 
 # Every movable IRQ written names exactly one CPU.
 single_cpus() {

@@ -1,0 +1,62 @@
+# tests/lib.sh - what every end-to-end script shares: a scratch directory on
+# /dev/shm, the PASS/FAIL/SKIP lines tests/run counts, and running the real
+# irqtune against a simulated machine in $D (umockdev shows it the fake
+# /sys, tests/fakekernel.so plays the kernel). Sourced, never run:
+#
+#	. "$(dirname "$0")/lib.sh"
+#	e2e_setup NAME		# cd to the top, $top $sim $work, cleanup trap
+#
+# $VALGRIND, when set, runs every irqtune under it (make check-valgrind).
+# KEEP=1 keeps $work for a look afterwards.
+
+VALGRIND=${VALGRIND:-}
+PRELOAD=
+
+# e2e_setup NAME: the scratch directory /dev/shm/irqtune-NAME.XXXXXX in $work
+e2e_setup() {
+	cd "$(dirname "$0")/.." || exit 1
+	top=$PWD
+	sim=$top/tests/sim/irqsim
+	PRELOAD="$top/tests/fakekernel.so libumockdev-preload.so.0"
+	work=$(mktemp -d "/dev/shm/irqtune-$1.XXXXXX") || exit 1
+	trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+}
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+skip() { echo "SKIP $1: $2"; }
+check() {	# check NAME CONDITION-COMMAND... ; message from $why
+	local name=$1; shift
+	if "$@"; then pass "$name"; else fail "$name" "${why:-condition failed}"; fi
+	why=
+}
+
+# machine NAME [DIR]: a fresh tree of tests/sim/machines/NAME.txt in
+# $D ($work/DIR, DIR defaults to NAME)
+machine() {
+	D=$work/${2:-$1}
+	rm -rf "$D" "$D.out" "$D.err"
+	"$sim" build "$top/tests/sim/machines/$1.txt" "$D" >/dev/null || {
+		echo "FAIL build $1: irqsim build failed"; return 1; }
+}
+
+# run ARGS...: irqtune against $D; stdout in $OUT, stderr in $ERR, status $RC.
+# In a subshell whose own stderr is dropped, so that a run killed on purpose
+# is not announced as "Killed" in the log; stdin is not a terminal, as under
+# cron.
+run() {
+	(UMOCKDEV_DIR=$D LD_PRELOAD="$PRELOAD" $VALGRIND "$top/irqtune" "$@" \
+		>"$D.out" 2>"$D.err" </dev/null; exit $?) 2>/dev/null
+	RC=$?
+	OUT=$(cat "$D.out")
+	ERR=$(cat "$D.err")
+}
+
+aff() { cat "$D/proc/irq/$1/smp_affinity_list"; }
+# irq_of ACTION: the IRQ number whose /proc/interrupts row ends in ACTION
+irq_of() { awk -v a="$1" '$NF == a { sub(":", "", $1); print $1; exit }' "$D/proc/interrupts"; }
+summary_field() {	# the number before WORD in the summary line
+	echo "$OUT" | sed -n 's/^irqtune: .*[^0-9]\([0-9][0-9]*\) '"$1"'[,;].*/\1/p' | tail -1
+}
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b + 1e-9) }'; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b - 1e-9) }'; }
