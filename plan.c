@@ -41,8 +41,9 @@
  *
  * Last, the stability rule (settle): when nothing forced a move and the
  * current busiest CPU is within the threshold of the best plan's (plus the
- * resolution of the measurement), no busy IRQ moves (idle ones piled over the margin still spread out). A second
- * run under the same load moves nothing. */
+ * resolution of the measurement), no busy IRQ moves (idle ones piled over
+ * the margin still spread out). A second run under the same load moves
+ * nothing. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
