@@ -11,12 +11,17 @@
 
 long read_small_file(const char *path, char *buf, size_t len)
 {
+	return read_small_file_at(AT_FDCWD, path, buf, len);
+}
+
+long read_small_file_at(int dfd, const char *path, char *buf, size_t len)
+{
 	size_t got = 0;
 	int fd;
 
 	if (len == 0)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
 	for (;;) {

@@ -9,6 +9,9 @@
 /* Read a whole small file into @buf (NUL-terminated, trailing whitespace
  * trimmed). Returns the length or -errno; -EFBIG if it does not fit. */
 long read_small_file(const char *path, char *buf, size_t len);
+/* The same for @path relative to the directory @dfd (or AT_FDCWD): what a
+ * walk over thousands of sysfs files uses, to spare the path lookups. */
+long read_small_file_at(int dfd, const char *path, char *buf, size_t len);
 
 /* Strict decimal parse of all of @s (leading/trailing blanks allowed):
  * -EINVAL on anything else, -ERANGE above @max. */

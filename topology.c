@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "pathnames.h"
 #include "topology.h"
 
@@ -55,50 +56,26 @@ static bool is_blank(char c)
 	       c == '\v' || c == '\f';
 }
 
-/* Read @path (relative to @dfd) into @buf and point *@ret_str at its text
- * without surrounding blanks. */
+/* Read @path (relative to @dfd) into @buf (ATTR_MAX + 2 bytes) and point
+ * *@ret_str at its text without surrounding blanks. */
 static int read_attr(int dfd, const char *path, char *buf, char **ret_str)
 {
-	size_t len = 0;
-	ssize_t n;
-	char *s, *e;
-	int fd, r = 0;
-
-	fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
 	/* Room for one byte past ATTR_MAX tells a full file from a longer one. */
-	while (len <= ATTR_MAX) {
-		n = read(fd, buf + len, ATTR_MAX + 1 - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (len > ATTR_MAX) {
-		r = -EFBIG;
-		goto out;
-	}
-	buf[len] = '\0';
+	long n = read_small_file_at(dfd, path, buf, ATTR_MAX + 1);
+	char *s = buf, *e;
+
+	if (n < 0)
+		return (int)n;
 	/* RHEL 7's 3.10 prints an unset nohz_full as "\0\n": text ends at
 	 * the first NUL. */
-	len = strlen(buf);
-	s = buf;
-	e = buf + len;
+	e = buf + strlen(buf);
 	while (is_blank(*s))
 		s++;
 	while (e > s && is_blank(e[-1]))
 		e--;
 	*e = '\0';
 	*ret_str = s;
-out:
-	close(fd);
-	return r;
+	return 0;
 }
 
 /* Strict decimal in [@min, @max]: an optional '-', digits, nothing else. */
