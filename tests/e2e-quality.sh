@@ -27,37 +27,11 @@ run() {	# run NAME: irqtune -v against $D; output in $D.out, status $RC
 }
 moved() { sed -n 's/^irqtune: .*movable, \([0-9][0-9]*\) moved.*/\1/p' "$D.out" | tail -1; }
 
-# Spearman's rank correlation of the -v LOAD column against the true load,
-# and the total absolute error in percent, over IRQs with interrupts.
+# "RHO ERR" of irqtune's load estimate against the true loads
+# (tests/sim/accuracy.awk); "1 0" when there are too few IRQs to tell.
 accuracy() {	# accuracy LOG SHOW -> "rho err"
-	awk '
-	FNR == 1 { file++ }
-	file == 1 && $1 ~ /^[0-9]+$/ {
-		for (i = 2; i <= NF; i++)
-			if ($i ~ /^[0-9.]+%$/) { sub(/%$/, "", $i); est[$1] = $i / 100; break }
-		next
-	}
-	file == 2 && FNR > 1 && $5 > 0 && ($1 in est) { n++; x[n] = est[$1]; y[n] = $6 }
-	function rank(v, r,   i, j, lt, eq) {
-		for (i = 1; i <= n; i++) {
-			lt = 0; eq = 0
-			for (j = 1; j <= n; j++) { lt += v[j] < v[i]; eq += v[j] == v[i] }
-			r[i] = lt + (eq + 1) / 2
-		}
-	}
-	END {
-		if (n < 3) { print "1 0"; exit }
-		rank(x, rx); rank(y, ry)
-		for (i = 1; i <= n; i++) { mx += rx[i]; my += ry[i] }
-		mx /= n; my /= n
-		for (i = 1; i <= n; i++) {
-			sxy += (rx[i] - mx) * (ry[i] - my)
-			sxx += (rx[i] - mx) ^ 2; syy += (ry[i] - my) ^ 2
-			err += (x[i] > y[i] ? x[i] - y[i] : y[i] - x[i]); tot += y[i]
-		}
-		printf "%.3f %.1f\n", (sxx > 0 && syy > 0) ? sxy / sqrt(sxx * syy) : 1,
-			(tot > 0 ? 100 * err / tot : 0)
-	}' "$1" "$2"
+	awk -f "$top/tests/sim/accuracy.awk" "$1" "$2" |
+		awk '{ if ($3 < 3) print "1 0"; else print $1, $2 }'
 }
 
 # Tolerance on the load ratio over the oracle's: the 5% target, except on

@@ -59,42 +59,9 @@ run_tool() {	# run_tool TOOL DIR LOG
 	esac
 }
 
-# Spearman's rank correlation and the relative total error of irqtune's
-# per-IRQ load estimate (LOAD column of -v) against the model's true load,
-# over the IRQs with interrupts; and how many there were. Ties get their
-# average rank.
-accuracy() {	# accuracy LOG SHOW
-	awk '
-	FNR == 1 { file++ }
-	file == 1 && $1 ~ /^[0-9]+$/ {
-		for (i = 2; i <= NF; i++)
-			if ($i ~ /^[0-9.]+%$/) { sub(/%$/, "", $i); est[$1] = $i / 100; break }
-		next
-	}
-	file == 2 && FNR > 1 && $5 > 0 && ($1 in est) {
-		n++; x[n] = est[$1]; y[n] = $6
-	}
-	function rank(v, r,   i, j, lt, eq) {
-		for (i = 1; i <= n; i++) {
-			lt = 0; eq = 0
-			for (j = 1; j <= n; j++) { lt += v[j] < v[i]; eq += v[j] == v[i] }
-			r[i] = lt + (eq + 1) / 2
-		}
-	}
-	END {
-		if (n < 3) { print "- - 0"; exit }
-		rank(x, rx); rank(y, ry)
-		for (i = 1; i <= n; i++) { mx += rx[i]; my += ry[i] }
-		mx /= n; my /= n
-		for (i = 1; i <= n; i++) {
-			sxy += (rx[i] - mx) * (ry[i] - my)
-			sxx += (rx[i] - mx) ^ 2; syy += (ry[i] - my) ^ 2
-			err += (x[i] > y[i] ? x[i] - y[i] : y[i] - x[i]); tot += y[i]
-		}
-		rho = (sxx > 0 && syy > 0) ? sxy / sqrt(sxx * syy) : 1
-		printf "%.3f %.1f %d\n", rho, (tot > 0 ? 100 * err / tot : 0), n
-	}' "$1" "$2"
-}
+# "RHO ERR N" of irqtune's load estimate against the true loads
+# (tests/sim/accuracy.awk).
+accuracy() { awk -f "$top/tests/sim/accuracy.awk" "$1" "$2"; }	# accuracy LOG SHOW
 
 # measure TOOL MACHINE: one row in each of the tables.
 measure() {
