@@ -2751,6 +2751,26 @@ out_free:
 	free(active);
 }
 
+/* Read back from the report rather than computed again, so that there is
+ * one definition of the bound. */
+double sim_lower_bound(const struct sim *s)
+{
+	char *buf = NULL, *line, *save;
+	size_t len = 0;
+	double lb = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return 0;
+	sim_score(s, f, false);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "lower_bound %lf", &lb) == 1)
+			break;
+	free(buf);
+	return lb;
+}
+
 void sim_show(const struct sim *s, FILE *out)
 {
 	char aff[16384];

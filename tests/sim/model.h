@@ -276,6 +276,8 @@ int sim_signal_parse(const char *name);	/* 0 if unknown */
 
 /* Key/value quality report and a per-IRQ table. */
 void sim_score(const struct sim *s, FILE *out, bool verbose);
+/* sim_score()'s lower_bound, so that other ratios read like load_ratio. */
+double sim_lower_bound(const struct sim *s);
 void sim_show(const struct sim *s, FILE *out);
 
 /* IRQ load in CPUs (1.0 = one CPU busy). */

@@ -909,25 +909,6 @@ out:
 	asg_free(&a);
 }
 
-/* The score's lower_bound, so that oracle_ratio reads like load_ratio. */
-static double score_bound(const struct sim *s)
-{
-	char *buf = NULL, *line, *save;
-	size_t len = 0;
-	double lb = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return 0;
-	sim_score(s, f, false);
-	fclose(f);
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "lower_bound %lf", &lb) == 1)
-			break;
-	free(buf);
-	return lb;
-}
-
 static void print_solution(FILE *out, const char *prefix, double ub, double lb,
 			   double sb, const char *method)
 {
@@ -964,7 +945,7 @@ int sim_oracle(const struct sim *s, FILE *out, bool verbose)
 	/* the spreading rule only constrains: its bound is the plain one's */
 	if (slb < lb)
 		slb = lb;
-	sb = score_bound(s);
+	sb = sim_lower_bound(s);
 	print_solution(out, "oracle", ub, lb, sb, method);
 	print_solution(out, "oracle_spread", sub, slb, sb, smethod);
 	/* the ratio target: within 5% of the best, and 1.10 where the best

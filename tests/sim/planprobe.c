@@ -109,24 +109,6 @@ static double plan_peak(const struct sim *s, const struct plan_irq *v,
 	return peak;
 }
 
-static double score_bound(const struct sim *s)
-{
-	char *buf = NULL, *line, *save;
-	size_t len = 0;
-	double lb = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return 0;
-	sim_score(s, f, false);
-	fclose(f);
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "lower_bound %lf", &lb) == 1)
-			break;
-	free(buf);
-	return lb;
-}
-
 int main(int argc, char **argv)
 {
 	const struct plan_policy pol = {
@@ -185,7 +167,7 @@ int main(int argc, char **argv)
 		goto out;
 	moves2 = res.nr_moves;
 	plan_result_release(&res);
-	lb = score_bound(s);
+	lb = sim_lower_bound(s);
 	printf("probe_max_load %.6f\n", peak);
 	printf("probe_ratio %.6f\n", lb > 0 ? peak / lb : 1.0);
 	printf("probe_moves %u\n", moves);
