@@ -19,6 +19,7 @@
 #include "config.h"
 #include "cpuset.h"
 #include "device.h"
+#include "estimate.h"
 #include "json.h"
 #include "lock.h"
 #include "log.h"
@@ -799,12 +800,12 @@ static int balance(struct run *run)
 		goto out;
 	for (unsigned int i = 0; i < run->map->nr_irqs; i++)
 		class[i] = run->map->irqs[i].class;
-	r = sample_estimate(&run->a, &run->b, class, sysconf(_SC_CLK_TCK), &run->act);
+	r = estimate_proc(&run->a, &run->b, class, sysconf(_SC_CLK_TCK), NULL, &run->act);
 	if (r < 0) {
 		log_msg(LOG_ERR, "cannot compare the two samples: %s", strerror(-r));
 		goto out;
 	}
-	/* One clock tick of the window (sample_estimate() checked it is > 0). */
+	/* One clock tick of the window (the estimate checked it is > 0). */
 	pol.resolution = 1.0 / ((double)sysconf(_SC_CLK_TCK) * (run->b.when - run->a.when));
 	if (policy_build(&run->cfg, run->topo, run->map, &run->pol) < 0)
 		goto out;

@@ -1,6 +1,8 @@
 /* sample.c - snapshots of /proc/interrupts, /proc/stat and /proc/softirqs,
- * the deltas between two of them, and the estimate of the CPU work each IRQ
- * causes. No logging: functions return 0 or -errno, the caller reports. */
+ * and the counts between two of them: which IRQ fired how often, where.
+ * What that work cost is the load sources' business (estimate.c from
+ * /proc, measure.c from the kernel program). No logging: functions return
+ * 0 or -errno, the caller reports. */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -26,52 +28,6 @@
 #define STAT_FIELD_SOFTIRQ 6
 #define STAT_FIELDS_MIN	4	/* 2.4 kernels: user nice system idle */
 
-#define SEEN_STAT	0x1
-#define SEEN_SOFTIRQS	0x2
-
-/*
- * The load model. Only the ratios inside each table matter when the kernel
- * accounts irq and softirq time; the absolute values are used when it does
- * not (no CONFIG_IRQ_TIME_ACCOUNTING, where the irq column stays 0).
- */
-
-/* Hard-irq handler cost per interrupt, in microseconds: a NIC handler also
- * schedules NAPI and touches its ring, so it costs a little more. */
-static const double hard_cost_us[CLASS_NR] = {
-	[CLASS_NET] = 3.0,
-	[CLASS_STORAGE] = 2.0,
-	[CLASS_OTHER] = 2.0,
-};
-
-/* Softirq cost per event, in microseconds: one NET_RX run is a NAPI poll of
- * up to 64 packets through GRO and the stack, far more than any other. */
-static const double softirq_cost_us[SOFTIRQ_NR] = {
-	[SOFTIRQ_HI] = 2.0,
-	[SOFTIRQ_TIMER] = 2.0,
-	[SOFTIRQ_NET_TX] = 5.0,
-	[SOFTIRQ_NET_RX] = 25.0,
-	[SOFTIRQ_BLOCK] = 5.0,
-	[SOFTIRQ_IRQ_POLL] = 5.0,
-	[SOFTIRQ_TASKLET] = 2.0,
-	[SOFTIRQ_SCHED] = 5.0,
-	[SOFTIRQ_HRTIMER] = 1.0,
-	[SOFTIRQ_RCU] = 2.0,
-};
-
-/* Which device class raises each softirq; -1: timers, scheduler and RCU are
- * no device's work and stay with the CPU. */
-static const int softirq_class[SOFTIRQ_NR] = {
-	[SOFTIRQ_HI] = CLASS_OTHER,
-	[SOFTIRQ_TIMER] = -1,
-	[SOFTIRQ_NET_TX] = CLASS_NET,
-	[SOFTIRQ_NET_RX] = CLASS_NET,
-	[SOFTIRQ_BLOCK] = CLASS_STORAGE,
-	[SOFTIRQ_IRQ_POLL] = CLASS_STORAGE,
-	[SOFTIRQ_TASKLET] = CLASS_OTHER,
-	[SOFTIRQ_SCHED] = -1,
-	[SOFTIRQ_HRTIMER] = -1,
-	[SOFTIRQ_RCU] = -1,
-};
 
 static const struct {
 	const char *name;
@@ -796,7 +752,7 @@ int stat_parse(FILE *f, struct cpu_stats *stats, unsigned int *ret_line)
 	if (r < 0)
 		goto out;
 	for (i = 0; i < stats->nr_ids; i++) {
-		stats->cpu[i].seen &= (unsigned char)~SEEN_STAT;
+		stats->cpu[i].seen &= (unsigned char)~SAMPLE_SEEN_STAT;
 		stats->cpu[i].irq = 0;
 		stats->cpu[i].softirq = 0;
 	}
@@ -805,7 +761,7 @@ int stat_parse(FILE *f, struct cpu_stats *stats, unsigned int *ret_line)
 
 		c->irq = ents[i].irq;
 		c->softirq = ents[i].softirq;
-		c->seen |= SEEN_STAT;
+		c->seen |= SAMPLE_SEEN_STAT;
 	}
 out:
 	if (r == -EINVAL && ret_line)
@@ -893,7 +849,7 @@ int softirqs_parse(FILE *f, struct cpu_stats *stats, unsigned int *ret_line)
 	if (r < 0)
 		goto out;
 	for (i = 0; i < stats->nr_ids; i++) {
-		stats->cpu[i].seen &= (unsigned char)~SEEN_SOFTIRQS;
+		stats->cpu[i].seen &= (unsigned char)~SAMPLE_SEEN_SOFTIRQS;
 		memset(stats->cpu[i].softirqs, 0,
 		       sizeof(stats->cpu[i].softirqs));
 	}
@@ -902,7 +858,7 @@ int softirqs_parse(FILE *f, struct cpu_stats *stats, unsigned int *ret_line)
 
 		memcpy(c->softirqs, &vals[(size_t)col * SOFTIRQ_NR],
 		       sizeof(c->softirqs));
-		c->seen |= SEEN_SOFTIRQS;
+		c->seen |= SAMPLE_SEEN_SOFTIRQS;
 	}
 out:
 	if (r == -EINVAL && ret_line)
@@ -998,14 +954,14 @@ void snapshot_release(struct snapshot *snap)
 	cpu_stats_release(&snap->stats);
 }
 
-/* ---- deltas and the load estimate ---- */
+/* ---- counts between two snapshots ---- */
 
 /* Events between two readings of one kernel counter. Per-CPU IRQ and
  * softirq counts are unsigned int in the kernel (kstat) and wrap at 2^32.
  * A count that never fit in 32 bits cannot have wrapped, and a "wrap" of
  * more than 2^31 events in one window is a count that restarted (the IRQ
  * was freed and re-created, a driver reloaded): its history is unknown. */
-static uint64_t counter_delta(uint64_t a, uint64_t b)
+uint64_t sample_counter_delta(uint64_t a, uint64_t b)
 {
 	uint32_t wrapped;
 
@@ -1017,29 +973,14 @@ static uint64_t counter_delta(uint64_t a, uint64_t b)
 	return wrapped < (1u << 31) ? wrapped : 0;
 }
 
-/* Accounted time in seconds per second; /proc/stat times only grow, a drop
- * (CPU hotplug on some kernels) is read as no data. */
-static double ticks_rate(uint64_t a, uint64_t b, long hz, double dt)
-{
-	return b > a ? (double)(b - a) / (double)hz / dt : 0.0;
-}
-
-#define COL_A	0x1
-#define COL_B	0x2
-
-struct cpu_delta {
-	unsigned int cpu;
-	uint64_t delta;
-};
-
 /* The row of @a that is the same interrupt as @rb: same number and same
  * description. A number whose chip, hwirq or handlers changed between the
  * samples was freed and given to another device in the window (MSI
  * vectors are reused at once): its counts restarted from zero, and pairing
  * them with the old ones could read as a huge 32-bit wrap. Its history is
  * unknown, as for an IRQ that is new. */
-static const struct irq_row *pair_row(const struct interrupts *a,
-				      const struct irq_row *rb)
+const struct irq_row *sample_pair_row(const struct interrupts *a,
+				     const struct irq_row *rb)
 {
 	const struct irq_row *ra = interrupts_find(a, rb->irq);
 
@@ -1049,7 +990,7 @@ static const struct irq_row *pair_row(const struct interrupts *a,
 /* Non-zero per-CPU deltas of one IRQ, ascending CPU. Counts pair by CPU id,
  * never by column; a CPU that is not a column of both snapshots (offline in
  * one of them) has no known count there and contributes nothing. */
-static unsigned int row_deltas(const struct irq_row *ra,
+unsigned int sample_row_deltas(const struct irq_row *ra,
 			       const struct irq_row *rb,
 			       const unsigned char *col, unsigned int nr_ids,
 			       struct cpu_delta *out)
@@ -1076,194 +1017,14 @@ static unsigned int row_deltas(const struct irq_row *ra,
 			ca = ra->counts[i++].count;
 			cb = rb->counts[j++].count;
 		}
-		if (cpu >= nr_ids || (col[cpu] & (COL_A | COL_B)) !=
-				     (COL_A | COL_B))
+		if (cpu >= nr_ids || (col[cpu] & (SAMPLE_COL_A | SAMPLE_COL_B)) !=
+				     (SAMPLE_COL_A | SAMPLE_COL_B))
 			continue;
-		d = counter_delta(ca, cb);
+		d = sample_counter_delta(ca, cb);
 		if (d > 0)
 			out[n++] = (struct cpu_delta){ cpu, d };
 	}
 	return n;
-}
-
-/* ---- fitting per-event costs to the measured times ----
- *
- * The constant costs above are only priors. Each CPU is one equation:
- * its measured time = sum over event kinds of (events per second x cost).
- * CPUs that serve different mixes (one only NIC queues, one a NIC queue and
- * a disk controller) pin the costs down, so a disk controller's cheap
- * interrupts are not charged at a NIC's price. The fit is a least-squares
- * solve pulled towards the priors with a weight of FIT_PRIOR of an average
- * kind's data: a kind with many events is set by the data, a kind with few
- * (or none) keeps its prior, and no cost goes below zero. Timer, scheduler
- * and RCU softirqs are no device's work and keep their priors: they happen
- * on every CPU alike, so the data could not tell them from a device's. */
-#define FIT_MAX		SOFTIRQ_NR
-#define FIT_PRIOR	0.1
-/* How far the data may move a cost from its prior: hard-irq time includes
- * the timer's and IPIs', so a CPU serving a few interrupts would otherwise
- * charge them milliseconds each. */
-#define FIT_MIN		0.1
-#define FIT_MAX_HARD	10.0
-#define FIT_MAX_SOFT	20.0
-
-struct fit {
-	unsigned int n;			/* unknowns */
-	double ata[FIT_MAX][FIT_MAX];	/* normal equations */
-	double aty[FIT_MAX];
-	unsigned int rows;
-};
-
-static void fit_add(struct fit *f, const double *x, double y)
-{
-	for (unsigned int i = 0; i < f->n; i++) {
-		for (unsigned int j = 0; j < f->n; j++)
-			f->ata[i][j] += x[i] * x[j];
-		f->aty[i] += x[i] * y;
-	}
-	f->rows++;
-}
-
-/* Solve (AtA + D) k = Aty + D prior over the unknowns not in @out, by
- * Gaussian elimination with partial pivoting; false if singular. */
-static bool fit_solve(const struct fit *f, const double *prior,
-		      const bool *out, double *k)
-{
-	double m[FIT_MAX][FIT_MAX + 1];
-	unsigned int idx[FIT_MAX], n = 0;
-
-	for (unsigned int i = 0; i < f->n; i++)
-		if (!out[i])
-			idx[n++] = i;
-	double d = 0;
-
-	for (unsigned int i = 0; i < f->n; i++)
-		d += f->ata[i][i];
-	d = FIT_PRIOR * d / f->n + 1e-12;
-	for (unsigned int r = 0; r < n; r++) {
-		unsigned int i = idx[r];
-
-		for (unsigned int c = 0; c < n; c++)
-			m[r][c] = f->ata[i][idx[c]] + (r == c ? d : 0);
-		m[r][n] = f->aty[i] + d * prior[i];
-	}
-	for (unsigned int col = 0; col < n; col++) {
-		unsigned int piv = col;
-
-		for (unsigned int r = col + 1; r < n; r++)
-			if (fabs(m[r][col]) > fabs(m[piv][col]))
-				piv = r;
-		if (fabs(m[piv][col]) < 1e-300)
-			return false;
-		if (piv != col)
-			for (unsigned int c = 0; c <= n; c++) {
-				double t = m[col][c];
-
-				m[col][c] = m[piv][c];
-				m[piv][c] = t;
-			}
-		for (unsigned int r = 0; r < n; r++) {
-			double q;
-
-			if (r == col)
-				continue;
-			q = m[r][col] / m[col][col];
-			for (unsigned int c = col; c <= n; c++)
-				m[r][c] -= q * m[col][c];
-		}
-	}
-	for (unsigned int i = 0; i < f->n; i++)
-		k[i] = 0;
-	for (unsigned int r = 0; r < n; r++)
-		k[idx[r]] = m[r][n] / m[r][r];
-	return true;
-}
-
-/* Fitted costs in @k (same units as @prior); the priors when there is no
- * data. The unknowns are multipliers of the priors (prior 1), so kinds the
- * data cannot tell apart keep their priors' ratio. Negative multipliers are
- * pinned at zero and the rest solved again. @f holds the events, not yet
- * multiplied by the priors. */
-static void fit_costs(const struct fit *f, const double *prior, double hi,
-		      double *k)
-{
-	bool out[FIT_MAX] = { false };
-	double one[FIT_MAX], m[FIT_MAX];
-	struct fit g = *f;
-
-	for (unsigned int i = 0; i < f->n; i++) {
-		k[i] = prior[i];
-		one[i] = 1;
-	}
-	if (f->rows == 0)
-		return;
-	for (unsigned int i = 0; i < f->n; i++) {
-		for (unsigned int j = 0; j < f->n; j++)
-			g.ata[i][j] *= prior[i] * prior[j];
-		g.aty[i] *= prior[i];
-	}
-	for (unsigned int round = 0; round < f->n; round++) {
-		bool again = false;
-
-		if (!fit_solve(&g, one, out, m))
-			return;
-		for (unsigned int i = 0; i < f->n; i++)
-			if (!out[i] && m[i] < 0) {
-				out[i] = true;
-				again = true;
-			}
-		if (!again)
-			break;
-	}
-	for (unsigned int i = 0; i < f->n; i++)
-		k[i] = prior[i] * fmin(fmax(m[i], FIT_MIN), hi);
-}
-
-/* What one CPU did in the window, for splitting among its IRQs. */
-struct cpu_work {
-	double hard_w;			/* sum of delta * hard cost */
-	double delta[CLASS_NR];		/* sum of deltas per class */
-	double irq_s;			/* accounted hard-irq s/s, 0 if none */
-	double soft_s;			/* accounted softirq s/s, 0 if none */
-	double events[SOFTIRQ_NR];	/* softirqs raised in the window */
-	bool have_soft;			/* in /proc/softirqs both times */
-	double soft[CLASS_NR];		/* softirq s/s per class */
-};
-
-static bool stat_seen(const struct cpu_stats *s, unsigned int cpu,
-		      unsigned char bit)
-{
-	return cpu < s->nr_ids && (s->cpu[cpu].seen & bit);
-}
-
-static void cpu_work_events(struct cpu_work *w, const struct cpu_stat *a,
-			    const struct cpu_stat *b)
-{
-	for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
-		w->events[t] = (double)counter_delta(a->softirqs[t], b->softirqs[t]);
-	w->have_soft = true;
-}
-
-/* Split the CPU's softirq time among the classes by its events weighted
- * with @cost (us per event); with no time accounted, the costs are the time. */
-static void cpu_work_soft(struct cpu_work *w, const double *cost, double dt)
-{
-	double wt[CLASS_NR] = { 0 }, all = 0;
-	unsigned int t, k;
-
-	for (t = 0; t < SOFTIRQ_NR; t++) {
-		double x = w->events[t] * cost[t];
-
-		all += x;
-		if (softirq_class[t] >= 0)
-			wt[softirq_class[t]] += x;
-	}
-	for (k = 0; k < CLASS_NR; k++) {
-		if (w->soft_s > 0 && all > 0)
-			w->soft[k] = w->soft_s * wt[k] / all;
-		else
-			w->soft[k] = wt[k] * 1e-6 / dt;
-	}
 }
 
 /* Not just the last column: callers may build snapshots by hand. */
@@ -1277,170 +1038,90 @@ static unsigned int max_col(const struct interrupts *intr)
 	return m;
 }
 
-int sample_estimate(const struct snapshot *a, const struct snapshot *b,
-		    const enum irq_class *class, long hz,
-		    struct irq_activity **ret)
+unsigned char *sample_columns(const struct snapshot *a, const struct snapshot *b,
+			      unsigned int *ret_nr_ids)
 {
-	const struct interrupts *ia, *ib;
-	struct irq_activity *act = NULL;
-	struct cpu_work *work = NULL;
-	struct cpu_delta *d = NULL;
-	unsigned char *col = NULL;
-	unsigned int nr_ids, max_d = 0, i, j, c;
-	struct fit soft_fit = { 0 }, hard_fit = { 0 };
-	double soft_cost[SOFTIRQ_NR], hard_cost[CLASS_NR];
-	double dt;
-	int r;
+	const struct interrupts *ia = a->intr, *ib = b->intr;
+	unsigned int nr_ids = max_col(ia) + 1, j;
+	unsigned char *col;
 
-	if (!a || !b || !a->intr || !b->intr || !ret || hz <= 0)
-		return -EINVAL;
-	ia = a->intr;
-	ib = b->intr;
-	if (ib->nr_rows > 0 && !class)
-		return -EINVAL;
-	dt = b->when - a->when;
-	if (!(dt > 0))
-		return -EINVAL;
-	for (i = 0; i < ib->nr_rows; i++)
-		if ((unsigned int)class[i] >= CLASS_NR)
-			return -EINVAL;
-
-	nr_ids = max_col(ia) + 1;
 	if (max_col(ib) + 1 > nr_ids)
 		nr_ids = max_col(ib) + 1;
 	if (a->stats.nr_ids > nr_ids)
 		nr_ids = a->stats.nr_ids;
 	if (b->stats.nr_ids > nr_ids)
 		nr_ids = b->stats.nr_ids;
+	col = calloc(nr_ids, 1);
+	if (!col)
+		return NULL;
+	for (j = 0; j < ia->nr_cols; j++)
+		col[ia->col_cpu[j]] |= SAMPLE_COL_A;
+	for (j = 0; j < ib->nr_cols; j++)
+		col[ib->col_cpu[j]] |= SAMPLE_COL_B;
+	*ret_nr_ids = nr_ids;
+	return col;
+}
 
-	for (i = 0; i < ib->nr_rows; i++) {
-		const struct irq_row *ra = pair_row(ia, &ib->rows[i]);
-		unsigned int m = ib->rows[i].nr_counts + (ra ? ra->nr_counts : 0);
+unsigned int sample_max_deltas(const struct snapshot *a, const struct snapshot *b)
+{
+	unsigned int i, max_d = 1;
+
+	for (i = 0; i < b->intr->nr_rows; i++) {
+		const struct irq_row *ra = sample_pair_row(a->intr, &b->intr->rows[i]);
+		unsigned int m = b->intr->rows[i].nr_counts + (ra ? ra->nr_counts : 0);
 
 		if (m > max_d)
 			max_d = m;
 	}
-	col = calloc(nr_ids, 1);
-	work = calloc(nr_ids, sizeof(*work));
-	d = malloc((max_d ? max_d : 1) * sizeof(*d));
-	act = calloc(ib->nr_rows ? ib->nr_rows : 1, sizeof(*act));
-	if (!col || !work || !d || !act) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	for (j = 0; j < ia->nr_cols; j++)
-		col[ia->col_cpu[j]] |= COL_A;
-	for (j = 0; j < ib->nr_cols; j++)
-		col[ib->col_cpu[j]] |= COL_B;
+	return max_d;
+}
 
-	/* Pass 1: deltas, rates, and what each CPU served in total. */
-	for (i = 0; i < ib->nr_rows; i++) {
-		const struct irq_row *rb = &ib->rows[i];
-		const struct irq_row *ra = pair_row(ia, rb);
+int sample_counts(const struct snapshot *a, const struct snapshot *b,
+		  struct irq_activity **ret)
+{
+	struct irq_activity *act = NULL;
+	struct cpu_delta *d = NULL;
+	unsigned char *col = NULL;
+	unsigned int nr_ids = 0, i, j;
+	double dt;
+	int r = -ENOMEM;
+
+	if (!a || !b || !a->intr || !b->intr || !ret)
+		return -EINVAL;
+	dt = b->when - a->when;
+	if (!(dt > 0))
+		return -EINVAL;
+	col = sample_columns(a, b, &nr_ids);
+	d = malloc(sample_max_deltas(a, b) * sizeof(*d));
+	act = calloc(b->intr->nr_rows ? b->intr->nr_rows : 1, sizeof(*act));
+	if (!col || !d || !act)
+		goto out;
+	for (i = 0; i < b->intr->nr_rows; i++) {
+		const struct irq_row *rb = &b->intr->rows[i];
+		const struct irq_row *ra = sample_pair_row(a->intr, rb);
 		struct irq_activity *x = &act[i];
 		uint64_t best = 0;
-		unsigned int n = row_deltas(ra, rb, col, nr_ids, d);
+		unsigned int n = sample_row_deltas(ra, rb, col, nr_ids, d);
 
 		x->irq = rb->irq;
 		x->top_cpu = -1;
 		for (j = 0; j < n; j++) {
-			struct cpu_work *w = &work[d[j].cpu];
-
-			if (__builtin_add_overflow(x->delta, d[j].delta,
-						   &x->delta))
+			if (__builtin_add_overflow(x->delta, d[j].delta, &x->delta))
 				x->delta = UINT64_MAX;
 			/* Ascending CPUs: ties stay with the lowest id. */
 			if (d[j].delta > best) {
 				best = d[j].delta;
 				x->top_cpu = (int)d[j].cpu;
 			}
-			w->delta[class[i]] += (double)d[j].delta;
 		}
 		x->rate = (double)x->delta / dt;
-	}
-
-	/* Per CPU: accounted time where the kernel keeps it, and the costs
-	 * that explain it best across CPUs. */
-	soft_fit.n = SOFTIRQ_NR;
-	hard_fit.n = CLASS_NR;
-	for (c = 0; c < nr_ids; c++) {
-		struct cpu_work *w = &work[c];
-		bool have_stat = stat_seen(&a->stats, c, SEEN_STAT) &&
-				 stat_seen(&b->stats, c, SEEN_STAT);
-		double x[FIT_MAX];
-
-		if (have_stat) {
-			w->irq_s = ticks_rate(a->stats.cpu[c].irq,
-					      b->stats.cpu[c].irq, hz, dt);
-			w->soft_s = ticks_rate(a->stats.cpu[c].softirq,
-					       b->stats.cpu[c].softirq, hz, dt);
-		}
-		/* An offline CPU has no softirq counts: no soft part. */
-		if (stat_seen(&a->stats, c, SEEN_SOFTIRQS) &&
-		    stat_seen(&b->stats, c, SEEN_SOFTIRQS))
-			cpu_work_events(w, &a->stats.cpu[c], &b->stats.cpu[c]);
-		if (w->have_soft && w->soft_s > 0) {
-			double y = w->soft_s * 1e6;
-
-			for (unsigned int t = 0; t < SOFTIRQ_NR; t++) {
-				x[t] = softirq_class[t] >= 0 ? w->events[t] / dt : 0;
-				if (softirq_class[t] < 0)
-					y -= w->events[t] / dt * softirq_cost_us[t];
-			}
-			fit_add(&soft_fit, x, y > 0 ? y : 0);
-		}
-		if (w->irq_s > 0) {
-			for (unsigned int k = 0; k < CLASS_NR; k++)
-				x[k] = w->delta[k] / dt;
-			fit_add(&hard_fit, x, w->irq_s * 1e6);
-		}
-	}
-	fit_costs(&soft_fit, softirq_cost_us, FIT_MAX_SOFT, soft_cost);
-	for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
-		if (softirq_class[t] < 0)
-			soft_cost[t] = softirq_cost_us[t];
-	fit_costs(&hard_fit, hard_cost_us, FIT_MAX_HARD, hard_cost);
-	for (c = 0; c < nr_ids; c++) {
-		struct cpu_work *w = &work[c];
-
-		for (unsigned int k = 0; k < CLASS_NR; k++)
-			w->hard_w += w->delta[k] * hard_cost[k];
-		/* Timer and IPI time is in irq_s too: devices take only
-		 * what their interrupts explain. */
-		if (w->irq_s > w->hard_w * 1e-6 / dt)
-			w->irq_s = w->hard_w * 1e-6 / dt;
-		if (w->have_soft)
-			cpu_work_soft(w, soft_cost, dt);
-	}
-
-	/* Pass 2: each IRQ's share of its CPUs' work. */
-	for (i = 0; i < ib->nr_rows; i++) {
-		const struct irq_row *rb = &ib->rows[i];
-		const struct irq_row *ra = pair_row(ia, rb);
-		struct irq_activity *x = &act[i];
-		enum irq_class k = class[i];
-		unsigned int n = row_deltas(ra, rb, col, nr_ids, d);
-
-		for (j = 0; j < n; j++) {
-			const struct cpu_work *w = &work[d[j].cpu];
-			double dd = (double)d[j].delta;
-
-			if (w->irq_s > 0 && w->hard_w > 0)
-				x->hard += w->irq_s * dd * hard_cost[k] /
-					   w->hard_w;
-			else	/* no irq time accounting (the common case) */
-				x->hard += dd * hard_cost[k] * 1e-6 / dt;
-			x->soft += w->soft[k] * dd / w->delta[k];
-		}
-		x->load = x->hard + x->soft;
 	}
 	*ret = act;
 	act = NULL;
 	r = 0;
-fail:
+out:
 	free(act);
 	free(d);
-	free(work);
 	free(col);
 	return r;
 }

@@ -1,6 +1,6 @@
 /* sample.h - snapshots of /proc/interrupts, /proc/stat and /proc/softirqs,
- * the deltas between two of them, and the estimate of the CPU work each IRQ
- * causes. Parsers take a FILE * so tests can feed them strings. */
+ * and the counts between two of them. Parsers take a FILE * so tests can
+ * feed them strings. The per-IRQ table both load sources fill is here. */
 #ifndef IRQTUNE_SAMPLE_H
 #define IRQTUNE_SAMPLE_H
 
@@ -44,8 +44,11 @@ struct cpu_stat {
 	uint64_t irq;		/* USER_HZ ticks of hard-irq time */
 	uint64_t softirq;	/* USER_HZ ticks of softirq time */
 	uint64_t softirqs[SOFTIRQ_NR];	/* /proc/softirqs counts */
-	unsigned char seen;	/* bit 0: in /proc/stat, bit 1: in /proc/softirqs */
+	unsigned char seen;	/* SAMPLE_SEEN_* */
 };
+
+#define SAMPLE_SEEN_STAT	0x1	/* a line of /proc/stat */
+#define SAMPLE_SEEN_SOFTIRQS	0x2	/* a column of /proc/softirqs */
 
 struct cpu_stats {
 	unsigned int nr_ids;	/* cpu[] size: highest CPU id seen + 1 */
@@ -89,13 +92,33 @@ struct irq_activity {
 	double soft;		/* of which softirq time */
 };
 
-/* Per IRQ of @b (in the order of b->intr->rows) what it did since @a, and its
- * estimated load; @class[i] is the class of b->intr->rows[i]. IRQs absent from
- * @a, or whose description changed (the number was freed and reused), get
- * delta 0. *@ret has b->intr->nr_rows entries.
- * @hz is USER_HZ (sysconf(_SC_CLK_TCK)). Pure: no I/O. */
-int sample_estimate(const struct snapshot *a, const struct snapshot *b,
-		    const enum irq_class *class, long hz,
-		    struct irq_activity **ret);
+/* Per IRQ of @b (in the order of b->intr->rows) its counts since @a:
+ * delta, rate and top_cpu; the load fields are 0 for a load source to fill.
+ * IRQs absent from @a, or whose description changed (the number was freed
+ * and reused), get delta 0. *@ret has b->intr->nr_rows entries. Pure. */
+int sample_counts(const struct snapshot *a, const struct snapshot *b,
+		  struct irq_activity **ret);
+
+/* The pieces of that, for the /proc estimator. */
+struct cpu_delta {
+	unsigned int cpu;
+	uint64_t delta;
+};
+#define SAMPLE_COL_A	0x1	/* a column of the first /proc/interrupts */
+#define SAMPLE_COL_B	0x2	/* and of the second */
+/* Events between two readings of one kernel counter (32-bit wrap aware). */
+uint64_t sample_counter_delta(uint64_t a, uint64_t b);
+/* The row of @a that is the same interrupt as @rb, NULL if none. */
+const struct irq_row *sample_pair_row(const struct interrupts *a,
+				      const struct irq_row *rb);
+/* SAMPLE_COL_* per CPU id, *@ret_nr_ids of them; NULL: no memory. */
+unsigned char *sample_columns(const struct snapshot *a, const struct snapshot *b,
+			      unsigned int *ret_nr_ids);
+/* Room sample_row_deltas() needs for any row of @b. */
+unsigned int sample_max_deltas(const struct snapshot *a, const struct snapshot *b);
+/* Non-zero per-CPU deltas of one IRQ, ascending CPU, CPUs in both. */
+unsigned int sample_row_deltas(const struct irq_row *ra, const struct irq_row *rb,
+			       const unsigned char *col, unsigned int nr_ids,
+			       struct cpu_delta *out);
 
 #endif

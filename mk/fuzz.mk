@@ -17,7 +17,7 @@ FUZZ_REALDATA ?= $(or $(IRQTUNE_REALDATA),$(abspath ..)/shared/realdata)
 # The config and udev property parsers join when their module exists.
 FUZZ_CONFIG  := $(and $(wildcard config.c),$(wildcard policy.c),$(wildcard tests/fuzz/fuzz_config.c),config)
 FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology $(FUZZ_CONFIG)
-FUZZ_LIBSRC   = fileio.c cpuset.c sample.c
+FUZZ_LIBSRC   = fileio.c cpuset.c sample.c estimate.c
 # Per target: more sources and libraries.
 FUZZ_SRC_topology = topology.c
 FUZZ_SRC_config  = config.c policy.c
@@ -92,7 +92,7 @@ fuzz-regress: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/replay_%) $(FUZZ_OUT)/seeds/estimate
 
 # Line coverage of the product sources by each target's corpus (what the
 # fuzzing reached), with clang's source-based coverage.
-FUZZ_COV_SRC = sample.c cpuset.c fileio.c topology.c $(wildcard config.c policy.c)
+FUZZ_COV_SRC = sample.c estimate.c cpuset.c fileio.c topology.c $(wildcard config.c policy.c)
 fuzz-coverage: $(FUZZ_OUT)/seeds/estimate | fuzz-deps
 	@mkdir -p $(FUZZ_OUT)/cov
 	@set -e; for t in $(FUZZ_TARGETS); do \

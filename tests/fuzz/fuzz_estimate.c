@@ -1,4 +1,4 @@
-/* fuzz_estimate.c - sample_estimate() on two snapshots parsed from any
+/* fuzz_estimate.c - estimate_proc() on two snapshots parsed from any
  * bytes: whatever the parsers accept, the estimate must not crash, and
  * every number it hands the planner must be finite and not negative.
  * Input: NUL-separated sections
@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "estimate.h"
 #include "sample.h"
 #include "fuzz.h"
 
@@ -86,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned int i = 0; i < b.intr->nr_rows; i++)
 		class[i] = (enum irq_class)(tail_len > 4 + i % 64 ?
 					    tail[4 + i % 64] % CLASS_NR : CLASS_OTHER);
-	r = sample_estimate(&a, &b, class, hz, &act);
+	r = estimate_proc(&a, &b, class, hz, NULL, &act);
 	if (r < 0) {
 		fuzz_assert(r == -EINVAL || r == -ENOMEM);
 		fuzz_assert(r != -EINVAL || hz <= 0 || !(b.when - a.when > 0));

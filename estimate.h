@@ -1,0 +1,27 @@
+/* estimate.h - the /proc load source: each IRQ's CPU work estimated from
+ * counts and per-CPU times, for kernels where it cannot be measured. */
+#ifndef IRQTUNE_ESTIMATE_H
+#define IRQTUNE_ESTIMATE_H
+
+#include "irqclass.h"
+#include "sample.h"
+
+/* Per-event costs to start the fit from, in microseconds: the built-in
+ * model, or what a run that measured found on this machine. */
+struct estimate_prior {
+	double hard_us[CLASS_NR];	/* one hard interrupt of a class */
+	double soft_us[SOFTIRQ_NR];	/* one softirq run of a vector */
+};
+
+void estimate_default_prior(struct estimate_prior *p);
+
+/* Per IRQ of @b (in the order of b->intr->rows) what it did since @a, and its
+ * estimated load (hard, soft, load); @class[i] is the class of
+ * b->intr->rows[i]; @prior NULL means the built-in model. Counts as
+ * sample_counts() gives them. *@ret has b->intr->nr_rows entries.
+ * @hz is USER_HZ (sysconf(_SC_CLK_TCK)). Pure: no I/O. */
+int estimate_proc(const struct snapshot *a, const struct snapshot *b,
+		  const enum irq_class *class, long hz,
+		  const struct estimate_prior *prior, struct irq_activity **ret);
+
+#endif
