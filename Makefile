@@ -16,18 +16,18 @@ WERROR   ?=
 ifeq ($(CI),true)
 WERROR    = -Werror
 endif
-PKGS      = libudev argtable2 inih json-c
+PKGS      = libudev argtable2 inih json-c libbpf
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ludev -largtable2 -linih -ljson-c)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ludev -largtable2 -linih -ljson-c -lbpf -lelf -lz)
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 $(WERROR) \
              -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS   += $(PKG_LIBS) -lm
 
 # The pure and parsing modules; everything but main.
-LIB_OBJS  = fileio.o cpuset.o topology.o sample.o estimate.o device.o plan.o apply.o report.o lock.o \
-            config.o policy.o log.o json.o metrics.o
+LIB_OBJS  = fileio.o cpuset.o topology.o sample.o estimate.o measure.o bpfload.o loadsrc.o \
+            device.o plan.o apply.o report.o lock.o config.o policy.o log.o json.o metrics.o
 TESTS     = tests/test_cpuset tests/test_topology tests/test_sample tests/test_estimate \
-            tests/test_plan tests/test_config
+            tests/test_measure tests/test_plan tests/test_config
 
 all: deps irqtune
 
@@ -42,6 +42,30 @@ irqtune: irqtune.o $(LIB_OBJS)
 
 %.o: %.c $(wildcard *.h) | .deps.stamp
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The kernel program (bpf/irqload.bpf.c), built once per way of attaching
+# it (IRQLOAD_CTX, _BTF, _RAW): for the BPF target with BTF (-g), so its
+# field accesses are relocated against the running kernel (CO-RE), then
+# embedded as light skeletons, whose loader does that relocation in the
+# kernel. Never built with the host's CFLAGS: sanitizers and -O0 mean
+# nothing to the BPF verifier.
+BPF_CLANG ?= clang
+BPFTOOL   ?= $(or $(shell command -v bpftool 2>/dev/null),/usr/sbin/bpftool)
+BPF_ARCH  := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+		-e 's/ppc64le/powerpc/' -e 's/s390x/s390/' -e 's/riscv64/riscv/')
+BPF_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall $(WERROR) \
+	     $(if $(BPF_MULTIARCH),-I/usr/include/$(BPF_MULTIARCH)) -Ibpf
+BPF_MODES  = ctx btf raw
+BPF_SKELS  = $(BPF_MODES:%=irqload_%.lskel.h)
+
+irqload_%.bpf.o: bpf/irqload.bpf.c bpf/irqload.h bpf/acct.h | .deps.stamp
+	$(BPF_CLANG) $(BPF_CFLAGS) -DIRQLOAD_$(shell echo $* | tr a-z A-Z) -c -o $@ $<
+
+irqload_%.lskel.h: irqload_%.bpf.o
+	$(BPFTOOL) gen skeleton -L $< name irqload_$* >$@.tmp && mv -f $@.tmp $@
+
+bpfload.o: $(BPF_SKELS)
 
 # The configuration file's path is compiled in.
 irqtune.o: ALL_CFLAGS += -D_PATH_CONFIG='"$(SYSCONFDIR)/irqtune.conf"'
@@ -86,7 +110,8 @@ check: all $(TESTS) $(TEST_HELPERS) tests/fakekernel.so $(SIM_BINS)
 	@for t in $(CHECK_EXTRA); do $(MAKE) --no-print-directory $$t || exit 1; done
 
 clean:
-	rm -f irqtune *.o tests/*.o $(TESTS) $(TEST_HELPERS) $(SIM_BINS) tests/fakekernel.so .deps.stamp
+	rm -f irqtune *.o tests/*.o $(TESTS) $(TEST_HELPERS) $(SIM_BINS) tests/fakekernel.so .deps.stamp \
+		irqload_*.lskel.h irqload_*.lskel.h.tmp
 	rm -rf tests/out
 
 # Files that name the installed binary are made from NAME.in at install

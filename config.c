@@ -307,6 +307,27 @@ static int set_class_cpus(struct parse *p, int c, const char *v)
 	return 1;
 }
 
+enum config_load_source config_load_source_parse(const char *s)
+{
+	if (strcmp(s, "auto") == 0)
+		return CONFIG_LOAD_AUTO;
+	if (strcmp(s, "bpf") == 0)
+		return CONFIG_LOAD_BPF;
+	if (strcmp(s, "proc") == 0)
+		return CONFIG_LOAD_PROC;
+	return CONFIG_LOAD_UNSET;
+}
+
+static int set_load_source(struct parse *p, const char *v)
+{
+	if (!once(p, "load-source", &p->cfg->line_load_source))
+		return 0;
+	p->cfg->load_source = config_load_source_parse(v);
+	if (p->cfg->load_source == CONFIG_LOAD_UNSET)
+		return fail(p, "load-source '%s': must be 'auto', 'bpf' or 'proc'", v);
+	return 1;
+}
+
 static int handler(void *user, const char *section, const char *name,
 		   const char *value)
 {
@@ -325,7 +346,9 @@ static int handler(void *user, const char *section, const char *name,
 			return set_banirq(p, value);
 		if (strcmp(name, "affinity-hint") == 0)
 			return set_hint(p, value);
-		return fail(p, "unknown key '%s' (expected window, threshold, bancpus, banirq or affinity-hint before any [section])",
+		if (strcmp(name, "load-source") == 0)
+			return set_load_source(p, value);
+		return fail(p, "unknown key '%s' (expected window, threshold, bancpus, banirq, affinity-hint or load-source before any [section])",
 			    name);
 	}
 	for (int c = 0; c < CLASS_NR; c++) {

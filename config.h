@@ -21,6 +21,13 @@ enum config_hint {
 	CONFIG_HINT_FOLLOW,
 };
 
+enum config_load_source {
+	CONFIG_LOAD_UNSET,
+	CONFIG_LOAD_AUTO,	/* the default: measure where possible */
+	CONFIG_LOAD_BPF,
+	CONFIG_LOAD_PROC,
+};
+
 struct config {
 	double window;			/* seconds; 0: not set */
 	double threshold;		/* fraction; < 0: not set */
@@ -30,9 +37,11 @@ struct config {
 	char **banname;			/* fnmatch(3) patterns on action names */
 	unsigned int nr_banname;
 	enum config_hint hint;
+	enum config_load_source load_source;
 	struct cpuset *class_cpus[CLASS_NR];	/* NULL: any CPU */
 	/* Where each scalar was set (0: not set), for "given twice". */
 	unsigned int line_window, line_threshold, line_bancpus, line_hint;
+	unsigned int line_load_source;
 	unsigned int line_class[CLASS_NR];
 };
 
@@ -56,6 +65,9 @@ int config_load(const char *path, struct config *cfg, struct config_error *err);
 
 /* Whether IRQ @irq with action names @names (comma-separated, as in
  * struct irq_info) is banned by number or by a pattern of @cfg. */
+/* "auto", "bpf" or "proc" to its value; CONFIG_LOAD_UNSET for anything else. */
+enum config_load_source config_load_source_parse(const char *s);
+
 bool config_irq_banned(const struct config *cfg, unsigned int irq,
 		       const char *names);
 

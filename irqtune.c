@@ -19,8 +19,8 @@
 #include "config.h"
 #include "cpuset.h"
 #include "device.h"
-#include "estimate.h"
 #include "json.h"
+#include "loadsrc.h"
 #include "lock.h"
 #include "log.h"
 #include "metrics.h"
@@ -38,6 +38,7 @@ enum {
 	EXIT_NOINPUT = EX_NOINPUT,	/* 66: a kernel interface unreadable */
 	EXIT_NOCPU = EX_UNAVAILABLE,	/* 69: no CPU left to place IRQs on */
 	EXIT_SOFTWARE = EX_SOFTWARE,	/* 70: out of memory, internal error */
+	EXIT_NOMEASURE = EX_OSERR,	/* 71: --load-source=bpf, and it cannot measure */
 	EXIT_NODEVICES = EX_OSFILE,	/* 72: libudev cannot enumerate devices */
 	EXIT_CANTCREAT = EX_CANTCREAT,	/* 73: the lock file is not ours */
 	EXIT_IOERR = EX_IOERR,		/* 74: stdout or the metrics file failed */
@@ -60,12 +61,15 @@ static struct {
 	char *bancpus;
 	char *config;		/* NULL: _PATH_CONFIG if it exists */
 	char *metrics_file;
+	enum config_load_source load_source;	/* UNSET: not given */
 } opt = { .nr_banirq = -1 };
 
 struct run {
 	struct config cfg;
 	struct topology *topo;
 	struct snapshot a, b;
+	struct loadsrc src;
+	bool src_chosen;
 	struct device_map *map;
 	struct irq_activity *act;
 	struct policy pol;
@@ -129,13 +133,15 @@ static int parse_options(int argc, char **argv)
 			"print the plan and outcome as JSON instead of text");
 	struct arg_str *metrics = arg_str0(NULL, "metrics-file", "PATH",
 			"write Prometheus metrics to PATH (replaced atomically)");
+	struct arg_str *source = arg_str0(NULL, "load-source", "auto|bpf|proc",
+			"measure the load in the kernel, or estimate it from /proc");
 	struct arg_lit *use_syslog = arg_lit0(NULL, "syslog",
 			"log to syslog even at a terminal");
 	struct arg_lit *version = arg_lit0("V", "version", "print the version and exit");
 	struct arg_lit *help = arg_lit0("h", "help", "print this help and exit");
 	struct arg_end *end = arg_end(10);
 	void *argtable[] = { dry, win, verbose, quiet, banirq, bancpus, waitlock,
-			     config, noconfig, json, metrics, use_syslog,
+			     config, noconfig, json, metrics, source, use_syslog,
 			     version, help, end };
 	int nerr, ret = -1;
 
@@ -214,6 +220,14 @@ static int parse_options(int argc, char **argv)
 		ret = EXIT_SOFTWARE;
 		goto out;
 	}
+	if (source->count) {
+		opt.load_source = config_load_source_parse(source->sval[0]);
+		if (opt.load_source == CONFIG_LOAD_UNSET) {
+			ret = usage_error(argtable, "--load-source '%s': must be auto, bpf or proc",
+					  source->sval[0]);
+			goto out;
+		}
+	}
 	if (opt.metrics_file && !*opt.metrics_file) {
 		ret = usage_error(argtable, "--metrics-file: empty path");
 		goto out;
@@ -252,6 +266,8 @@ overrides:
 		cfg->window = opt.window;
 	if (cfg->threshold < 0)
 		cfg->threshold = PLAN_DEFAULT_THRESHOLD;
+	if (opt.load_source != CONFIG_LOAD_UNSET)
+		cfg->load_source = opt.load_source;
 	if (opt.nr_banirq >= 0) {
 		/* --banirq replaces the file's banirq, numbers and patterns. */
 		free(cfg->banirq);
@@ -574,6 +590,7 @@ static struct report_irq *report_irqs(const struct run *run, struct irq_text *tx
 			.to = o == OUT_MOVED || o == OUT_WOULD_MOVE || o == OUT_KEPT ?
 			      pi->target : -1,
 			.load = run->act[i].load,
+			.load_proc = run->src.proc_act ? run->src.proc_act[i].load : NAN,
 			.outcome = o,
 			.reason = o == OUT_KEPT || o == OUT_MOVED || o == OUT_WOULD_MOVE ||
 				  o == OUT_FAILED ? plan_reason_text(pi->reason) :
@@ -619,6 +636,7 @@ static void print_text(const struct run *run, const struct report_irq *ri,
 		       const struct report_totals *t)
 {
 	bool all = opt.verbose || opt.dry_run;
+	bool both = opt.verbose && run->src.proc_act;
 	bool header = false;
 
 	if (opt.quiet || opt.json)
@@ -630,12 +648,13 @@ static void print_text(const struct run *run, const struct report_irq *ri,
 						 o == OUT_GONE)))
 			continue;
 		if (!header) {
-			report_header(stdout, opt.verbose);
+			report_header(stdout, opt.verbose, both);
 			header = true;
 		}
-		report_line(stdout, &ri[i], opt.verbose);
+		report_line(stdout, &ri[i], opt.verbose, both);
 	}
 	report_summary(stdout, t);
+	report_source(stdout, loadsrc_name(run->src.used), run->src.reason);
 }
 
 /* One syslog line per move, and a summary when anything changed. */
@@ -685,6 +704,14 @@ static int finish(struct run *run, int status)
 
 	rr.dry_run = opt.dry_run;
 	rr.window = run->cfg.window;
+	if (run->b.intr) {
+		rr.window_from = run->a.when;
+		rr.window_to = run->b.when;
+	}
+	if (run->src_chosen) {
+		rr.load_source = loadsrc_name(run->src.used);
+		rr.load_source_reason = run->src.reason;
+	}
 	rr.started = run->started;
 	rr.locked = run->locked;
 	if (run->topo) {
@@ -744,6 +771,7 @@ static void run_release(struct run *run)
 	topology_free(run->topo);
 	snapshot_release(&run->a);
 	snapshot_release(&run->b);
+	loadsrc_release(&run->src);
 	policy_release(&run->pol);
 	device_map_free(run->map);
 	free(run->act);
@@ -760,6 +788,7 @@ static int balance(struct run *run)
 		.idle_load = PLAN_DEFAULT_IDLE_LOAD,
 	};
 	enum irq_class *class = NULL;
+	struct measure_target *target = NULL;
 	char where[PATH_MAX];
 	struct stat st;
 	int r, ret;
@@ -779,10 +808,19 @@ static int balance(struct run *run)
 			_PATH_PROC_IRQ, strerror(errno));
 		return EXIT_NOINPUT;
 	}
+	r = loadsrc_begin(&run->src, run->cfg.load_source);
+	if (r < 0) {
+		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
+		return EXIT_NOMEASURE;
+	}
+	run->src_chosen = true;
+	loadsrc_start(&run->src);
 	if (take(&run->a) < 0)
 		return EXIT_NOINPUT;
 	sleep_window(run->cfg.window);
-	if (take(&run->b) < 0)
+	r = take(&run->b);
+	loadsrc_stop(&run->src);
+	if (r < 0)
 		return EXIT_NOINPUT;
 	forget_offline(run->topo, run->b.intr);
 	if (cpuset_count(run->topo->eligible) == 0) {
@@ -796,11 +834,25 @@ static int balance(struct run *run)
 	}
 	ret = EXIT_SOFTWARE;
 	class = calloc(run->map->nr_irqs ? run->map->nr_irqs : 1, sizeof(*class));
-	if (!class)
+	target = calloc(run->map->nr_irqs ? run->map->nr_irqs : 1, sizeof(*target));
+	if (!class || !target)
 		goto out;
-	for (unsigned int i = 0; i < run->map->nr_irqs; i++)
-		class[i] = run->map->irqs[i].class;
-	r = estimate_proc(&run->a, &run->b, class, sysconf(_SC_CLK_TCK), NULL, &run->act);
+	for (unsigned int i = 0; i < run->map->nr_irqs; i++) {
+		const struct irq_info *ii = &run->map->irqs[i];
+
+		class[i] = ii->class;
+		target[i] = (struct measure_target){
+			.irq = ii->irq, .class = ii->class, .group = ii->group,
+			.label = ii->group >= 0 ? run->map->groups[ii->group].label : NULL,
+		};
+	}
+	r = loadsrc_finish(&run->src, &run->a, &run->b, target, class,
+			   sysconf(_SC_CLK_TCK), NULL, &run->act);
+	if (r == -EPROTO) {
+		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
+		ret = EXIT_NOMEASURE;
+		goto out;
+	}
 	if (r < 0) {
 		log_msg(LOG_ERR, "cannot compare the two samples: %s", strerror(-r));
 		goto out;
@@ -833,6 +885,7 @@ static int balance(struct run *run)
 	ret = 0;
 out:
 	free(class);
+	free(target);
 	return ret;
 }
 

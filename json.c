@@ -2,6 +2,7 @@
  * the kernel are \xNN-escaped first (report_escape), so the output is valid
  * UTF-8 whatever bytes a driver put in its IRQ name. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <json-c/json.h>
@@ -58,6 +59,8 @@ static struct json_object *irq_object(const struct report_irq *ri)
 	r |= add(o, "from", text(ri->from));
 	r |= ri->to < 0 ? add_null(o, "to") : add(o, "to", json_object_new_int(ri->to));
 	r |= add(o, "load", number(ri->load));
+	if (!isnan(ri->load_proc))
+		r |= add(o, "load_proc_estimate", number(ri->load_proc));
 	r |= add(o, "outcome", json_object_new_string(report_outcome_key(ri->outcome)));
 	r |= add(o, "reason", text(ri->reason));
 	if (ri->allowed) {
@@ -95,6 +98,10 @@ static struct json_object *build(const struct report_run *run)
 	r |= add(root, "version", json_object_new_string(IRQTUNE_VERSION));
 	r |= add(root, "dry_run", json_object_new_boolean(run->dry_run));
 	r |= add(root, "status", json_object_new_int(run->status));
+	r |= run->load_source ? add(root, "load_source", text(run->load_source)) :
+				add_null(root, "load_source");
+	r |= run->load_source ? add(root, "load_source_reason", text(run->load_source_reason)) :
+				add_null(root, "load_source_reason");
 
 	r |= add(root, "run", r_run);
 	r |= add(r_run, "started", when(run->started));
@@ -103,6 +110,13 @@ static struct json_object *build(const struct report_run *run)
 	r |= add(r_run, "finished", when(run->finished));
 	r |= add(r_run, "duration_seconds", when(run->duration));
 	r |= add(r_run, "window_seconds", number(run->window));
+	if (run->window_to > 0) {
+		r |= add(r_run, "window_from_monotonic", when(run->window_from));
+		r |= add(r_run, "window_to_monotonic", when(run->window_to));
+	} else {
+		r |= add_null(r_run, "window_from_monotonic");
+		r |= add_null(r_run, "window_to_monotonic");
+	}
 
 	r |= add(root, "machine", machine);
 	gethostname(host, sizeof(host) - 1);

@@ -1,6 +1,7 @@
 /* report.c - formats the per-IRQ lines and the summary. Names come from the
  * kernel and from udev, so they are escaped: a device name must never be
  * able to move the terminal's cursor or forge a line of the report. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,14 +75,14 @@ void report_device(char *dst, size_t len, const struct report_irq *ri)
 		snprintf(dst, len, "%s", *id ? id : label);
 }
 
-void report_header(FILE *f, bool verbose)
+void report_header(FILE *f, bool verbose, bool both)
 {
-	fprintf(f, "%5s  %-20s %-24s %-7s %12s  %8s  %s%s\n", "IRQ", "NAME",
-		"DEVICE", "CLASS", "CPU", "LOAD", "OUTCOME",
-		verbose ? " (REASON)" : "");
+	fprintf(f, "%5s  %-20s %-24s %-7s %12s  %8s  %s%s%s\n", "IRQ", "NAME",
+		"DEVICE", "CLASS", "CPU", "LOAD", both ? "PROC-EST  " : "",
+		"OUTCOME", verbose ? " (REASON)" : "");
 }
 
-void report_line(FILE *f, const struct report_irq *l, bool verbose)
+void report_line(FILE *f, const struct report_irq *l, bool verbose, bool both)
 {
 	char name[64], dev[64], raw[2 * 64 + 2], cpus[48];
 
@@ -96,9 +97,13 @@ void report_line(FILE *f, const struct report_irq *l, bool verbose)
 		;	/* unchanged: print it once */
 	else
 		snprintf(cpus, sizeof(cpus), "%s->%d", l->from, l->to);
-	fprintf(f, "%5u  %-20s %-24s %-7s %12s  %7.3f%%  %s", l->irq, name, dev,
-		irq_class_name(l->class), cpus, l->load * 100,
-		report_outcome_text(l->outcome));
+	fprintf(f, "%5u  %-20s %-24s %-7s %12s  %7.3f%%  ", l->irq, name, dev,
+		irq_class_name(l->class), cpus, l->load * 100);
+	if (both && isnan(l->load_proc))
+		fprintf(f, "%8s  ", "-");
+	else if (both)
+		fprintf(f, "%7.3f%%  ", l->load_proc * 100);
+	fputs(report_outcome_text(l->outcome), f);
 	if (verbose && l->reason) {
 		char reason[256];
 
@@ -106,6 +111,14 @@ void report_line(FILE *f, const struct report_irq *l, bool verbose)
 		fprintf(f, " (%s)", reason);
 	}
 	fputc('\n', f);
+}
+
+void report_source(FILE *f, const char *source, const char *reason)
+{
+	char why[512];
+
+	report_escape(why, sizeof(why), reason);	/* may quote libbpf */
+	fprintf(f, "irqtune: load source %s: %s\n", source, why);
 }
 
 void report_summary(FILE *f, const struct report_totals *t)

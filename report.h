@@ -36,7 +36,8 @@ struct report_irq {
 	enum irq_class class;
 	const char *from;	/* affinity before, as the kernel spelled it */
 	int to;			/* CPU now or planned, -1 for none */
-	double load;		/* estimated, in CPUs */
+	double load;		/* in CPUs, from the run's load source */
+	double load_proc;	/* the /proc estimate beside a measurement; NAN: none */
 	enum report_outcome outcome;
 	const char *reason;	/* why this CPU (the planner's words) */
 	const char *allowed;	/* policy's cpulist, NULL for none */
@@ -53,6 +54,9 @@ struct report_totals {
 struct report_run {
 	bool dry_run;
 	double window;			/* seconds */
+	double window_from, window_to;	/* CLOCK_MONOTONIC of the two samples; 0: none */
+	const char *load_source;	/* "bpf" or "proc"; NULL before it was chosen */
+	const char *load_source_reason;
 	const char *online;		/* cpulists */
 	const char *eligible;
 	unsigned int nr_cpus;		/* online CPUs, ascending */
@@ -72,8 +76,11 @@ struct report_run {
 void report_escape(char *dst, size_t len, const char *src);
 /* "eth0 0000:01:00.0", or whichever of the two there is. */
 void report_device(char *dst, size_t len, const struct report_irq *ri);
-void report_header(FILE *f, bool verbose);
-void report_line(FILE *f, const struct report_irq *ri, bool verbose);
+/* @both: a measured run's -v, with the /proc estimate's column. */
+void report_header(FILE *f, bool verbose, bool both);
+void report_line(FILE *f, const struct report_irq *ri, bool verbose, bool both);
 void report_summary(FILE *f, const struct report_totals *t);
+/* "irqtune: load source bpf: measured in the kernel (...)" */
+void report_source(FILE *f, const char *source, const char *reason);
 
 #endif

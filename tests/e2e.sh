@@ -127,4 +127,34 @@ if command -v setpriv >/dev/null; then
 	rc=$?
 	why="exit $rc"; check "not root without --dry-run: exit 77" [ "$rc" -eq 77 ]
 fi
+### the load source on a machine whose /proc is not the kernel's
+# The simulated machine's /proc and /sys are files bound over the real ones
+# (as in a container): a measurement of this kernel would describe another
+# machine, so auto estimates, says why, and never loads the program.
+machine router || exit 1
+run -w 0.5 --json
+why="exit $RC: $ERR"; check "load source: auto on a simulated machine is proc" \
+	sh -c '[ "$1" -eq 0 ] && [ "$(echo "$2" | jq -r .load_source)" = proc ]' _ "$RC" "$OUT"
+why="$OUT"; check "load source: the reason names the file that is not procfs" \
+	sh -c 'echo "$1" | jq -r .load_source_reason | grep -q "/proc/interrupts is not the kernel.s own"' _ "$OUT"
+run -n -w 0.5
+why="$OUT"; check "load source: the text report ends with it" \
+	sh -c 'echo "$1" | tail -1 | grep -q "^irqtune: load source proc: the kernel program cannot run: "' _ "$OUT"
+machine router || exit 1
+before=$(cat "$D"/proc/irq/*/smp_affinity_list | md5sum)
+run -w 0.5 --load-source=bpf --json
+after=$(cat "$D"/proc/irq/*/smp_affinity_list | md5sum)
+why="exit $RC: $ERR"; check "load source: bpf forced where it cannot measure: exit 71" [ "$RC" -eq 71 ]
+why="$ERR"; check "load source: bpf forced: the message says why" \
+	sh -c 'echo "$1" | grep -q "^irqtune: load source bpf: the kernel program cannot run: /proc/interrupts is not"' _ "$ERR"
+check "load source: bpf forced: nothing written" [ "$before" = "$after" ]
+printf 'load-source = bpf\n' >"$work/bpf.conf"
+run -n -w 0.2 -c "$work/bpf.conf"
+why="exit $RC: $ERR"; check "load source: the config key forces it too" [ "$RC" -eq 71 ]
+run -n -w 0.2 -c "$work/bpf.conf" --load-source=proc
+why="exit $RC: $OUT"; check "load source: --load-source overrides the key" \
+	sh -c '[ "$1" -eq 0 ] && echo "$2" | tail -1 | grep -q "load source proc: asked for"' _ "$RC" "$OUT"
+run -n --load-source=ebpf
+why="exit $RC: $ERR"; check "usage: bad --load-source exits 64" \
+	sh -c '[ "$1" -eq 64 ] && echo "$2" | grep -q "auto, bpf or proc"' _ "$RC" "$ERR"
 exit 0

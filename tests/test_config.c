@@ -84,6 +84,7 @@ static void test_full(void **state)
 		"banirq = 42 43, eth9-* ; inline comment\n"
 		"banirq = nvme*q0\n"
 		"affinity-hint = follow\n"
+		"load-source = proc\n"
 		"\n"
 		"[storage]\n"
 		"  cpus = 0-7\n"
@@ -104,11 +105,12 @@ static void test_full(void **state)
 	assert_string_equal(cfg.banname[0], "eth9-*");
 	assert_string_equal(cfg.banname[1], "nvme*q0");
 	assert_int_equal(cfg.hint, CONFIG_HINT_FOLLOW);
+	assert_int_equal(cfg.load_source, CONFIG_LOAD_PROC);
 	assert_string_equal(list(cfg.class_cpus[CLASS_STORAGE]), "0-7");
 	assert_string_equal(list(cfg.class_cpus[CLASS_NET]), "8-15,32");
 	assert_null(cfg.class_cpus[CLASS_OTHER]);
 	assert_int_equal(cfg.line_window, 2);
-	assert_int_equal(cfg.line_class[CLASS_NET], 13);
+	assert_int_equal(cfg.line_class[CLASS_NET], 14);
 	config_release(&cfg);
 }
 
@@ -169,6 +171,9 @@ static const struct bad {
 	{ "banirq =\n", 1, "no IRQ number or pattern" },
 	{ "affinity-hint = yes\n", 1, "'follow' or 'ignore'" },
 	{ "affinity-hint = follow\naffinity-hint = ignore\n", 2, "given twice" },
+	{ "load-source = ebpf\n", 1, "load-source 'ebpf': must be 'auto', 'bpf' or 'proc'" },
+	{ "load-source =\n", 1, "load-source '': must be" },
+	{ "load-source = bpf\nload-source = auto\n", 2, "given twice" },
 	{ "# ok\n\nwindows = 1\n", 3, "unknown key 'windows'" },
 	{ "[net]\ncpus = 0\nwindow = 1\n", 3, "unknown key 'window' in [net]" },
 	{ "[disk]\ncpus = 0\n", 2, "unknown section [disk]" },
@@ -181,6 +186,22 @@ static const struct bad {
 	/* the first error counts, whichever found it */
 	{ "window = x\nnot ini\n", 1, "window 'x'" },
 };
+
+static void test_load_source_values(void **state)
+{
+	static const struct {
+		const char *word;
+		enum config_load_source want;
+	} rows[] = {
+		{ "auto", CONFIG_LOAD_AUTO }, { "bpf", CONFIG_LOAD_BPF },
+		{ "proc", CONFIG_LOAD_PROC }, { "BPF", CONFIG_LOAD_UNSET },
+		{ "", CONFIG_LOAD_UNSET }, { "bpf ", CONFIG_LOAD_UNSET },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
+		check(config_load_source_parse(rows[i].word) == rows[i].want, rows[i].word);
+}
 
 static void test_bad(void **state)
 {
@@ -331,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_load_source_values),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_banned),

@@ -1,0 +1,133 @@
+/* acct.h - the per-CPU clock arithmetic of the load program: which interval
+ * of time belongs to which hard irq, softirq and NAPI poll. Pure inline
+ * functions on one CPU's state, compiled into the BPF program and into the
+ * unit tests, which replay recorded event sequences through them.
+ *
+ * Why nested time is subtracted: softirqs run with interrupts enabled, so a
+ * hard irq that arrives during a NET_RX poll would otherwise be counted
+ * twice, once as its own and once as the poll's. */
+#ifndef IRQTUNE_ACCT_H
+#define IRQTUNE_ACCT_H
+
+#ifndef ACCT_INLINE
+#define ACCT_INLINE static inline __attribute__((always_inline))
+#endif
+
+struct acct_cpu {
+	__u64 hard_start;	/* of the running handler, 0 if none seen */
+	__u64 ctx_start;	/* of the hard-irq context, 0 if none seen */
+	__u64 hard_total;	/* hard-irq time on this CPU so far */
+	__u64 soft_start;	/* of the running softirq, 0 if none seen */
+	__u64 soft_hard0;	/* hard_total when it began */
+	__u64 seg_start;	/* of the running NAPI poll */
+	__u64 seg_hard0;
+	__s32 ctx_irq;		/* first handler in this context, -1 none */
+	__u32 hard_irq;
+	__u32 soft_vec;
+	__u32 use_ctx;		/* hard_total grows by contexts, not handlers */
+};
+
+/* A handler begins. */
+ACCT_INLINE void acct_hard_entry(struct acct_cpu *s, __u32 irq, __u64 now)
+{
+	s->hard_start = now;
+	s->hard_irq = irq;
+	if (s->ctx_start && s->ctx_irq < 0)
+		s->ctx_irq = (__s32)irq;
+}
+
+/* A handler returns: its time, or 0 when its start was not seen. */
+ACCT_INLINE __u64 acct_hard_exit(struct acct_cpu *s, __u32 irq, __u64 now)
+{
+	__u64 d;
+
+	if (!s->hard_start || s->hard_irq != irq || now < s->hard_start) {
+		s->hard_start = 0;
+		return 0;
+	}
+	d = now - s->hard_start;
+	s->hard_start = 0;
+	if (!s->use_ctx)
+		s->hard_total += d;
+	return d;
+}
+
+/* The CPU enters hard-irq context (irq_enter_rcu): device or not. */
+ACCT_INLINE void acct_ctx_enter(struct acct_cpu *s, __u64 now)
+{
+	s->ctx_start = now;
+	s->ctx_irq = -1;
+}
+
+/* It leaves (irq_exit_rcu, before pending softirqs run): the context's time
+ * in *ret_ns, and the IRQ it served, or -1 for a timer or IPI context. */
+ACCT_INLINE __s32 acct_ctx_exit(struct acct_cpu *s, __u64 now, __u64 *ret_ns)
+{
+	__s32 irq = s->ctx_irq;
+	__u64 d;
+
+	*ret_ns = 0;
+	if (!s->ctx_start || now < s->ctx_start) {
+		s->ctx_start = 0;
+		return -1;
+	}
+	d = now - s->ctx_start;
+	s->ctx_start = 0;
+	s->ctx_irq = -1;
+	if (s->use_ctx)
+		s->hard_total += d;
+	*ret_ns = d;
+	return irq;
+}
+
+ACCT_INLINE void acct_soft_entry(struct acct_cpu *s, __u32 vec, __u64 now)
+{
+	s->soft_vec = vec;
+	s->soft_start = now;
+	s->soft_hard0 = s->hard_total;
+	s->seg_start = now;
+	s->seg_hard0 = s->hard_total;
+}
+
+/* Time since @start less the hard irqs that interrupted it. */
+ACCT_INLINE __u64 acct_net(const struct acct_cpu *s, __u64 start, __u64 hard0,
+			   __u64 now)
+{
+	__u64 d = now > start ? now - start : 0;
+	__u64 h = s->hard_total - hard0;
+
+	return d > h ? d - h : 0;
+}
+
+/* A softirq returns: its own time, 0 when its start was not seen. */
+ACCT_INLINE __u64 acct_soft_exit(struct acct_cpu *s, __u32 vec, __u64 now)
+{
+	__u64 d;
+
+	if (!s->soft_start || s->soft_vec != vec) {
+		s->soft_start = 0;
+		return 0;
+	}
+	d = acct_net(s, s->soft_start, s->soft_hard0, now);
+	s->soft_start = 0;
+	return d;
+}
+
+/* napi:napi_poll fires when one poll has returned. Inside NET_RX it ends
+ * the poll that began at the previous one, or at the softirq's entry; the
+ * time in between (net_rx_action's own) is charged to that poll too, as it
+ * exists only to run it. A poll outside NET_RX (busy polling, threaded
+ * NAPI) is a task's time, not a softirq's: 0. */
+ACCT_INLINE __u64 acct_napi_poll(struct acct_cpu *s, __u64 now)
+{
+	__u64 d;
+
+	if (!s->soft_start || s->soft_vec != IRQLOAD_VEC_NET_RX)
+		return 0;
+	d = acct_net(s, s->seg_start, s->seg_hard0, now);
+	s->seg_start = now;
+	s->seg_hard0 = s->hard_total;
+	return d;
+}
+
+#endif

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/* irqload.bpf.c - the in-kernel half of irqtune's measured load source.
+ * Loaded for one sampling window, it times every hard irq, softirq and NAPI
+ * poll on the kernel's own clock and sums them in maps that user space
+ * (bpfload.c) reads once at the end: no per-event traffic to user space.
+ *
+ * The kernel types it touches are declared here, a few fields each, with
+ * preserve_access_index: libbpf relocates every access against the running
+ * kernel's BTF (CO-RE), so the object needs no vmlinux.h from the build
+ * host and runs on any kernel with BTF that has these fields. */
+#include <linux/types.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "irqload.h"
+#include "acct.h"
+
+char LICENSE[] SEC("license") = "GPL";	/* tp_btf and fentry need it */
+
+struct irqaction {
+	const char *name;
+} __attribute__((preserve_access_index));
+
+struct net_device {
+	char name[IRQLOAD_DEV_LEN];
+} __attribute__((preserve_access_index));
+
+struct napi_struct {
+	struct net_device *dev;
+	unsigned int napi_id;
+	int irq;		/* since 6.13 (netif_napi_set_irq) */
+} __attribute__((preserve_access_index));
+
+/* Allocated as entries are used (the loader cannot size maps to the
+ * machine): room for each of 16384 IRQs on four CPUs, of 4096 NAPI
+ * instances on one. A map that fills is counted, and the run falls back. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IRQLOAD_MAX_IRQ_CPUS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct irqload_irq_key);
+	__type(value, struct irqload_irq_val);
+} irq_time SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, IRQLOAD_NR_SOFTIRQS);
+	__type(key, __u32);
+	__type(value, struct irqload_soft_val);
+} soft_time SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IRQLOAD_MAX_NAPI_CPUS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct irqload_napi_key);
+	__type(value, struct irqload_napi_val);
+} napi_time SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct acct_cpu);
+} cpu_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct irqload_drops);
+} drops SEC(".maps");
+
+/* The window, CLOCK_MONOTONIC ns, written by user space through the mmapped
+ * data section: events outside it are not looked at. */
+__u64 start_ns = ~0ULL;
+__u64 stop_ns = ~0ULL;
+/* Built three times (see the Makefile), one object per way of attaching:
+ * IRQLOAD_CTX whole contexts with fentry and tp_btf, IRQLOAD_BTF tp_btf,
+ * IRQLOAD_RAW raw tracepoints. Each is a light skeleton, which does its
+ * CO-RE relocations in the kernel: no user-space parse of the kernel's
+ * 5 MB of BTF, which would be most of a run's cost. */
+#ifdef IRQLOAD_CTX
+#define IRQLOAD_USE_CTX 1
+#else
+#define IRQLOAD_USE_CTX 0
+#endif
+
+static __always_inline struct acct_cpu *state(__u64 now)
+{
+	__u32 zero = 0;
+	struct acct_cpu *s;
+
+	if (now < start_ns || now > stop_ns)
+		return 0;
+	s = bpf_map_lookup_elem(&cpu_state, &zero);
+	if (s)
+		s->use_ctx = IRQLOAD_USE_CTX;
+	return s;
+}
+
+static __always_inline void drop(int napi)
+{
+	__u32 zero = 0;
+	struct irqload_drops *d = bpf_map_lookup_elem(&drops, &zero);
+
+	if (!d)
+		return;
+	if (napi)
+		d->napi_full++;
+	else
+		d->irq_full++;
+}
+
+static __always_inline struct irqload_irq_val *irq_entry(__u32 irq)
+{
+	struct irqload_irq_key k = { .irq = irq, .cpu = bpf_get_smp_processor_id() };
+	struct irqload_irq_val *v = bpf_map_lookup_elem(&irq_time, &k);
+	struct irqload_irq_val zero = {};
+
+	if (v)
+		return v;
+	/* Only this CPU writes keys of its own: fails only when full. */
+	bpf_map_update_elem(&irq_time, &k, &zero, BPF_NOEXIST);
+	v = bpf_map_lookup_elem(&irq_time, &k);
+	if (!v)
+		drop(0);
+	return v;
+}
+
+static __always_inline void on_hard_entry(__u32 irq, const char *name)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct acct_cpu *s = state(now);
+	struct irqload_irq_val *v;
+
+	if (!s)
+		return;
+	v = irq_entry(irq);
+	if (v && v->count++ == 0 && name)
+		bpf_probe_read_kernel_str(v->name, sizeof(v->name), name);
+	/* Taken last, so the map work above is not the handler's. */
+	acct_hard_entry(s, irq, bpf_ktime_get_ns());
+}
+
+static __always_inline void on_hard_exit(__u32 irq)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct acct_cpu *s = state(now);
+	struct irqload_irq_val *v;
+	__u64 d;
+
+	if (!s)
+		return;
+	d = acct_hard_exit(s, irq, now);
+	if (!d)
+		return;
+	v = irq_entry(irq);
+	if (v)
+		v->handler_ns += d;
+}
+
+static __always_inline void on_soft_entry(__u32 vec)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct acct_cpu *s = state(now);
+
+	if (s && vec < IRQLOAD_NR_SOFTIRQS)
+		acct_soft_entry(s, vec, now);
+}
+
+static __always_inline void on_soft_exit(__u32 vec)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct acct_cpu *s = state(now);
+	struct irqload_soft_val *v;
+	__u64 d;
+
+	if (!s || vec >= IRQLOAD_NR_SOFTIRQS)
+		return;
+	d = acct_soft_exit(s, vec, now);
+	v = bpf_map_lookup_elem(&soft_time, &vec);
+	if (v && d) {
+		v->ns += d;
+		v->count++;
+	}
+}
+
+static __always_inline void on_napi_poll(struct napi_struct *napi)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct acct_cpu *s = state(now);
+	struct irqload_napi_key k = {};
+	struct irqload_napi_val *v;
+	__u64 d;
+
+	if (!s)
+		return;
+	d = acct_napi_poll(s, now);
+	if (!d)
+		return;
+	k.napi = (__u64)(unsigned long)napi;
+	k.cpu = bpf_get_smp_processor_id();
+	v = bpf_map_lookup_elem(&napi_time, &k);
+	if (!v) {
+		struct irqload_napi_val n = { .irq = -1 };
+		struct net_device *dev = BPF_CORE_READ(napi, dev);
+
+		n.napi_id = BPF_CORE_READ(napi, napi_id);
+		if (bpf_core_field_exists(napi->irq))
+			n.irq = BPF_CORE_READ(napi, irq);
+		if (dev)
+			BPF_CORE_READ_STR_INTO(&n.dev, dev, name);
+		bpf_map_update_elem(&napi_time, &k, &n, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&napi_time, &k);
+		if (!v) {
+			drop(1);
+			return;
+		}
+	}
+	v->ns += d;
+	v->polls++;
+}
+
+#if defined(IRQLOAD_BTF) || defined(IRQLOAD_CTX)
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(btf_hard_entry, int irq, struct irqaction *action)
+{
+	on_hard_entry((__u32)irq, BPF_CORE_READ(action, name));
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(btf_hard_exit, int irq)
+{
+	on_hard_exit((__u32)irq);
+	return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(btf_soft_entry, unsigned int vec)
+{
+	on_soft_entry(vec);
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(btf_soft_exit, unsigned int vec)
+{
+	on_soft_exit(vec);
+	return 0;
+}
+
+SEC("tp_btf/napi_poll")
+int BPF_PROG(btf_napi_poll, struct napi_struct *napi)
+{
+	on_napi_poll(napi);
+	return 0;
+}
+
+#endif
+
+#ifdef IRQLOAD_RAW
+/* The same, for kernels without tp_btf (before 5.5, or no BTF for
+ * tracing programs): raw tracepoints (4.17) take the same arguments as
+ * untyped words, and pointers are read with bpf_probe_read_kernel() (which
+ * BPF_CORE_READ does). Not classic tracepoints: those attach through
+ * tracefs, which is often not mounted. */
+SEC("raw_tp/irq_handler_entry")
+int raw_hard_entry(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct irqaction *action = (struct irqaction *)ctx->args[1];
+
+	on_hard_entry((__u32)ctx->args[0], BPF_CORE_READ(action, name));
+	return 0;
+}
+
+SEC("raw_tp/irq_handler_exit")
+int raw_hard_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	on_hard_exit((__u32)ctx->args[0]);
+	return 0;
+}
+
+SEC("raw_tp/softirq_entry")
+int raw_soft_entry(struct bpf_raw_tracepoint_args *ctx)
+{
+	on_soft_entry((__u32)ctx->args[0]);
+	return 0;
+}
+
+SEC("raw_tp/softirq_exit")
+int raw_soft_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	on_soft_exit((__u32)ctx->args[0]);
+	return 0;
+}
+
+SEC("raw_tp/napi_poll")
+int raw_napi_poll(struct bpf_raw_tracepoint_args *ctx)
+{
+	on_napi_poll((struct napi_struct *)ctx->args[0]);
+	return 0;
+}
+
+#endif
+
+#ifdef IRQLOAD_CTX
+/* The whole hard-irq context, where the kernel lets fentry attach: from
+ * irq_enter_rcu() to the start of irq_exit_rcu() (before it runs pending
+ * softirqs). That adds the interrupt flow's own work (ack, EOI, descriptor
+ * locking) to the handler's; the entry stub before irq_enter_rcu() is not
+ * covered. */
+SEC("fentry/irq_enter_rcu")
+int BPF_PROG(ctx_enter)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct acct_cpu *s = state(now);
+
+	if (s)
+		acct_ctx_enter(s, now);
+	return 0;
+}
+
+SEC("fentry/irq_exit_rcu")
+int BPF_PROG(ctx_exit)
+{
+	__u64 now = bpf_ktime_get_ns(), d;
+	struct acct_cpu *s = state(now);
+	struct irqload_irq_val *v;
+	__s32 irq;
+
+	if (!s)
+		return 0;
+	irq = acct_ctx_exit(s, now, &d);
+	if (irq < 0 || !d)
+		return 0;
+	v = irq_entry((__u32)irq);
+	if (v)
+		v->ctx_ns += d;
+	return 0;
+}
+#endif

@@ -1,0 +1,370 @@
+/* bpfload.c - loads the kernel program for one sampling window and reads
+ * its maps once at the end. No logging: functions return 0 or -errno and
+ * say why in the caller's buffer; the caller reports. Nothing is pinned, so
+ * the program goes when the process does, however it ends (a signal in the
+ * window included): the links and maps are its file descriptors. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpfload.h"
+#include "bpf/irqload.h"
+#include "irqload_ctx.lskel.h"
+#include "irqload_btf.lskel.h"
+#include "irqload_raw.lskel.h"
+
+struct bpfload {
+	void *skel;			/* one of the three light skeletons */
+	void (*destroy)(void *skel);
+	int fd_irq, fd_soft, fd_napi, fd_drops;
+	__u64 *start_ns, *stop_ns;	/* its data section, mmapped */
+	int prog_fd[8];
+	unsigned int nr_progs;
+	unsigned int nr_cpus;		/* possible CPUs: per-CPU value count */
+	int mode;			/* enum mode */
+	__u64 start, stop;
+};
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	/* bpf_ktime_get_ns() is this clock. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+static int is_fs(const char *path, long magic, const char *what, char *why, size_t len)
+{
+	struct statfs st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r = 0;
+
+	/* The descriptor, not the path: a file bound over the kernel's
+	 * (lxcfs in containers, the test machines) is what a read gets. */
+	if (fd < 0) {
+		snprintf(why, len, "cannot open %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (fstatfs(fd, &st) < 0) {
+		r = -errno;
+		snprintf(why, len, "cannot statfs %s: %s", path, strerror(errno));
+	} else if (st.f_type != magic) {
+		r = -EXDEV;
+		snprintf(why, len, "%s is not the kernel's own (not %s)", path, what);
+	}
+	close(fd);
+	return r;
+}
+
+int bpfload_native(const char *const *proc_files, const char *const *sys_files,
+		   char *why, size_t len)
+{
+	int r;
+
+	for (; proc_files && *proc_files; proc_files++)
+		if ((r = is_fs(*proc_files, PROC_SUPER_MAGIC, "procfs", why, len)) < 0)
+			return r;
+	for (; sys_files && *sys_files; sys_files++)
+		if ((r = is_fs(*sys_files, SYSFS_MAGIC, "sysfs", why, len)) < 0)
+			return r;
+	return 0;
+}
+
+/* The three builds of the program, best first: whole hard-irq contexts
+ * need fentry on irq_enter_rcu and irq_exit_rcu; handler-only needs tp_btf
+ * (5.5); raw tracepoints work wherever BPF tracing does. All are light
+ * skeletons, whose loader relocates in the kernel (5.17). */
+enum mode { MODE_CONTEXT, MODE_BTF, MODE_RAW, MODE_NR };
+
+static const char *const mode_name[MODE_NR] = {
+	[MODE_CONTEXT] = "whole hard-irq contexts, fentry and tp_btf",
+	[MODE_BTF] = "hard-irq handlers, tp_btf",
+	[MODE_RAW] = "hard-irq handlers, raw tracepoints",
+};
+
+/* Each light skeleton is a type of its own; this is what is needed of it. */
+#define OPEN_MODE(fn, type)						\
+static int fn(struct bpfload *b)					\
+{									\
+	struct type *s = type##__open_and_load();			\
+	int r;								\
+									\
+	if (!s)								\
+		return errno ? -errno : -EINVAL;			\
+	r = type##__attach(s);						\
+	if (r < 0) {							\
+		r = errno ? -errno : r;					\
+		type##__destroy(s);					\
+		return r;						\
+	}								\
+	b->skel = s;							\
+	b->destroy = (void (*)(void *))type##__destroy;			\
+	b->fd_irq = s->maps.irq_time.map_fd;				\
+	b->fd_soft = s->maps.soft_time.map_fd;				\
+	b->fd_napi = s->maps.napi_time.map_fd;				\
+	b->fd_drops = s->maps.drops.map_fd;				\
+	b->start_ns = &s->data->start_ns;				\
+	b->stop_ns = &s->data->stop_ns;					\
+	PROG_FDS(s);							\
+	return 0;							\
+}
+
+#define PROG_FDS(s) do {						\
+	b->prog_fd[b->nr_progs++] = s->progs.btf_hard_entry.prog_fd;	\
+	b->prog_fd[b->nr_progs++] = s->progs.btf_hard_exit.prog_fd;	\
+	b->prog_fd[b->nr_progs++] = s->progs.btf_soft_entry.prog_fd;	\
+	b->prog_fd[b->nr_progs++] = s->progs.btf_soft_exit.prog_fd;	\
+	b->prog_fd[b->nr_progs++] = s->progs.btf_napi_poll.prog_fd;	\
+} while (0)
+OPEN_MODE(open_btf, irqload_btf)
+#undef PROG_FDS
+#define PROG_FDS(s) do {						\
+	b->prog_fd[b->nr_progs++] = s->progs.btf_hard_entry.prog_fd;	\
+	b->prog_fd[b->nr_progs++] = s->progs.btf_hard_exit.prog_fd;	\
+	b->prog_fd[b->nr_progs++] = s->progs.btf_soft_entry.prog_fd;	\
+	b->prog_fd[b->nr_progs++] = s->progs.btf_soft_exit.prog_fd;	\
+	b->prog_fd[b->nr_progs++] = s->progs.btf_napi_poll.prog_fd;	\
+	b->prog_fd[b->nr_progs++] = s->progs.ctx_enter.prog_fd;		\
+	b->prog_fd[b->nr_progs++] = s->progs.ctx_exit.prog_fd;		\
+} while (0)
+OPEN_MODE(open_ctx, irqload_ctx)
+#undef PROG_FDS
+#define PROG_FDS(s) do {						\
+	b->prog_fd[b->nr_progs++] = s->progs.raw_hard_entry.prog_fd;	\
+	b->prog_fd[b->nr_progs++] = s->progs.raw_hard_exit.prog_fd;	\
+	b->prog_fd[b->nr_progs++] = s->progs.raw_soft_entry.prog_fd;	\
+	b->prog_fd[b->nr_progs++] = s->progs.raw_soft_exit.prog_fd;	\
+	b->prog_fd[b->nr_progs++] = s->progs.raw_napi_poll.prog_fd;	\
+} while (0)
+OPEN_MODE(open_raw, irqload_raw)
+#undef PROG_FDS
+
+static int (*const open_mode[MODE_NR])(struct bpfload *) = {
+	[MODE_CONTEXT] = open_ctx,
+	[MODE_BTF] = open_btf,
+	[MODE_RAW] = open_raw,
+};
+
+int bpfload_open(unsigned int nr_irqs, struct bpfload **ret, char *why, size_t len)
+{
+	struct bpfload *b;
+	int r = -ENOSYS, possible;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK) < 0) {
+		snprintf(why, len, "the kernel has no BTF (/sys/kernel/btf/vmlinux: %s)",
+			 strerror(errno));
+		return -ENOENT;
+	}
+	if (nr_irqs * 4 > IRQLOAD_MAX_IRQ_CPUS) {
+		snprintf(why, len, "%u IRQs are more than its map holds", nr_irqs);
+		return -E2BIG;
+	}
+	possible = libbpf_num_possible_cpus();
+	if (possible <= 0) {
+		snprintf(why, len, "cannot count the possible CPUs: %s", strerror(-possible));
+		return possible < 0 ? possible : -EINVAL;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		snprintf(why, len, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	b->nr_cpus = (unsigned int)possible;
+	/* Some kernels refuse fentry alone (EPERM on 6.18 guests without
+	 * trampolines), so each build is tried in turn; when none loads,
+	 * the most basic one's reason is the one worth telling. */
+	for (enum mode m = 0; m < MODE_NR; m++) {
+		errno = 0;
+		b->nr_progs = 0;
+		r = open_mode[m](b);
+		if (r == 0) {
+			b->mode = (int)m;
+			break;
+		}
+		snprintf(why, len, "the kernel refused the program (%s): %s",
+			 mode_name[m], strerror(-r));
+	}
+	if (r) {
+		free(b);
+		return r;
+	}
+	*ret = b;
+	return 0;
+}
+
+void bpfload_start(struct bpfload *b)
+{
+	b->start = now_ns();
+	__atomic_store_n(b->start_ns, b->start, __ATOMIC_RELEASE);
+}
+
+void bpfload_stop(struct bpfload *b)
+{
+	b->stop = now_ns();
+	__atomic_store_n(b->stop_ns, b->stop, __ATOMIC_RELEASE);
+}
+
+bool bpfload_whole_context(const struct bpfload *b)
+{
+	return b->mode == MODE_CONTEXT;
+}
+
+const char *bpfload_mode(const struct bpfload *b)
+{
+	return mode_name[b->mode];
+}
+
+/* Runs the kernel skipped (another BPF program of this CPU already running:
+ * a nested tracepoint) for every attached program. */
+static __u64 missed(const struct bpfload *b)
+{
+	__u64 n = 0;
+
+	for (unsigned int i = 0; i < b->nr_progs; i++) {
+		struct bpf_prog_info info;
+		__u32 sz = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(b->prog_fd[i], &info, &sz) == 0)
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
+/* Room for one more entry in *@arr of @n, doubling; false: no memory. */
+static bool grow(void **arr, unsigned int n, unsigned int *cap, size_t size)
+{
+	void *p;
+
+	if (n < *cap)
+		return true;
+	p = reallocarray(*arr, *cap ? *cap * 2 : 64, size);
+	if (!p)
+		return false;
+	*arr = p;
+	*cap = *cap ? *cap * 2 : 64;
+	return true;
+}
+
+/* Entry by entry: the maps hold one entry per (IRQ, CPU) that fired, a few
+ * dozen to a few thousand, read once. */
+static int read_irqs(struct bpfload *b, struct measure_raw *raw)
+{
+	int fd = b->fd_irq;
+	unsigned int cap = 0;
+	struct irqload_irq_key key, next;
+	struct irqload_irq_key *prev = NULL;
+
+	while (raw->nr_irqs < IRQLOAD_MAX_IRQ_CPUS && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct irqload_irq_val v;
+		struct measure_irq *e;
+
+		if (!grow((void **)&raw->irqs, raw->nr_irqs, &cap, sizeof(*raw->irqs)))
+			return -ENOMEM;
+		e = &raw->irqs[raw->nr_irqs];
+		memset(e, 0, sizeof(*e));
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v) < 0)
+			continue;
+		e->irq = key.irq;
+		e->cpu = key.cpu;
+		e->handler_ns = v.handler_ns;
+		e->ctx_ns = v.ctx_ns;
+		e->count = v.count;
+		memcpy(e->name, v.name, sizeof(e->name));
+		e->name[sizeof(e->name) - 1] = '\0';
+		raw->nr_irqs++;
+	}
+	return 0;
+}
+
+static int read_napi(struct bpfload *b, struct measure_raw *raw)
+{
+	int fd = b->fd_napi;
+	unsigned int cap = 0;
+	struct irqload_napi_key key, next, *prev = NULL;
+
+	while (raw->nr_napi < IRQLOAD_MAX_NAPI_CPUS && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct irqload_napi_val v;
+		struct measure_napi *e;
+
+		if (!grow((void **)&raw->napi, raw->nr_napi, &cap, sizeof(*raw->napi)))
+			return -ENOMEM;
+		e = &raw->napi[raw->nr_napi];
+		memset(e, 0, sizeof(*e));
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v) < 0)
+			continue;
+		e->cpu = key.cpu;
+		e->irq = v.irq;
+		e->ns = v.ns;
+		e->polls = v.polls;
+		memcpy(e->dev, v.dev, sizeof(e->dev));
+		e->dev[sizeof(e->dev) - 1] = '\0';
+		raw->nr_napi++;
+	}
+	return 0;
+}
+
+int bpfload_read(struct bpfload *b, struct measure_raw **ret)
+{
+	struct measure_raw *raw = measure_raw_new(b->nr_cpus);
+	struct irqload_soft_val *soft = NULL;
+	struct irqload_drops *drops = NULL;
+	int fd, r = -ENOMEM;
+	__u32 zero = 0;
+
+	if (!raw)
+		return -ENOMEM;
+	soft = calloc(b->nr_cpus, sizeof(*soft));
+	drops = calloc(b->nr_cpus, sizeof(*drops));
+	if (!soft || !drops)
+		goto fail;
+	raw->window = (double)(b->stop - b->start) / 1e9;
+	raw->use_ctx = b->mode == MODE_CONTEXT;
+	fd = b->fd_soft;
+	for (__u32 v = 0; v < IRQLOAD_NR_SOFTIRQS; v++) {
+		if (bpf_map_lookup_elem(fd, &v, soft) < 0) {
+			r = -errno;
+			goto fail;
+		}
+		for (unsigned int c = 0; c < b->nr_cpus; c++)
+			raw->soft_ns[c][v] = soft[c].ns;
+	}
+	if (bpf_map_lookup_elem(b->fd_drops, &zero, drops) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	for (unsigned int c = 0; c < b->nr_cpus; c++)
+		raw->dropped += drops[c].irq_full + drops[c].napi_full;
+	raw->missed = missed(b);
+	if ((r = read_irqs(b, raw)) < 0 || (r = read_napi(b, raw)) < 0)
+		goto fail;
+	free(soft);
+	free(drops);
+	*ret = raw;
+	return 0;
+fail:
+	free(soft);
+	free(drops);
+	measure_raw_free(raw);
+	return r;
+}
+
+void bpfload_free(struct bpfload *b)
+{
+	if (!b)
+		return;
+	b->destroy(b->skel);
+	free(b);
+}

@@ -1,0 +1,35 @@
+/* bpfload.h - the measured load source: loads the kernel program
+ * (bpf/irqload.bpf.c) for one sampling window, and reads what it summed.
+ * The only module that talks to the BPF syscall. */
+#ifndef IRQTUNE_BPFLOAD_H
+#define IRQTUNE_BPFLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "measure.h"
+
+struct bpfload;
+
+/* Are these files (NULL-terminated lists) the kernel's own procfs and sysfs,
+ * not files bound over them? Only then does a measurement describe the
+ * machine the run reads. 0, or -errno (-EXDEV: not the kernel's) with the
+ * reason in @why. */
+int bpfload_native(const char *const *proc_files, const char *const *sys_files,
+		   char *why, size_t len);
+
+/* Load and attach, with maps sized for @nr_irqs IRQs. -errno with the reason in @why: no BTF, not root, the verifier said
+ * no, a tracepoint missing. */
+int bpfload_open(unsigned int nr_irqs, struct bpfload **ret, char *why, size_t len);
+/* The window: events are counted from start to stop only. */
+void bpfload_start(struct bpfload *b);
+void bpfload_stop(struct bpfload *b);
+/* What it summed; the program stays attached until bpfload_free(). */
+int bpfload_read(struct bpfload *b, struct measure_raw **ret);
+/* Detach and unload; NULL is fine. */
+void bpfload_free(struct bpfload *b);
+/* Whether the whole hard-irq context is timed (else the handlers only). */
+bool bpfload_whole_context(const struct bpfload *b);
+/* What is timed and how: "hard-irq handlers, tp_btf", ... */
+const char *bpfload_mode(const struct bpfload *b);
+
+#endif

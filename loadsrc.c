@@ -1,0 +1,148 @@
+/* loadsrc.c - chooses the load source for one run and says why. The
+ * measurement is only believed when it describes the machine the run
+ * reads: /proc and /sys are the kernel's own (not a test tree, not a
+ * container's bound-over files), and the IRQs the program saw are those
+ * /proc/interrupts counted. Functions return 0 or -errno; the caller
+ * reports. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpfload.h"
+#include "loadsrc.h"
+#include "pathnames.h"
+
+const char *loadsrc_name(enum loadsrc_kind k)
+{
+	return k == LOADSRC_BPF ? "bpf" : "proc";
+}
+
+/* Numbered entries of /proc/irq: how many IRQs the maps must hold. */
+static unsigned int count_irqs(void)
+{
+	DIR *d = opendir(_PATH_PROC_IRQ);
+	struct dirent *e;
+	unsigned int n = 0;
+
+	if (!d)
+		return 1024;
+	while ((e = readdir(d)))
+		if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
+			n++;
+	closedir(d);
+	return n;
+}
+
+int loadsrc_begin(struct loadsrc *ls, enum config_load_source want)
+{
+	static const char *const proc_files[] = {
+		_PATH_PROC_INTERRUPTS, _PATH_PROC_STAT, _PATH_PROC_SOFTIRQS, NULL
+	};
+	static const char *const sys_files[] = { _PATH_SYS_CPU "/online", NULL };
+	char why[LOADSRC_REASON_MAX - 64];
+	int r;
+
+	memset(ls, 0, sizeof(*ls));
+	ls->want = want == CONFIG_LOAD_UNSET ? CONFIG_LOAD_AUTO : want;
+	ls->used = LOADSRC_PROC;
+	if (ls->want == CONFIG_LOAD_PROC) {
+		snprintf(ls->reason, sizeof(ls->reason), "asked for");
+		return 0;
+	}
+	/* Checked before anything is loaded: a measurement of this kernel
+	 * says nothing about the machine a test tree shows. */
+	r = bpfload_native(proc_files, sys_files, why, sizeof(why));
+	if (r == 0 && geteuid() != 0) {
+		snprintf(why, sizeof(why), "measuring needs root");
+		r = -EPERM;
+	}
+	if (r == 0)
+		r = bpfload_open(count_irqs(), &ls->bpf, why, sizeof(why));
+	if (r < 0) {
+		snprintf(ls->reason, sizeof(ls->reason), "the kernel program cannot run: %s", why);
+		return ls->want == CONFIG_LOAD_BPF ? r : 0;
+	}
+	snprintf(ls->reason, sizeof(ls->reason), "measured in the kernel (%s)",
+		 bpfload_mode(ls->bpf));
+	return 0;
+}
+
+void loadsrc_start(struct loadsrc *ls)
+{
+	if (ls->bpf)
+		bpfload_start(ls->bpf);
+}
+
+void loadsrc_stop(struct loadsrc *ls)
+{
+	if (ls->bpf)
+		bpfload_stop(ls->bpf);
+}
+
+int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
+		   const struct snapshot *b, const struct measure_target *t,
+		   const enum irq_class *class, long hz,
+		   const struct estimate_prior *prior, struct irq_activity **ret)
+{
+	struct irq_activity *est = NULL, *meas = NULL;
+	char why[LOADSRC_REASON_MAX - 64];
+	unsigned int n = b->intr->nr_rows;
+	int r;
+
+	r = estimate_proc(a, b, class, hz, prior, &est);
+	if (r < 0)
+		return r;
+	if (!ls->bpf) {
+		*ret = est;
+		return 0;
+	}
+	r = bpfload_read(ls->bpf, &ls->raw);
+	/* Read once: nothing more is wanted of the kernel. */
+	bpfload_free(ls->bpf);
+	ls->bpf = NULL;
+	if (r < 0) {
+		snprintf(why, sizeof(why), "cannot read its maps: %s", strerror(-r));
+		goto disagree;
+	}
+	r = sample_counts(a, b, &meas);
+	if (r < 0)
+		goto fail;
+	r = measure_check(ls->raw, b->intr, meas, why, sizeof(why));
+	if (r == 0)
+		r = measure_attribute(ls->raw, t, n, meas);
+	if (r == -ENOMEM)
+		goto fail;
+	if (r < 0)
+		goto disagree;
+	ls->used = LOADSRC_BPF;
+	ls->measured_ok = true;
+	ls->proc_act = est;
+	*ret = meas;
+	return 0;
+disagree:
+	free(meas);
+	snprintf(ls->reason, sizeof(ls->reason), "the measurement was not used: %s", why);
+	if (ls->want == CONFIG_LOAD_BPF) {
+		free(est);
+		return -EPROTO;
+	}
+	*ret = est;
+	return 0;
+fail:
+	free(meas);
+	free(est);
+	return r;
+}
+
+void loadsrc_release(struct loadsrc *ls)
+{
+	bpfload_free(ls->bpf);
+	ls->bpf = NULL;
+	measure_raw_free(ls->raw);
+	ls->raw = NULL;
+	free(ls->proc_act);
+	ls->proc_act = NULL;
+}

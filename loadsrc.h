@@ -1,0 +1,50 @@
+/* loadsrc.h - which load source a run uses, and why: the kernel program
+ * (bpfload.c, measure.c) where it can run and agrees with /proc, else the
+ * /proc estimate (estimate.c). Both fill the same per-IRQ table. */
+#ifndef IRQTUNE_LOADSRC_H
+#define IRQTUNE_LOADSRC_H
+
+#include <stdbool.h>
+#include "config.h"
+#include "estimate.h"
+#include "measure.h"
+#include "sample.h"
+
+#define LOADSRC_REASON_MAX 320
+
+enum loadsrc_kind { LOADSRC_PROC, LOADSRC_BPF };
+
+struct loadsrc {
+	enum config_load_source want;
+	enum loadsrc_kind used;
+	char reason[LOADSRC_REASON_MAX];	/* why this source */
+	struct bpfload *bpf;
+	struct measure_raw *raw;	/* what the program summed, if it ran */
+	struct irq_activity *proc_act;	/* the estimate, beside a measurement */
+	bool measured_ok;		/* raw agrees with /proc */
+};
+
+/* Before the first snapshot: decide, and load the program if it is to be
+ * tried. -errno only when @want is bpf and it cannot be had (reason says
+ * why); otherwise 0, with the proc source chosen and its reason set when
+ * the program cannot run. */
+int loadsrc_begin(struct loadsrc *ls, enum config_load_source want);
+/* Bracket the snapshots with these. */
+void loadsrc_start(struct loadsrc *ls);
+void loadsrc_stop(struct loadsrc *ls);
+
+/* After the second snapshot: the table for the planner in *@ret (rows of
+ * b). The estimate is always made; the measurement replaces it when it
+ * agrees with /proc. -EPROTO when @want is bpf and it does not; other
+ * -errno for no memory or bad input. */
+int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
+		   const struct snapshot *b, const struct measure_target *t,
+		   const enum irq_class *class, long hz,
+		   const struct estimate_prior *prior, struct irq_activity **ret);
+
+/* The program is detached here at the latest. */
+void loadsrc_release(struct loadsrc *ls);
+
+const char *loadsrc_name(enum loadsrc_kind k);	/* "bpf", "proc" */
+
+#endif

@@ -1,0 +1,266 @@
+/* measure.c - each IRQ's load from the times the kernel program summed, and
+ * the check that those times describe the machine /proc shows. Pure: no
+ * I/O; functions return 0 or -errno. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure.h"
+
+struct measure_raw *measure_raw_new(unsigned int nr_cpus)
+{
+	struct measure_raw *raw = calloc(1, sizeof(*raw));
+
+	if (!raw)
+		return NULL;
+	raw->nr_cpus = nr_cpus;
+	raw->soft_ns = calloc(nr_cpus ? nr_cpus : 1, sizeof(*raw->soft_ns));
+	if (!raw->soft_ns) {
+		free(raw);
+		return NULL;
+	}
+	return raw;
+}
+
+void measure_raw_free(struct measure_raw *raw)
+{
+	if (!raw)
+		return;
+	free(raw->soft_ns);
+	free(raw->irqs);
+	free(raw->napi);
+	free(raw);
+}
+
+/* Which class's IRQs on a CPU take each softirq vector's time; -1: none. */
+static const int vec_class[MEASURE_NR_SOFTIRQS] = {
+	[SOFTIRQ_HI] = CLASS_OTHER,
+	[SOFTIRQ_TIMER] = -1,
+	[SOFTIRQ_NET_TX] = CLASS_NET,
+	[SOFTIRQ_NET_RX] = CLASS_NET,
+	[SOFTIRQ_BLOCK] = CLASS_STORAGE,
+	[SOFTIRQ_IRQ_POLL] = CLASS_STORAGE,
+	[SOFTIRQ_TASKLET] = CLASS_OTHER,
+	[SOFTIRQ_SCHED] = -1,
+	[SOFTIRQ_HRTIMER] = -1,
+	[SOFTIRQ_RCU] = -1,
+};
+
+/* Index of @irq in @t (ascending irq, the order of /proc/interrupts), -1. */
+static int find_target(const struct measure_target *t, unsigned int n,
+		       unsigned int irq)
+{
+	unsigned int lo = 0, hi = n;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (t[mid].irq == irq)
+			return (int)mid;
+		if (t[mid].irq < irq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* One measured (IRQ, CPU) pair, resolved to its target row. */
+struct share {
+	unsigned int cpu;
+	int row;
+	double hard;		/* ns: the weight softirq time is split by */
+};
+
+static int share_cmp(const void *x, const void *y)
+{
+	const struct share *a = x, *b = y;
+
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu ? -1 : 1;
+	return a->row - b->row;
+}
+
+static double hard_ns(const struct measure_raw *raw, const struct measure_irq *e)
+{
+	/* A context that was not traced (attached mid-interrupt) has 0. */
+	if (raw->use_ctx && e->ctx_ns > e->handler_ns)
+		return (double)e->ctx_ns;
+	return (double)e->handler_ns;
+}
+
+/* Split @ns among the shares [from, to) that pass @want, by hard time. */
+static double split(const struct share *s, unsigned int from, unsigned int to,
+		    const struct measure_target *t, int class, const char *label,
+		    double ns, double *soft)
+{
+	double all = 0;
+	unsigned int i;
+
+	for (i = from; i < to; i++)
+		if ((int)t[s[i].row].class == class &&
+		    (!label || (t[s[i].row].label && strcmp(t[s[i].row].label, label) == 0)))
+			all += s[i].hard;
+	if (!(all > 0))
+		return 0;
+	for (i = from; i < to; i++)
+		if ((int)t[s[i].row].class == class &&
+		    (!label || (t[s[i].row].label && strcmp(t[s[i].row].label, label) == 0)))
+			soft[s[i].row] += ns * s[i].hard / all;
+	return ns;
+}
+
+int measure_attribute(const struct measure_raw *raw, const struct measure_target *t,
+		      unsigned int n, struct irq_activity *act)
+{
+	struct share *s = NULL;
+	double *hard = NULL, *soft = NULL;
+	unsigned int ns = 0, i, j, from;
+	int r = -ENOMEM;
+
+	if (!raw || (n && (!t || !act)) || !(raw->window > 0))
+		return -EINVAL;
+	s = calloc(raw->nr_irqs ? raw->nr_irqs : 1, sizeof(*s));
+	hard = calloc(n ? n : 1, sizeof(*hard));
+	soft = calloc(n ? n : 1, sizeof(*soft));
+	if (!s || !hard || !soft)
+		goto out;
+	for (i = 0; i < raw->nr_irqs; i++) {
+		const struct measure_irq *e = &raw->irqs[i];
+		int row = find_target(t, n, e->irq);
+
+		if (row < 0)	/* gone from /proc: measure_check() says so */
+			continue;
+		s[ns++] = (struct share){ e->cpu, row, hard_ns(raw, e) };
+		hard[row] += hard_ns(raw, e);
+	}
+	qsort(s, ns, sizeof(*s), share_cmp);
+
+	/* Per CPU, the shares [from, i) are the IRQs it served. */
+	for (from = 0, i = 0; from < ns; from = i) {
+		unsigned int cpu = s[from].cpu;
+		double napi = 0;
+
+		while (i < ns && s[i].cpu == cpu)
+			i++;
+		if (cpu >= raw->nr_cpus)
+			continue;
+		for (j = 0; j < raw->nr_napi; j++) {
+			const struct measure_napi *p = &raw->napi[j];
+			int row = p->irq > 0 ? find_target(t, n, (unsigned int)p->irq) : -1;
+
+			if (p->cpu != cpu)
+				continue;
+			if (row >= 0) {
+				soft[row] += (double)p->ns;
+				napi += (double)p->ns;
+			} else if (p->dev[0]) {
+				/* Its IRQs on this CPU; if none fired here (one
+				 * moved in the window), its IRQs wherever. */
+				double got = split(s, from, i, t, CLASS_NET, p->dev,
+						   (double)p->ns, soft);
+
+				if (!(got > 0))
+					got = split(s, 0, ns, t, CLASS_NET, p->dev,
+						    (double)p->ns, soft);
+				napi += got;
+			}
+		}
+		for (unsigned int v = 0; v < MEASURE_NR_SOFTIRQS; v++) {
+			double left = (double)raw->soft_ns[cpu][v];
+
+			if (vec_class[v] < 0)
+				continue;
+			if (v == SOFTIRQ_NET_RX)
+				left = left > napi ? left - napi : 0;
+			split(s, from, i, t, vec_class[v], NULL, left, soft);
+		}
+	}
+
+	/* Storage work on a CPU that served no storage IRQ: the block layer
+	 * completed requests there for their submitters. */
+	for (unsigned int cpu = 0; cpu < raw->nr_cpus; cpu++) {
+		double left = (double)(raw->soft_ns[cpu][SOFTIRQ_BLOCK] +
+				       raw->soft_ns[cpu][SOFTIRQ_IRQ_POLL]);
+		bool served = false;
+
+		if (!(left > 0))
+			continue;
+		for (j = 0; j < ns && !served; j++)
+			served = s[j].cpu == cpu && t[s[j].row].class == CLASS_STORAGE;
+		if (!served)
+			split(s, 0, ns, t, CLASS_STORAGE, NULL, left, soft);
+	}
+	for (i = 0; i < n; i++) {
+		act[i].hard = hard[i] * 1e-9 / raw->window;
+		act[i].soft = soft[i] * 1e-9 / raw->window;
+		act[i].load = act[i].hard + act[i].soft;
+	}
+	r = 0;
+out:
+	free(s);
+	free(hard);
+	free(soft);
+	return r;
+}
+
+int measure_check(const struct measure_raw *raw, const struct interrupts *intr,
+		  const struct irq_activity *act, char *why, size_t len)
+{
+	unsigned int i, j;
+
+	if (!raw || !intr || (intr->nr_rows && !act))
+		return -EINVAL;
+	if (raw->dropped) {
+		snprintf(why, len, "its map was full: %llu events not counted",
+			 (unsigned long long)raw->dropped);
+		return -EPROTO;
+	}
+	if (raw->missed) {
+		snprintf(why, len, "the kernel skipped it %llu times",
+			 (unsigned long long)raw->missed);
+		return -EPROTO;
+	}
+	for (i = 0; i < raw->nr_irqs; i++) {
+		const struct measure_irq *e = &raw->irqs[i];
+		const struct irq_row *row = interrupts_find(intr, e->irq);
+		uint64_t seen = e->count;
+
+		if (!row) {
+			snprintf(why, len, "it saw irq %u, which /proc/interrupts does not list",
+				 e->irq);
+			return -EPROTO;
+		}
+		if (e->name[0] && !strstr(row->desc, e->name)) {
+			snprintf(why, len, "it saw irq %u as \"%s\", /proc/interrupts as \"%s\"",
+				 e->irq, e->name, row->name);
+			return -EPROTO;
+		}
+		/* Its window is a little wider than that of the snapshots. */
+		for (j = 0; j < raw->nr_irqs; j++)
+			if (j != i && raw->irqs[j].irq == e->irq)
+				seen += raw->irqs[j].count;
+		if (seen >= MEASURE_CHECK_MIN &&
+		    act[row - intr->rows].delta == 0) {
+			snprintf(why, len, "it saw %llu interrupts of irq %u, /proc/interrupts none",
+				 (unsigned long long)seen, e->irq);
+			return -EPROTO;
+		}
+	}
+	for (i = 0; i < intr->nr_rows; i++) {
+		bool seen = false;
+
+		if (act[i].delta < MEASURE_CHECK_MIN)
+			continue;
+		for (j = 0; j < raw->nr_irqs && !seen; j++)
+			seen = raw->irqs[j].irq == intr->rows[i].irq && raw->irqs[j].count > 0;
+		if (!seen) {
+			snprintf(why, len, "/proc/interrupts counted %llu interrupts of irq %u (%s) that it did not see",
+				 (unsigned long long)act[i].delta, intr->rows[i].irq,
+				 intr->rows[i].name);
+			return -EPROTO;
+		}
+	}
+	return 0;
+}

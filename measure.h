@@ -1,0 +1,80 @@
+/* measure.h - the measured load source's arithmetic: from what the kernel
+ * program summed in one window (hard-irq time per IRQ and CPU, softirq time
+ * per CPU and vector, NET_RX time per NAPI instance) to each IRQ's load, and
+ * the checks that the measurement describes the machine /proc shows. Pure:
+ * no I/O, so recorded measurements drive the tests. */
+#ifndef IRQTUNE_MEASURE_H
+#define IRQTUNE_MEASURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "irqclass.h"
+#include "sample.h"
+
+#define MEASURE_NR_SOFTIRQS	SOFTIRQ_NR
+#define MEASURE_NAME_LEN	24
+#define MEASURE_DEV_LEN		16
+
+struct measure_irq {		/* one IRQ on one CPU */
+	unsigned int irq, cpu;
+	uint64_t handler_ns;	/* its handlers' time */
+	uint64_t ctx_ns;	/* its hard-irq contexts' time, 0 if not traced */
+	uint64_t count;		/* handler calls */
+	char name[MEASURE_NAME_LEN];	/* first action's name, maybe cut */
+};
+
+struct measure_napi {		/* one NAPI instance on one CPU */
+	unsigned int cpu;
+	int irq;		/* from the kernel's napi->irq, -1 unknown */
+	uint64_t ns;
+	uint64_t polls;
+	char dev[MEASURE_DEV_LEN];	/* interface, "" for the backlog */
+};
+
+struct measure_raw {
+	double window;			/* seconds the program counted */
+	bool use_ctx;			/* hard time is whole contexts */
+	unsigned int nr_cpus;		/* rows of soft_ns */
+	uint64_t (*soft_ns)[MEASURE_NR_SOFTIRQS];
+	unsigned int nr_irqs;
+	struct measure_irq *irqs;
+	unsigned int nr_napi;
+	struct measure_napi *napi;
+	uint64_t dropped;		/* events a full map could not take */
+	uint64_t missed;		/* program runs the kernel skipped */
+};
+
+struct measure_raw *measure_raw_new(unsigned int nr_cpus);
+void measure_raw_free(struct measure_raw *raw);
+
+/* What the attribution needs of each row of /proc/interrupts. */
+struct measure_target {
+	unsigned int irq;
+	enum irq_class class;
+	int group;		/* device index, -1 none */
+	const char *label;	/* its interface name for NICs, may be NULL */
+};
+
+/* Fill hard, soft and load of act[i] for target t[i] (n rows, the rows of
+ * the second snapshot; delta and top_cpu already set). Hard-irq time is the
+ * IRQ's own. NET_RX time goes to the IRQ of the NAPI instance that polled
+ * (napi->irq; else the interface's IRQs on that CPU by their hard time, or
+ * wherever they fired if none fired there);
+ * the rest of NET_RX and NET_TX to the CPU's network IRQs, BLOCK and
+ * IRQ_POLL to its storage IRQs, HI and TASKLET to its other IRQs, each by
+ * hard time (storage work on a CPU that served no storage IRQ, completions
+ * sent there by the block layer, goes to all storage IRQs by hard time).
+ * Timer, scheduler, hrtimer and RCU softirqs are nobody's. */
+int measure_attribute(const struct measure_raw *raw, const struct measure_target *t,
+		      unsigned int n, struct irq_activity *act);
+
+/* 0 when the measurement agrees with the window of /proc/interrupts: every
+ * IRQ it saw is a row with activity, its name among the row's actions, and
+ * every row with at least MEASURE_CHECK_MIN interrupts was seen, no event
+ * was dropped or missed. Else -EPROTO with the first disagreement in @why. */
+#define MEASURE_CHECK_MIN	20
+int measure_check(const struct measure_raw *raw, const struct interrupts *intr,
+		  const struct irq_activity *act, char *why, size_t len);
+
+#endif

@@ -1,0 +1,450 @@
+/* test_measure.c - the measured load source's arithmetic: the per-CPU clock
+ * state machine of the kernel program (bpf/acct.h) replayed on recorded
+ * event sequences, the attribution of softirq and NAPI time to IRQs, and
+ * the checks that a measurement describes the machine /proc shows. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/types.h>
+
+#include "bpf/irqload.h"
+#include "bpf/acct.h"
+#include "measure.h"
+#include "snaptest.h"
+
+/* ---- the kernel program's clock arithmetic, on recorded sequences ----
+ *
+ * An event sequence is a string of steps, one per line:
+ *	H irq t		irq_handler_entry	h irq t		irq_handler_exit
+ *	S vec t		softirq_entry		s vec t		softirq_exit
+ *	N t		napi:napi_poll		C t / c t	irq_enter/exit_rcu
+ * and each step's result is appended to @out as the program would have
+ * added it to its maps ("h36=10 n=40 s3=90 c5=70"). */
+static void replay(const char *seq, bool use_ctx, char *out, size_t len)
+{
+	struct acct_cpu s = { .use_ctx = use_ctx };
+	char line[64];
+	const char *p = seq;
+	size_t o = 0;
+
+	out[0] = '\0';
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		unsigned long long a = 0, t = 0, ns;
+		char op;
+		int k;
+
+		assert_true(n < sizeof(line));
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p += n + (nl ? 1 : 0);
+		k = sscanf(line, " %c %llu %llu", &op, &a, &t);
+		if (k < 2)
+			continue;
+		if (k == 2)
+			t = a;	/* N and C take only a time */
+		switch (op) {
+		case 'H':
+			acct_hard_entry(&s, (__u32)a, t);
+			break;
+		case 'h':
+			ns = acct_hard_exit(&s, (__u32)a, t);
+			o += snprintf(out + o, len - o, "h%llu=%llu ", a, ns);
+			break;
+		case 'S':
+			acct_soft_entry(&s, (__u32)a, t);
+			break;
+		case 's':
+			ns = acct_soft_exit(&s, (__u32)a, t);
+			o += snprintf(out + o, len - o, "s%llu=%llu ", a, ns);
+			break;
+		case 'N':
+			ns = acct_napi_poll(&s, t);
+			o += snprintf(out + o, len - o, "n=%llu ", ns);
+			break;
+		case 'C':
+			acct_ctx_enter(&s, t);
+			break;
+		case 'c': {
+			__u64 d;
+			__s32 irq = acct_ctx_exit(&s, t, &d);
+
+			o += snprintf(out + o, len - o, "c%d=%llu ", irq,
+				      (unsigned long long)d);
+			break;
+		}
+		default:
+			fail_msg("bad step '%s'", line);
+		}
+		assert_true(o < len);
+	}
+	if (o)
+		out[o - 1] = '\0';
+}
+
+struct seq_case {
+	const char *what, *seq;
+	bool use_ctx;
+	const char *want;
+};
+
+static const struct seq_case seq_cases[] = {
+	{ "a handler", "H 36 100\nh 36 130", false, "h36=30" },
+	{ "an exit whose entry came before the window", "h 36 130", false, "h36=0" },
+	{ "an exit of another irq", "H 36 100\nh 37 130\nh 36 140", false,
+	  "h37=0 h36=0" },
+	{ "a softirq", "S 4 100\ns 4 150", false, "s4=50" },
+	{ "a softirq whose entry was not seen", "s 4 150", false, "s4=0" },
+	/* Each napi_poll ends the poll that began at the previous one, or at
+	 * the entry of NET_RX. */
+	{ "NAPI windows", "S 3 100\nN 150\nN 230\ns 3 300", false,
+	  "n=50 n=80 s3=200" },
+	/* A hard irq inside a poll is its own time, not the poll's, nor the
+	 * softirq's. */
+	{ "a hard irq nested in a poll", "S 3 100\nH 36 120\nh 36 130\nN 150\ns 3 200",
+	  false, "h36=10 n=40 s3=90" },
+	{ "busy polling outside NET_RX", "N 150\nN 200", false, "n=0 n=0" },
+	{ "a poll inside NET_TX is not NAPI time", "S 2 100\nN 150\ns 2 200", false,
+	  "n=0 s2=100" },
+	{ "a softirq after NET_RX", "S 3 100\nN 150\ns 3 160\nN 170", false,
+	  "n=50 s3=60 n=0" },
+	/* Whole contexts: the time from irq_enter_rcu() to irq_exit_rcu()
+	 * goes to the first handler that ran in it. */
+	{ "a whole context", "C 100\nH 5 110\nh 5 150\nc 170", true, "h5=40 c5=70" },
+	{ "a timer context serves no device", "C 100\nc 120", true, "c-1=20" },
+	{ "contexts nested in a softirq", "S 3 100\nC 120\nH 5 125\nh 5 130\nc 140\ns 3 200",
+	  true, "h5=5 c5=20 s3=80" },
+	{ "an exit whose context began before the window", "c 140", true, "c-1=0" },
+	{ "a clock that went back", "H 9 100\nh 9 90", false, "h9=0" },
+};
+
+static void test_acct_sequences(void **state)
+{
+	char got[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(seq_cases) / sizeof(seq_cases[0]); i++) {
+		replay(seq_cases[i].seq, seq_cases[i].use_ctx, got, sizeof(got));
+		if (strcmp(got, seq_cases[i].want) != 0)
+			fail_msg("%s: got \"%s\", want \"%s\"", seq_cases[i].what,
+				 got, seq_cases[i].want);
+	}
+}
+
+/* ---- attribution ---- */
+
+#define MS 1000000ull	/* ns */
+
+static struct measure_raw *raw_new(unsigned int nr_cpus, double window)
+{
+	struct measure_raw *raw = measure_raw_new(nr_cpus);
+
+	assert_non_null(raw);
+	raw->window = window;
+	raw->irqs = calloc(32, sizeof(*raw->irqs));
+	raw->napi = calloc(32, sizeof(*raw->napi));
+	assert_non_null(raw->irqs);
+	assert_non_null(raw->napi);
+	return raw;
+}
+
+static void add_irq(struct measure_raw *raw, unsigned int irq, unsigned int cpu,
+		    uint64_t handler_ns, uint64_t count)
+{
+	raw->irqs[raw->nr_irqs++] = (struct measure_irq){
+		.irq = irq, .cpu = cpu, .handler_ns = handler_ns, .count = count,
+	};
+}
+
+static void add_napi(struct measure_raw *raw, unsigned int cpu, int irq,
+		     const char *dev, uint64_t ns)
+{
+	struct measure_napi *p = &raw->napi[raw->nr_napi++];
+
+	*p = (struct measure_napi){ .cpu = cpu, .irq = irq, .ns = ns, .polls = 1 };
+	snprintf(p->dev, sizeof(p->dev), "%s", dev);
+}
+
+/* Rows: 40 eth0 (net), 41 eth1 (net), 50 nvme0 (storage), 51 sda's HBA
+ * (storage), 60 a serial port (other). */
+static const struct measure_target tg[] = {
+	{ 40, CLASS_NET, 0, "eth0" },
+	{ 41, CLASS_NET, 1, "eth1" },
+	{ 50, CLASS_STORAGE, 2, "nvme0" },
+	{ 51, CLASS_STORAGE, 3, "sda" },
+	{ 60, CLASS_OTHER, -1, NULL },
+};
+#define NT (sizeof(tg) / sizeof(tg[0]))
+
+static void attribute(const struct measure_raw *raw, struct irq_activity *act)
+{
+	memset(act, 0, NT * sizeof(*act));
+	assert_int_equal(measure_attribute(raw, tg, NT, act), 0);
+	for (unsigned int i = 0; i < NT; i++)
+		check_near("load = hard + soft", act[i].load, act[i].hard + act[i].soft);
+}
+
+/* Loads are in CPUs: ns over the window. */
+#define CPUS(ns, window) ((double)(ns) * 1e-9 / (window))
+
+/* The case the /proc estimate cannot separate: two NICs on one CPU whose
+ * NAPI work differs tenfold, and whose hard-irq times say the opposite. */
+static void test_attr_napi_by_device(void **state)
+{
+	struct measure_raw *raw = raw_new(2, 2.0);
+	struct irq_activity act[NT];
+
+	(void)state;
+	add_irq(raw, 40, 0, 3 * MS, 3000);	/* eth0: busy handler */
+	add_irq(raw, 41, 0, 1 * MS, 1000);	/* eth1 */
+	add_napi(raw, 0, -1, "eth0", 10 * MS);
+	add_napi(raw, 0, -1, "eth1", 100 * MS);
+	raw->soft_ns[0][SOFTIRQ_NET_RX] = 110 * MS;
+	attribute(raw, act);
+	check_near("eth0 hard", act[0].hard, CPUS(3 * MS, 2.0));
+	check_near("eth0 soft", act[0].soft, CPUS(10 * MS, 2.0));
+	check_near("eth1 soft", act[1].soft, CPUS(100 * MS, 2.0));
+	check_near("nvme", act[2].load, 0);
+	measure_raw_free(raw);
+}
+
+/* napi->irq names the IRQ outright, on whatever CPU the poll ran; the NET_RX
+ * time no poll explains (RPS backlog, net_rx_action's own) goes to the
+ * CPU's network IRQs by hard-irq time. */
+static void test_attr_napi_irq_and_rest(void **state)
+{
+	struct measure_raw *raw = raw_new(2, 1.0);
+	struct irq_activity act[NT];
+
+	(void)state;
+	add_irq(raw, 40, 1, 1 * MS, 100);
+	add_irq(raw, 41, 1, 3 * MS, 300);
+	add_napi(raw, 1, 41, "eth1", 20 * MS);
+	add_napi(raw, 1, -1, "", 4 * MS);	/* the backlog: no device */
+	raw->soft_ns[1][SOFTIRQ_NET_RX] = 28 * MS;	/* 8 ms outside eth1's polls */
+	raw->soft_ns[1][SOFTIRQ_NET_TX] = 4 * MS;
+	attribute(raw, act);
+	check_near("eth0 soft", act[0].soft, CPUS(2 * MS + 1 * MS, 1.0));
+	check_near("eth1 soft", act[1].soft, CPUS(20 * MS + 6 * MS + 3 * MS, 1.0));
+	measure_raw_free(raw);
+}
+
+/* A poll of a device whose IRQs did not fire on that CPU (its IRQ moved in
+ * the window) goes to that device's IRQs wherever they fired. */
+static void test_attr_napi_unmapped_elsewhere(void **state)
+{
+	struct measure_raw *raw = raw_new(2, 1.0);
+	struct irq_activity act[NT];
+
+	(void)state;
+	add_irq(raw, 40, 0, 1 * MS, 100);
+	add_irq(raw, 41, 1, 1 * MS, 100);
+	add_napi(raw, 1, -1, "eth0", 6 * MS);
+	raw->soft_ns[1][SOFTIRQ_NET_RX] = 6 * MS;
+	attribute(raw, act);
+	check_near("eth0 soft", act[0].soft, CPUS(6 * MS, 1.0));
+	check_near("eth1 soft", act[1].soft, 0);
+	measure_raw_free(raw);
+}
+
+/* BLOCK goes to the CPU's storage IRQs by their hard-irq time, never to a
+ * NIC beside them; timers and RCU are nobody's. */
+static void test_attr_block_split(void **state)
+{
+	struct measure_raw *raw = raw_new(2, 1.0);
+	struct irq_activity act[NT];
+
+	(void)state;
+	add_irq(raw, 50, 0, 1 * MS, 1000);
+	add_irq(raw, 51, 0, 3 * MS, 500);
+	add_irq(raw, 40, 0, 5 * MS, 50);
+	add_irq(raw, 60, 0, 1 * MS, 5);
+	raw->soft_ns[0][SOFTIRQ_BLOCK] = 8 * MS;
+	raw->soft_ns[0][SOFTIRQ_TIMER] = 50 * MS;
+	raw->soft_ns[0][SOFTIRQ_RCU] = 50 * MS;
+	raw->soft_ns[0][SOFTIRQ_TASKLET] = 2 * MS;
+	attribute(raw, act);
+	check_near("nvme soft", act[2].soft, CPUS(2 * MS, 1.0));
+	check_near("hba soft", act[3].soft, CPUS(6 * MS, 1.0));
+	check_near("nic soft", act[0].soft, 0);
+	check_near("serial: the tasklet", act[4].soft, CPUS(2 * MS, 1.0));
+	measure_raw_free(raw);
+}
+
+/* Completions the block layer sent to the submitting CPU, which served no
+ * storage IRQ: to all storage IRQs by hard-irq time. */
+static void test_attr_block_elsewhere(void **state)
+{
+	struct measure_raw *raw = raw_new(3, 1.0);
+	struct irq_activity act[NT];
+
+	(void)state;
+	add_irq(raw, 50, 0, 1 * MS, 1000);
+	add_irq(raw, 51, 1, 1 * MS, 1000);
+	add_irq(raw, 40, 2, 1 * MS, 10);
+	raw->soft_ns[2][SOFTIRQ_BLOCK] = 4 * MS;
+	attribute(raw, act);
+	check_near("nvme", act[2].soft, CPUS(2 * MS, 1.0));
+	check_near("hba", act[3].soft, CPUS(2 * MS, 1.0));
+	check_near("nic", act[0].soft, 0);
+	measure_raw_free(raw);
+}
+
+/* Whole contexts are used where the program timed them; an IRQ on two CPUs
+ * (moved in the window, or a CPU went offline) keeps both parts. */
+static void test_attr_ctx_and_two_cpus(void **state)
+{
+	struct measure_raw *raw = raw_new(4, 0.5);
+	struct irq_activity act[NT];
+
+	(void)state;
+	raw->use_ctx = true;
+	add_irq(raw, 50, 0, 1 * MS, 100);
+	raw->irqs[0].ctx_ns = 2 * MS;
+	add_irq(raw, 50, 3, 1 * MS, 100);	/* its ctx not seen: the handler's */
+	attribute(raw, act);
+	check_near("nvme hard", act[2].hard, CPUS(3 * MS, 0.5));
+	raw->use_ctx = false;
+	attribute(raw, act);
+	check_near("nvme hard, handlers", act[2].hard, CPUS(2 * MS, 0.5));
+	measure_raw_free(raw);
+}
+
+static void test_attr_bad_args(void **state)
+{
+	struct measure_raw *raw = raw_new(1, 0);
+	struct irq_activity act[NT];
+
+	(void)state;
+	assert_int_equal(measure_attribute(raw, tg, NT, act), -EINVAL);	/* window 0 */
+	raw->window = 1;
+	assert_int_equal(measure_attribute(NULL, tg, NT, act), -EINVAL);
+	assert_int_equal(measure_attribute(raw, NULL, NT, act), -EINVAL);
+	/* an IRQ /proc no longer lists, a CPU beyond the table: ignored */
+	add_irq(raw, 99, 0, MS, 1);
+	add_irq(raw, 40, 7, MS, 1);
+	attribute(raw, act);
+	check_near("eth0 hard", act[0].hard, CPUS(MS, 1.0));
+	check_near("eth0 soft", act[0].soft, 0);
+	measure_raw_free(raw);
+}
+
+/* ---- does the measurement describe this machine? ---- */
+
+static const char check_intr[] =
+	"           CPU0       CPU1\n"
+	" 40:       1000          0  PCI-MSIX-0000:01:00.0   0-edge      eth0-rx-0\n"
+	" 41:          0        500  PCI-MSIX-0000:02:00.0   0-edge      eth1-rx-0\n"
+	" 50:          5          0  PCI-MSIX-0000:03:00.0   0-edge      nvme0q0\n"
+	" 60:          0          0  IO-APIC   4-edge      ttyS0\n";
+
+struct check_env {
+	struct interrupts *intr;
+	struct irq_activity act[4];
+	struct measure_raw *raw;
+	char why[256];
+};
+
+static void check_setup(struct check_env *e)
+{
+	static const uint64_t delta[4] = { 1000, 500, 5, 0 };
+
+	memset(e, 0, sizeof(*e));
+	assert_int_equal(parse_intr(check_intr, &e->intr, NULL), 0);
+	for (unsigned int i = 0; i < 4; i++) {
+		e->act[i].irq = e->intr->rows[i].irq;
+		e->act[i].delta = delta[i];
+	}
+	e->raw = raw_new(2, 1.0);
+	add_irq(e->raw, 40, 0, MS, 1003);
+	snprintf(e->raw->irqs[0].name, MEASURE_NAME_LEN, "eth0-rx-0");
+	add_irq(e->raw, 41, 1, MS, 499);
+	snprintf(e->raw->irqs[1].name, MEASURE_NAME_LEN, "eth1-rx-0");
+}
+
+static void check_done(struct check_env *e)
+{
+	interrupts_free(e->intr);
+	measure_raw_free(e->raw);
+}
+
+static void expect_disagree(struct check_env *e, const char *what, const char *says)
+{
+	int r = measure_check(e->raw, e->intr, e->act, e->why, sizeof(e->why));
+
+	if (r != -EPROTO)
+		fail_msg("%s: measure_check = %d, want -EPROTO", what, r);
+	if (!strstr(e->why, says))
+		fail_msg("%s: \"%s\" does not say \"%s\"", what, e->why, says);
+	check_done(e);
+}
+
+static void test_check_agrees(void **state)
+{
+	struct check_env e;
+
+	(void)state;
+	check_setup(&e);
+	/* nvme0q0's 5 interrupts are too few to insist on; a name cut to
+	 * the program's 23 bytes is still its name */
+	assert_int_equal(measure_check(e.raw, e.intr, e.act, e.why, sizeof(e.why)), 0);
+	check_done(&e);
+}
+
+static void test_check_disagrees(void **state)
+{
+	struct check_env e;
+
+	(void)state;
+	check_setup(&e);
+	add_irq(e.raw, 77, 0, MS, 1);
+	expect_disagree(&e, "unknown irq", "irq 77");
+
+	check_setup(&e);
+	snprintf(e.raw->irqs[1].name, MEASURE_NAME_LEN, "nvme1q1");
+	expect_disagree(&e, "another name", "\"nvme1q1\"");
+
+	check_setup(&e);
+	e.raw->irqs[1].count = 0;
+	e.raw->nr_irqs = 1;
+	expect_disagree(&e, "missed a busy irq", "500 interrupts of irq 41");
+
+	check_setup(&e);
+	e.act[0].delta = 0;
+	expect_disagree(&e, "/proc saw none", "1003 interrupts of irq 40");
+
+	check_setup(&e);
+	e.raw->dropped = 12;
+	expect_disagree(&e, "map full", "12 events");
+
+	check_setup(&e);
+	e.raw->missed = 3;
+	expect_disagree(&e, "missed runs", "3 times");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_acct_sequences),
+		cmocka_unit_test(test_attr_napi_by_device),
+		cmocka_unit_test(test_attr_napi_irq_and_rest),
+		cmocka_unit_test(test_attr_napi_unmapped_elsewhere),
+		cmocka_unit_test(test_attr_block_split),
+		cmocka_unit_test(test_attr_block_elsewhere),
+		cmocka_unit_test(test_attr_ctx_and_two_cpus),
+		cmocka_unit_test(test_attr_bad_args),
+		cmocka_unit_test(test_check_agrees),
+		cmocka_unit_test(test_check_disagrees),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
