@@ -93,11 +93,15 @@ tests/sim/fkprobe: tests/sim/fkprobe.c | .deps.stamp
 tests/fakekernel.so: tests/fakekernel.c $(SIM_MODEL) | .deps.stamp
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ tests/fakekernel.c tests/sim/model.c -ldl -lm
 
-# Helpers of the admin tests (tests/e2e-admin.sh): a stand-in syslog daemon.
-TEST_HELPERS = tests/logsink
+# Helpers of the admin tests (tests/e2e-admin.sh): a stand-in syslog daemon;
+# of the live tests (tests/live-bpf.sh): the BPF syscall failing on demand.
+TEST_HELPERS = tests/logsink tests/bpffault.so
 
 tests/logsink: tests/logsink.c | .deps.stamp
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+
+tests/bpffault.so: tests/bpffault.c | .deps.stamp
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< -ldl
 
 # A real balancing pass on this machine (needs root).
 run: all

@@ -1,0 +1,259 @@
+#!/bin/bash
+# Live tests of the bpf load source on this machine, as root: under a real
+# storage load (O_DIRECT|O_DSYNC writes to a file) and a real network load
+# (package downloads, the only traffic this machine can make), irqtune's
+# measurement is compared with the kernel's own account of the same window,
+# a private tracefs instance recording irq_handler_entry/exit and
+# softirq_entry/exit. Then the ways it must fall back, and that nothing is
+# left loaded when a run is killed in its window. Every irqtune here is a
+# --dry-run: no affinity of this machine changes. Skips, saying why, where
+# the kernel cannot run the program.
+#
+# Leaves nothing behind: the trace instance is removed, tracefs (mounted
+# only if it was not) lives in a private mount namespace, the loads are
+# stopped by their process group, and the test checks that no program of
+# irqtune's is still loaded.
+
+# A private mount namespace first, for tracefs.
+if [ -z "${IRQTUNE_LIVE_NS:-}" ] && [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	exec unshare -m env IRQTUNE_LIVE_NS=1 bash "$0" "$@"
+fi
+. "$(dirname "$0")/lib.sh"
+e2e_setup live-bpf
+irqtune=$top/irqtune
+TR=/sys/kernel/tracing
+inst=$TR/instances/irqtune-live-$$
+loadpid=
+
+mkdir -p "$top/tests/out"
+disk=$(mktemp -d "$top/tests/out/live-bpf.XXXXXX") || exit 1
+cleanup() {
+	[ -n "$loadpid" ] && kill -TERM -- "-$loadpid" 2>/dev/null && wait "$loadpid" 2>/dev/null
+	[ -d "$inst" ] && { echo 0 >"$inst/tracing_on"; rmdir "$inst"; }
+	rm -rf "$disk"
+	[ -n "${KEEP:-}" ] || rm -rf "$work"
+}
+trap cleanup EXIT
+
+if [ "$(id -u)" != 0 ]; then
+	skip "live bpf" "not root: the kernel program cannot be loaded"
+	exit 0
+fi
+probe=$("$irqtune" -n -w 0.1 --load-source=bpf 2>&1 >/dev/null)
+if [ $? -eq 71 ]; then
+	skip "live bpf" "this kernel cannot measure: $probe"
+	exit 0
+fi
+
+# Programs of irqtune's loaded now, by name (bpftool cuts names at 15).
+progs_loaded() {
+	bpftool prog show 2>/dev/null |
+		grep -Ec ' name ((btf|raw)_(hard|soft|napi)_|ctx_e)'
+}
+# until_gone: the kernel frees a closed program after an RCU grace period.
+until_gone() {
+	for _ in $(seq 50); do [ "$(progs_loaded)" -eq 0 ] && return 0; sleep 0.1; done
+	return 1
+}
+
+# start_load CMD: CMD in a process group of its own, $loadpid its leader.
+start_load() { setsid bash -c "$1" >/dev/null 2>&1 & loadpid=$!; }
+stop_load() { kill -TERM -- "-$loadpid" 2>/dev/null; wait "$loadpid" 2>/dev/null; loadpid=; }
+disk_load="cd '$disk' && while :; do dd if=/dev/zero of=ddfile bs=4k count=256 oflag=direct,dsync; done"
+pkg=firefox-esr
+net_load="cd '$disk' && while :; do apt-get download -q $pkg || exit 1; rm -f ./*.deb; done"
+
+###########################################################################
+### accuracy against the kernel's own timestamps
+
+# traced NAME LOAD: irqtune -n --json over a 3 s window of LOAD, with the
+# trace instance recording the same events; $disk/NAME.json, NAME.trace.
+traced() {
+	local e
+	mkdir "$inst" || return 1
+	echo mono >"$inst/trace_clock"	# CLOCK_MONOTONIC, as the JSON window
+	echo 16384 >"$inst/buffer_size_kb"
+	for e in irq/irq_handler_entry irq/irq_handler_exit irq/softirq_entry irq/softirq_exit; do
+		echo 1 >"$inst/events/$e/enable" || return 1
+	done
+	start_load "$2"
+	sleep 1
+	echo 1 >"$inst/tracing_on"
+	"$irqtune" -n --json --load-source=bpf -w 3 >"$disk/$1.json" 2>"$disk/$1.err"
+	RC=$?
+	echo 0 >"$inst/tracing_on"
+	stop_load
+	cat "$inst/trace" >"$disk/$1.trace"
+	OVERRUN=$(cat "$inst"/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
+	rmdir "$inst"
+}
+
+# reference TRACE FROM TO IRQS VECS: the kernel's own handler time of IRQS
+# (space-separated) and softirq time of VECS within [FROM, TO], in CPUs.
+reference() {
+	awk -v from="$2" -v to="$3" -v irqs=" $4 " -v vecs=" $5 " '
+	{
+		if (!match($0, /\[[0-9]+\] /)) next
+		cpu = substr($0, RSTART + 1, RLENGTH - 3) + 0
+		n = split(substr($0, RSTART + RLENGTH), f, " ")
+		if (n < 4) next
+		ts = f[2]; sub(/:$/, "", ts); ts += 0
+		ev = f[3]; sub(/:$/, "", ev)
+		split(f[4], kv, "="); x = kv[2]
+		if (ts < from || ts > to) next
+	}
+	ev == "irq_handler_entry" { hs[cpu] = ts; hi[cpu] = x; next }
+	ev == "irq_handler_exit" {
+		if (hs[cpu] > 0 && hi[cpu] == x && index(irqs, " " x " ")) t += ts - hs[cpu]
+		hs[cpu] = 0; next
+	}
+	ev == "softirq_entry" { ss[cpu] = ts; sv[cpu] = x; next }
+	ev == "softirq_exit" {
+		if (ss[cpu] > 0 && sv[cpu] == x && index(vecs, " " x " ")) t += ts - ss[cpu]
+		ss[cpu] = 0; next
+	}
+	END { printf "%.6f\n", t / (to - from) }' "$1"
+}
+
+# within A B LO HI: LO <= A/B <= HI
+within() { awk -v a="$1" -v b="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(b > 0 && a / b >= lo && a / b <= hi) }'; }
+pct() { awk -v a="$1" 'BEGIN { printf "%.3f%%", a * 100 }'; }
+
+# The target: 25% of the handler+softirq timestamps; 1.5x where whole
+# hard-irq contexts are timed (they also count interrupt entry and exit).
+accuracy_check() {	# NAME MEASURED REFERENCE
+	local mode lo=0.75 hi=1.25
+	mode=$(jq -r .load_source_reason "$disk/$1.json")
+	case "$mode" in *"whole hard-irq contexts"*) hi=1.5 ;; esac
+	echo "live $1: measured $(pct "$2"), kernel timestamps $(pct "$3"), /proc estimate $(pct "$4") ($mode)"
+	why="measured $2, reference $3 ($mode)"
+	check "accuracy $1: measured load within $lo..${hi}x of the kernel's timestamps" \
+		within "$2" "$3" "$lo" "$hi"
+}
+
+if [ -e "$TR/trace" ] || mount -t tracefs nodev "$TR" 2>/dev/null; then
+	# storage: the disk queue that served the writes
+	traced storage "$disk_load"
+	j=$disk/storage.json
+	why="exit $RC: $(cat "$disk/storage.err")"
+	check "storage: a measured run under load exits 0 with the bpf source" \
+		sh -c '[ "$1" -eq 0 ] && [ "$(jq -r .load_source "$2")" = bpf ]' _ "$RC" "$j"
+	irq=$(jq -r '[.irqs[] | select(.class == "storage")] | max_by(.load) | .irq' "$j")
+	got=$(jq -r "[.irqs[] | select(.irq == $irq)][0].load" "$j")
+	est=$(jq -r "[.irqs[] | select(.irq == $irq)][0].load_proc_estimate" "$j")
+	ref=$(reference "$disk/storage.trace" "$(jq .run.window_from_monotonic "$j")" \
+		"$(jq .run.window_to_monotonic "$j")" "$irq" "4 5")
+	why="overrun $OVERRUN"; check "storage: the trace lost no event" [ "$OVERRUN" -eq 0 ]
+	why="irq $irq: $got"; check "storage: the disk queue has load > 0" ge "$got" 0.00001
+	accuracy_check storage "$got" "$ref" "$est"
+
+	# network: every IRQ of the interface that carried the downloads
+	if (cd "$disk" && timeout 60 apt-get download -q "$pkg" >/dev/null 2>&1); then
+		rm -f "$disk"/*.deb
+		traced network "$net_load"
+		j=$disk/network.json
+		why="exit $RC: $(cat "$disk/network.err")"
+		check "network: a measured run under load exits 0 with the bpf source" \
+			sh -c '[ "$1" -eq 0 ] && [ "$(jq -r .load_source "$2")" = bpf ]' _ "$RC" "$j"
+		nic=$(jq -r '[.irqs[] | select(.class == "net")] | max_by(.load) | .label' "$j")
+		irqs=$(jq -r "[.irqs[] | select(.label == \"$nic\") | .irq] | join(\" \")" "$j")
+		got=$(jq -r "[.irqs[] | select(.label == \"$nic\") | .load] | add" "$j")
+		est=$(jq -r "[.irqs[] | select(.label == \"$nic\") | .load_proc_estimate] | add" "$j")
+		ref=$(reference "$disk/network.trace" "$(jq .run.window_from_monotonic "$j")" \
+			"$(jq .run.window_to_monotonic "$j")" "$irqs" "2 3")
+		why="overrun $OVERRUN"; check "network: the trace lost no event" [ "$OVERRUN" -eq 0 ]
+		why="$nic ($irqs): $got"; check "network: the NIC's queues have load > 0" ge "$got" 0.00001
+		accuracy_check network "$got" "$ref" "$est"
+	else
+		skip "network accuracy" "no package mirror reachable: apt-get download $pkg failed"
+	fi
+else
+	skip "accuracy" "tracefs cannot be mounted here, so there is no independent account"
+fi
+
+###########################################################################
+### falling back, and saying why
+
+# Under a disk load, so that the program has interrupts to see.
+start_load "$disk_load"
+faulty() {	# FAULT ARGS...: a dry run with the BPF syscall failing as FAULT
+	BPFFAULT=$1 LD_PRELOAD=$top/tests/bpffault.so "$irqtune" -n -w 0.5 --json "${@:2}" \
+		>"$disk/fault.json" 2>"$disk/fault.err"
+	RC=$?
+	SRC=$(jq -r .load_source "$disk/fault.json" 2>/dev/null)
+	WHY=$(jq -r .load_source_reason "$disk/fault.json" 2>/dev/null)
+}
+for f in "nobtf:has no BTF" "verifier:refused the program" "mapfull:map was full" \
+	 "missed:skipped it" "rename:as \"bogus\""; do
+	faulty "${f%%:*}"
+	why="exit $RC, $SRC: $WHY"
+	check "fallback ${f%%:*}: proc, saying '${f#*:}'" \
+		sh -c '[ "$1" -eq 0 ] && [ "$2" = proc ] && case "$3" in *"$4"*) ;; *) exit 1 ;; esac' \
+		_ "$RC" "$SRC" "$WHY" "${f#*:}"
+	faulty "${f%%:*}" --load-source=bpf
+	why="exit $RC: $(cat "$disk/fault.err")"
+	check "fallback ${f%%:*}: with --load-source=bpf, exit 71 and why" \
+		sh -c '[ "$1" -eq 71 ] && grep -q "^irqtune: load source bpf: .*$2" "$3"' \
+		_ "$RC" "${f#*:}" "$disk/fault.err"
+done
+faulty oldkernel
+why="exit $RC, $SRC: $WHY"
+check "fallback: without tp_btf or fentry, raw tracepoints still measure" \
+	sh -c '[ "$1" -eq 0 ] && [ "$2" = bpf ] && case "$3" in *"raw tracepoints"*) ;; *) exit 1 ;; esac' \
+	_ "$RC" "$SRC" "$WHY"
+stop_load
+
+if command -v setpriv >/dev/null; then
+	bindir=$(mktemp -d) && chmod 755 "$bindir" && cp "$irqtune" "$bindir/"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$bindir/irqtune" -n -w 0.2 --json \
+		>"$disk/user.json" 2>"$disk/user.err"
+	rc=$?
+	why="exit $rc: $(cat "$disk/user.json" "$disk/user.err")"
+	check "not root: a dry run estimates, saying measuring needs root" \
+		sh -c '[ "$1" -eq 0 ] && [ "$(jq -r .load_source "$2")" = proc ] &&
+		       jq -r .load_source_reason "$2" | grep -q "needs root"' _ "$rc" "$disk/user.json"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$bindir/irqtune" -n -w 0.2 \
+		--load-source=bpf >/dev/null 2>"$disk/user.err"
+	rc=$?
+	why="exit $rc: $(cat "$disk/user.err")"
+	check "not root: --load-source=bpf exits 71" [ "$rc" -eq 71 ]
+	rm -rf "$bindir"
+fi
+
+###########################################################################
+### nothing left loaded
+
+# A run killed in its window: the kernel unloads the program with it.
+for sig in TERM INT; do
+	until_gone
+	# Background jobs of a script ignore SIGINT; give the run the default.
+	env --default-signal=INT "$irqtune" -n -w 20 --load-source=bpf >/dev/null 2>&1 &
+	p=$!
+	loaded=0
+	for _ in $(seq 50); do loaded=$(progs_loaded); [ "$loaded" -gt 0 ] && break; sleep 0.1; done
+	kill "-$sig" "$p"
+	wait "$p"
+	rc=$?
+	until_gone; left=$(progs_loaded)
+	why="exit $rc; $loaded loaded in the window, $left left"
+	check "SIG$sig in the window: the run ends and leaves no program loaded" \
+		sh -c '[ "$1" -gt 0 ] && [ "$2" -eq 0 ] && [ "$3" -gt 128 ]' _ "$loaded" "$left" "$rc"
+done
+
+# Two runs at once, each with its own program.
+"$irqtune" -n -w 1 --json --load-source=bpf >"$disk/a.json" 2>&1 &
+pa=$!
+"$irqtune" -n -w 1 --json --load-source=bpf >"$disk/b.json" 2>&1
+rb=$?
+wait "$pa"
+ra=$?
+why="exits $ra $rb"
+check "two runs at once both measure" \
+	sh -c '[ "$1" -eq 0 ] && [ "$2" -eq 0 ] && [ "$(jq -r .load_source "$3")" = bpf ] &&
+	       [ "$(jq -r .load_source "$4")" = bpf ]' _ "$ra" "$rb" "$disk/a.json" "$disk/b.json"
+
+until_gone
+why="$(bpftool prog show 2>&1 | grep -E ' name ' | head -5)"
+check "afterwards: no program of irqtune's is loaded" [ "$(progs_loaded)" -eq 0 ]
+check "afterwards: the trace instance is gone" [ ! -e "$inst" ]
+exit 0
