@@ -338,8 +338,10 @@ int bpfload_read(struct bpfload *b, struct measure_raw **ret)
 			r = -errno;
 			goto fail;
 		}
-		for (unsigned int c = 0; c < b->nr_cpus; c++)
+		for (unsigned int c = 0; c < b->nr_cpus; c++) {
 			raw->soft_ns[c][v] = soft[c].ns;
+			raw->soft_events[c][v] = soft[c].count;
+		}
 	}
 	if (bpf_map_lookup_elem(b->fd_drops, &zero, drops) < 0) {
 		r = -errno;

@@ -1,11 +1,19 @@
-/* fileio.c - small-file reads and strict number parsing. */
+/* fileio.c - small-file reads, strict number parsing, and replacing a
+ * file of ours atomically. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 
 #include "fileio.h"
 
@@ -106,4 +114,143 @@ void str_copy(char *dst, size_t len, const char *src)
 	n = src ? strnlen(src, len - 1) : 0;
 	memcpy(dst, src ? src : "", n);
 	dst[n] = '\0';
+}
+
+/* ---- replacing a file atomically ---- */
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Open a fresh ".NAME.XXXXXXXX" beside the target; never an existing file,
+ * never through a symlink. node_exporter reads only *.prom, so it ignores it. */
+static int open_temp(int dirfd, const char *base, char *tmp, size_t len)
+{
+	for (int tries = 0; tries < 16; tries++) {
+		unsigned int rnd;
+		int fd;
+
+		if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+			rnd = (unsigned int)getpid() * 2654435761u + (unsigned int)tries;
+		snprintf(tmp, len, ".%s.%08x", base, rnd);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			    O_CLOEXEC | O_NOCTTY, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			return fd < 0 ? -errno : fd;
+	}
+	return -EEXIST;
+}
+
+#define STALE_SECONDS	600
+
+/* Our temporary files that a run killed between create and rename left
+ * behind: ".NAME." and 8 hex digits, a regular file of ours, older than
+ * any run takes. Best effort. */
+static void remove_stale(int dirfd, const char *base)
+{
+	size_t blen = strlen(base);
+	struct dirent *de;
+	struct stat st;
+	int fd = dup(dirfd);
+	DIR *d;
+
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		bool ours = n[0] == '.' && strncmp(n + 1, base, blen) == 0 &&
+			    n[blen + 1] == '.' && strlen(n + blen + 2) == 8;
+
+		for (int k = 0; ours && k < 8; k++)
+			ours = isxdigit((unsigned char)n[blen + 2 + k]);
+		if (ours && fstatat(dirfd, n, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		    st.st_mtime < time(NULL) - STALE_SECONDS)
+			unlinkat(dirfd, n, 0);
+	}
+	closedir(d);
+}
+
+int write_file_atomic(const char *path, const char *text, size_t len, mode_t mode)
+{
+	char dbuf[PATH_MAX], bbuf[PATH_MAX], tmp[NAME_MAX + 1];
+	char *dir, *base;
+	struct stat st;
+	int dirfd, fd = -1, r = 0;
+
+	if (strlen(path) >= sizeof(dbuf))
+		return -ENAMETOOLONG;
+	strcpy(dbuf, path);
+	strcpy(bbuf, path);
+	dir = dirname(dbuf);
+	base = basename(bbuf);
+	if (!*base || strcmp(base, "/") == 0 || strcmp(base, ".") == 0 ||
+	    strcmp(base, "..") == 0 || strlen(base) + 10 > NAME_MAX)
+		return -EINVAL;
+
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	/* The entry we replace must be a file of ours: a symlink or someone
+	 * else's file there is refused, not silently replaced. */
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISLNK(st.st_mode))
+			r = -ELOOP;
+		else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			r = -EPERM;
+	} else if (errno != ENOENT) {
+		r = -errno;
+	}
+	if (r < 0)
+		goto out_dir;
+	fd = open_temp(dirfd, base, tmp, sizeof(tmp));
+	if (fd < 0) {
+		r = fd;
+		goto out_dir;
+	}
+	/* The mode asked for, whatever the umask. */
+	if (fchmod(fd, mode) < 0 || (r = write_all(fd, text, len)) < 0 ||
+	    fsync(fd) < 0) {
+		r = r < 0 ? r : -errno;
+		goto out_unlink;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		r = -errno;
+		goto out_unlink;
+	}
+	fd = -1;
+	if (renameat(dirfd, tmp, dirfd, base) < 0) {
+		r = -errno;
+		goto out_unlink;
+	}
+	(void)fsync(dirfd);	/* the rename itself durable; best effort */
+	remove_stale(dirfd, base);
+	r = 0;
+	goto out_dir;
+
+out_unlink:
+	if (fd >= 0)
+		close(fd);
+	unlinkat(dirfd, tmp, 0);
+out_dir:
+	close(dirfd);
+	return r;
 }

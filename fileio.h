@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Read a whole small file into @buf (NUL-terminated, trailing whitespace
  * trimmed). Returns the length or -errno; -EFBIG if it does not fit. */
@@ -17,6 +18,12 @@ long read_small_file_at(int dfd, const char *path, char *buf, size_t len);
  * -EINVAL on anything else, -ERANGE above @max. */
 int parse_u64(const char *s, uint64_t max, uint64_t *ret);
 int parse_int(const char *s, int min, int max, int *ret);
+
+/* Replace @path with @len bytes of @text, mode @mode: a temporary file in
+ * the same directory, fsync, rename, so a reader sees the old file or the
+ * new one, never part of one. The entry replaced must be a regular file of
+ * the effective user: -ELOOP for a symlink, -EPERM for anything else. */
+int write_file_atomic(const char *path, const char *text, size_t len, mode_t mode);
 
 /* Copy @src into @dst of size @len, truncating; always NUL-terminated. */
 void str_copy(char *dst, size_t len, const char *src);

@@ -17,6 +17,7 @@
 
 #include "apply.h"
 #include "config.h"
+#include "costs.h"
 #include "cpuset.h"
 #include "device.h"
 #include "json.h"
@@ -780,6 +781,45 @@ static void run_release(struct run *run)
 	plan_result_release(&run->res);
 }
 
+/* The costs a measured run recorded, when they are this boot's and fresh;
+ * a file that is there but not to be trusted is named once, and ignored. */
+static bool load_costs(char *boot, size_t len, struct estimate_prior *ret, double *ret_when)
+{
+	struct estimate_prior base;
+	char why[256];
+	int r;
+
+	if (costs_boot_id(boot, len) < 0) {
+		boot[0] = '\0';
+		return false;
+	}
+	estimate_default_prior(&base);
+	r = costs_load(_PATH_COSTS, boot, realtime(), &base, ret, ret_when, why, sizeof(why));
+	if (r < 0 && r != -ENOENT && r != -ESTALE)
+		log_msg(LOG_WARNING, "%s: %s; estimating with the built-in costs",
+			_PATH_COSTS, why);
+	return r == 0;
+}
+
+/* A measured run leaves its per-event costs for the runs that can only
+ * estimate. Not having done so is no failure of this run: a warning. */
+static void save_costs(const struct run *run, const struct measure_target *t,
+		       const char *boot, const struct estimate_prior *prev)
+{
+	struct estimate_prior base, got;
+	int r;
+
+	if (!boot[0] || !run->src.raw)
+		return;
+	estimate_default_prior(&base);
+	costs_from_measure(run->src.raw, t, run->map->nr_irqs, prev ? prev : &base, &got);
+	r = costs_save(_PATH_COSTS, &got, boot, realtime());
+	if (r < 0)
+		log_msg(LOG_WARNING, "cannot record the measured costs in %s: %s%s", _PATH_COSTS,
+			strerror(-r), r == -ELOOP || r == -EPERM ?
+			" (not a file or directory of ours: refusing it)" : "");
+}
+
 /* Sample, plan and apply; the status so far, for finish(). */
 static int balance(struct run *run)
 {
@@ -789,7 +829,10 @@ static int balance(struct run *run)
 	};
 	enum irq_class *class = NULL;
 	struct measure_target *target = NULL;
-	char where[PATH_MAX];
+	struct estimate_prior costs;
+	double costs_when = 0;
+	bool have_costs;
+	char where[PATH_MAX], boot[64] = "";
 	struct stat st;
 	int r, ret;
 
@@ -846,8 +889,10 @@ static int balance(struct run *run)
 			.label = ii->group >= 0 ? run->map->groups[ii->group].label : NULL,
 		};
 	}
+	/* Costs measured on this kernel describe no other machine. */
+	have_costs = run->src.native && load_costs(boot, sizeof(boot), &costs, &costs_when);
 	r = loadsrc_finish(&run->src, &run->a, &run->b, target, class,
-			   sysconf(_SC_CLK_TCK), NULL, &run->act);
+			   sysconf(_SC_CLK_TCK), have_costs ? &costs : NULL, &run->act);
 	if (r == -EPROTO) {
 		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
 		ret = EXIT_NOMEASURE;
@@ -856,6 +901,15 @@ static int balance(struct run *run)
 	if (r < 0) {
 		log_msg(LOG_ERR, "cannot compare the two samples: %s", strerror(-r));
 		goto out;
+	}
+	if (run->src.used == LOADSRC_BPF)
+		save_costs(run, target, boot, have_costs ? &costs : NULL);
+	else if (have_costs) {
+		size_t l = strlen(run->src.reason);
+
+		snprintf(run->src.reason + l, sizeof(run->src.reason) - l,
+			 "; per-event costs as measured %.0f min ago",
+			 fmax(0, realtime() - costs_when) / 60);
 	}
 	/* One clock tick of the window (the estimate checked it is > 0). */
 	pol.resolution = 1.0 / ((double)sysconf(_SC_CLK_TCK) * (run->b.when - run->a.when));

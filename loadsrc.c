@@ -48,13 +48,14 @@ int loadsrc_begin(struct loadsrc *ls, enum config_load_source want)
 	memset(ls, 0, sizeof(*ls));
 	ls->want = want == CONFIG_LOAD_UNSET ? CONFIG_LOAD_AUTO : want;
 	ls->used = LOADSRC_PROC;
+	/* Checked before anything is loaded: a measurement of this kernel
+	 * says nothing about the machine a test tree shows. */
+	r = bpfload_native(proc_files, sys_files, why, sizeof(why));
+	ls->native = r == 0;
 	if (ls->want == CONFIG_LOAD_PROC) {
 		snprintf(ls->reason, sizeof(ls->reason), "asked for");
 		return 0;
 	}
-	/* Checked before anything is loaded: a measurement of this kernel
-	 * says nothing about the machine a test tree shows. */
-	r = bpfload_native(proc_files, sys_files, why, sizeof(why));
 	if (r == 0 && geteuid() != 0) {
 		snprintf(why, sizeof(why), "measuring needs root");
 		r = -EPERM;

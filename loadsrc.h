@@ -22,6 +22,7 @@ struct loadsrc {
 	struct measure_raw *raw;	/* what the program summed, if it ran */
 	struct irq_activity *proc_act;	/* the estimate, beside a measurement */
 	bool measured_ok;		/* raw agrees with /proc */
+	bool native;			/* /proc and /sys are this kernel's */
 };
 
 /* Before the first snapshot: decide, and load the program if it is to be

@@ -16,7 +16,10 @@ struct measure_raw *measure_raw_new(unsigned int nr_cpus)
 		return NULL;
 	raw->nr_cpus = nr_cpus;
 	raw->soft_ns = calloc(nr_cpus ? nr_cpus : 1, sizeof(*raw->soft_ns));
-	if (!raw->soft_ns) {
+	raw->soft_events = calloc(nr_cpus ? nr_cpus : 1, sizeof(*raw->soft_events));
+	if (!raw->soft_ns || !raw->soft_events) {
+		free(raw->soft_ns);
+		free(raw->soft_events);
 		free(raw);
 		return NULL;
 	}
@@ -28,6 +31,7 @@ void measure_raw_free(struct measure_raw *raw)
 	if (!raw)
 		return;
 	free(raw->soft_ns);
+	free(raw->soft_events);
 	free(raw->irqs);
 	free(raw->napi);
 	free(raw);

@@ -37,6 +37,7 @@ struct measure_raw {
 	bool use_ctx;			/* hard time is whole contexts */
 	unsigned int nr_cpus;		/* rows of soft_ns */
 	uint64_t (*soft_ns)[MEASURE_NR_SOFTIRQS];
+	uint64_t (*soft_events)[MEASURE_NR_SOFTIRQS];	/* runs timed */
 	unsigned int nr_irqs;
 	struct measure_irq *irqs;
 	unsigned int nr_napi;

@@ -12,6 +12,12 @@
 #define _PATH_CONFIG		"/etc/irqtune.conf"
 #endif
 
+/* Which boot this is: state of another boot is not this machine's now. */
+#define _PATH_BOOT_ID		"/proc/sys/kernel/random/boot_id"
+/* What runs leave for later runs (costs.c). */
+#define _PATH_RUN_DIR		"/run/irqtune"
+#define _PATH_COSTS		_PATH_RUN_DIR "/costs"
+
 /* Serialises runs from cron, timer, udev and by hand. */
 #define _PATH_RUN_LOCK		"/run/irqtune.lock"
 

@@ -27,7 +27,13 @@ loadpid=
 
 mkdir -p "$top/tests/out"
 disk=$(mktemp -d "$top/tests/out/live-bpf.XXXXXX") || exit 1
+# The costs file measured runs leave: this machine's is put back after.
+costs=/run/irqtune/costs
+had_costs=
+[ -e "$costs" ] && cp -p "$costs" "$disk/costs.saved" && had_costs=1
 cleanup() {
+	rm -f "$costs"
+	[ -n "$had_costs" ] && cp -p "$disk/costs.saved" "$costs"
 	[ -n "$loadpid" ] && kill -TERM -- "-$loadpid" 2>/dev/null && wait "$loadpid" 2>/dev/null
 	[ -d "$inst" ] && { echo 0 >"$inst/tracing_on"; rmdir "$inst"; }
 	rm -rf "$disk"
@@ -170,6 +176,48 @@ if [ -e "$TR/trace" ] || mount -t tracefs nodev "$TR" 2>/dev/null; then
 else
 	skip "accuracy" "tracefs cannot be mounted here, so there is no independent account"
 fi
+
+###########################################################################
+### what a measured run leaves for the runs that can only estimate
+
+rm -f "$costs"
+start_load "$disk_load"
+"$irqtune" -n -w 1 --load-source=bpf >/dev/null 2>"$disk/c.err"
+rc=$?
+why="exit $rc: $(cat "$disk/c.err"; ls -l "$costs" 2>&1; cat "$costs" 2>&1)"
+check "costs: a measured run records them, this boot's, mode 0644" \
+	sh -c '[ "$1" -eq 0 ] && [ "$(stat -c %a "$2")" = 644 ] &&
+	       [ "$(head -1 "$2")" = "irqtune-costs 1" ] &&
+	       grep -qx "boot $(cat /proc/sys/kernel/random/boot_id)" "$2" &&
+	       grep -q "^hard storage " "$2"' _ "$rc" "$costs"
+"$irqtune" -n -w 1 --load-source=proc --json >"$disk/c.json" 2>"$disk/c.err"
+rc=$?
+why="exit $rc: $(jq -r .load_source_reason "$disk/c.json")"
+check "costs: a proc run starts from them and says so" \
+	sh -c '[ "$1" -eq 0 ] && jq -r .load_source_reason "$2" | grep -q "per-event costs as measured"' \
+	_ "$rc" "$disk/c.json"
+printf 'irqtune-costs 9\n' >"$costs"
+"$irqtune" -n -w 0.3 --load-source=proc --json >"$disk/c.json" 2>"$disk/c.err"
+rc=$?
+why="exit $rc: $(cat "$disk/c.err")"
+check "costs: one of a newer irqtune is named, not used, and the run goes on" \
+	sh -c '[ "$1" -eq 0 ] && grep -q "costs: version 9, written by a newer irqtune; estimating with the built-in costs" "$2" &&
+	       ! jq -r .load_source_reason "$3" | grep -q "measured"' _ "$rc" "$disk/c.err" "$disk/c.json"
+rm -f "$costs"
+ln -s /etc/passwd "$costs"
+"$irqtune" -n -w 0.3 --load-source=proc >/dev/null 2>"$disk/c.err"
+rc=$?
+why="exit $rc: $(cat "$disk/c.err")"
+check "costs: a symlink in its place is refused" \
+	sh -c '[ "$1" -eq 0 ] && grep -q "costs: a symlink: refused" "$2"' _ "$rc" "$disk/c.err"
+"$irqtune" -n -w 0.5 --load-source=bpf >/dev/null 2>"$disk/c.err"
+rc=$?
+why="exit $rc: $(cat "$disk/c.err")"
+check "costs: a measured run does not write through a symlink" \
+	sh -c '[ "$1" -eq 0 ] && [ -L "$2" ] && grep -q "cannot record the measured costs" "$3"' \
+	_ "$rc" "$costs" "$disk/c.err"
+rm -f "$costs"
+stop_load
 
 ###########################################################################
 ### falling back, and saying why

@@ -1,0 +1,47 @@
+/* costs.h - the per-event costs a measured run found on this machine,
+ * kept in /run/irqtune/costs for the runs after it that can only estimate
+ * (no BPF, not root): their estimate starts from what was measured here
+ * instead of typical values. Valid for the boot that wrote it, a day. */
+#ifndef IRQTUNE_COSTS_H
+#define IRQTUNE_COSTS_H
+
+#include <stddef.h>
+#include "estimate.h"
+#include "measure.h"
+
+#define COSTS_VERSION	1
+#define COSTS_MAX_AGE	86400.0		/* seconds */
+#define COSTS_MIN_EVENTS 100		/* fewer measure nothing */
+#define COSTS_FILE_MAX	4096
+
+/* The costs @raw measured, per class and softirq vector, in microseconds;
+ * kinds with fewer than COSTS_MIN_EVENTS events keep @base's. Pure. */
+void costs_from_measure(const struct measure_raw *raw, const struct measure_target *t,
+			unsigned int n, const struct estimate_prior *base,
+			struct estimate_prior *ret);
+
+/* The file's text; 0 or -ENOSPC. Pure. */
+int costs_format(const struct estimate_prior *p, const char *boot_id, double when,
+		 char *buf, size_t len);
+/* Parse @text written on boot @boot_id at most COSTS_MAX_AGE before @now
+ * into @ret (kinds it lacks keep @base's). -EINVAL (malformed, foreign or
+ * newer version) or -ESTALE (another boot, too old, from the future) with
+ * the reason in @why. Pure. */
+int costs_parse(const char *text, const char *boot_id, double now,
+		const struct estimate_prior *base, struct estimate_prior *ret,
+		double *ret_when, char *why, size_t len);
+
+/* Read and parse @path: a regular file of root's (or ours), writable by no
+ * one else, not a symlink, at most COSTS_FILE_MAX bytes. -ENOENT when
+ * there is none; -EPERM, -ELOOP, -EFBIG, or costs_parse()'s, with @why. */
+int costs_load(const char *path, const char *boot_id, double now,
+	       const struct estimate_prior *base, struct estimate_prior *ret,
+	       double *ret_when, char *why, size_t len);
+/* Write it atomically, creating its directory (mode 0755) if need be. */
+int costs_save(const char *path, const struct estimate_prior *p,
+	       const char *boot_id, double when);
+
+/* This boot's id (/proc/sys/kernel/random/boot_id) into @buf. */
+int costs_boot_id(char *buf, size_t len);
+
+#endif
