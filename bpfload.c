@@ -363,6 +363,44 @@ fail:
 	return r;
 }
 
+static __u64 memlock(int fd)
+{
+	char path[64], line[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+int bpfload_stats(const struct bpfload *b, struct bpfload_stats *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	for (unsigned int i = 0; i < b->nr_progs && i < 8; i++) {
+		struct bpf_prog_info info;
+		__u32 sz = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(b->prog_fd[i], &info, &sz) < 0)
+			return -errno;
+		memcpy(ret->prog[i].name, info.name, sizeof(ret->prog[i].name));
+		ret->prog[i].name[sizeof(ret->prog[i].name) - 1] = '\0';
+		ret->prog[i].run_cnt = info.run_cnt;
+		ret->prog[i].run_time_ns = info.run_time_ns;
+		ret->nr_progs++;
+	}
+	ret->map_memlock = memlock(b->fd_irq) + memlock(b->fd_soft) + memlock(b->fd_napi) +
+			   memlock(b->fd_drops);
+	return 0;
+}
+
 void bpfload_free(struct bpfload *b)
 {
 	if (!b)

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <linux/types.h>
 #include "measure.h"
 
 struct bpfload;
@@ -25,6 +26,19 @@ void bpfload_start(struct bpfload *b);
 void bpfload_stop(struct bpfload *b);
 /* What it summed; the program stays attached until bpfload_free(). */
 int bpfload_read(struct bpfload *b, struct measure_raw **ret);
+/* What the kernel counted of the attached programs (BPF_ENABLE_STATS
+ * must be on for run_time_ns), and the maps' kernel memory: for the
+ * benchmark, make bench-bpf. */
+struct bpfload_stats {
+	unsigned int nr_progs;
+	struct {
+		char name[16];
+		__u64 run_cnt, run_time_ns;
+	} prog[8];
+	__u64 map_memlock;		/* bytes, from the maps' fdinfo */
+};
+int bpfload_stats(const struct bpfload *b, struct bpfload_stats *ret);
+
 /* Detach and unload; NULL is fine. */
 void bpfload_free(struct bpfload *b);
 /* Whether the whole hard-irq context is timed (else the handlers only). */

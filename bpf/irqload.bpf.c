@@ -130,22 +130,18 @@ static __always_inline struct irqload_irq_val *irq_entry(__u32 irq)
 	return v;
 }
 
-static __always_inline void on_hard_entry(__u32 irq, const char *name)
+/* The entry does the least it can: the handler's time starts here. */
+static __always_inline void on_hard_entry(__u32 irq)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct acct_cpu *s = state(now);
-	struct irqload_irq_val *v;
 
-	if (!s)
-		return;
-	v = irq_entry(irq);
-	if (v && v->count++ == 0 && name)
-		bpf_probe_read_kernel_str(v->name, sizeof(v->name), name);
-	/* Taken last, so the map work above is not the handler's. */
-	acct_hard_entry(s, irq, bpf_ktime_get_ns());
+	if (s)
+		acct_hard_entry(s, irq, now);
 }
 
-static __always_inline void on_hard_exit(__u32 irq)
+/* The map work is after the clock is read: not the handler's time. */
+static __always_inline void on_hard_exit(__u32 irq, struct irqaction *action)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct acct_cpu *s = state(now);
@@ -158,8 +154,11 @@ static __always_inline void on_hard_exit(__u32 irq)
 	if (!d)
 		return;
 	v = irq_entry(irq);
-	if (v)
-		v->handler_ns += d;
+	if (!v)
+		return;
+	v->handler_ns += d;
+	if (v->count++ == 0 && action)
+		bpf_probe_read_kernel_str(v->name, sizeof(v->name), BPF_CORE_READ(action, name));
 }
 
 static __always_inline void on_soft_entry(__u32 vec)
@@ -226,16 +225,16 @@ static __always_inline void on_napi_poll(struct napi_struct *napi)
 
 #if defined(IRQLOAD_BTF) || defined(IRQLOAD_CTX)
 SEC("tp_btf/irq_handler_entry")
-int BPF_PROG(btf_hard_entry, int irq, struct irqaction *action)
+int BPF_PROG(btf_hard_entry, int irq)
 {
-	on_hard_entry((__u32)irq, BPF_CORE_READ(action, name));
+	on_hard_entry((__u32)irq);
 	return 0;
 }
 
 SEC("tp_btf/irq_handler_exit")
-int BPF_PROG(btf_hard_exit, int irq)
+int BPF_PROG(btf_hard_exit, int irq, struct irqaction *action)
 {
-	on_hard_exit((__u32)irq);
+	on_hard_exit((__u32)irq, action);
 	return 0;
 }
 
@@ -271,16 +270,14 @@ int BPF_PROG(btf_napi_poll, struct napi_struct *napi)
 SEC("raw_tp/irq_handler_entry")
 int raw_hard_entry(struct bpf_raw_tracepoint_args *ctx)
 {
-	struct irqaction *action = (struct irqaction *)ctx->args[1];
-
-	on_hard_entry((__u32)ctx->args[0], BPF_CORE_READ(action, name));
+	on_hard_entry((__u32)ctx->args[0]);
 	return 0;
 }
 
 SEC("raw_tp/irq_handler_exit")
 int raw_hard_exit(struct bpf_raw_tracepoint_args *ctx)
 {
-	on_hard_exit((__u32)ctx->args[0]);
+	on_hard_exit((__u32)ctx->args[0], (struct irqaction *)ctx->args[1]);
 	return 0;
 }
 

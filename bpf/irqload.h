@@ -22,7 +22,7 @@ struct irqload_irq_key {
 struct irqload_irq_val {
 	__u64 handler_ns;	/* irq_handler_entry .. irq_handler_exit */
 	__u64 ctx_ns;		/* irq_enter_rcu .. irq_exit_rcu, where traced */
-	__u64 count;		/* handler calls */
+	__u64 count;		/* handler calls timed */
 	char name[IRQLOAD_NAME_LEN];	/* the first action's name */
 };
 
