@@ -16,10 +16,11 @@ FUZZ_OUT      = tests/out/fuzz
 FUZZ_REALDATA ?= $(or $(IRQTUNE_REALDATA),$(abspath ..)/shared/realdata)
 # The config and udev property parsers join when their module exists.
 FUZZ_CONFIG  := $(and $(wildcard config.c),$(wildcard policy.c),$(wildcard tests/fuzz/fuzz_config.c),config)
-FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology $(FUZZ_CONFIG)
+FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology costs $(FUZZ_CONFIG)
 FUZZ_LIBSRC   = fileio.c cpuset.c sample.c estimate.c
 # Per target: more sources and libraries.
 FUZZ_SRC_topology = topology.c
+FUZZ_SRC_costs    = costs.c measure.c
 FUZZ_SRC_config  = config.c policy.c
 FUZZ_LIBS_config = $(shell pkg-config --libs inih 2>/dev/null || echo -linih)
 FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -I. -Itests/fuzz -g -O1 \
@@ -53,6 +54,7 @@ fuzz: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/fuzz_%) $(FUZZ_OUT)/seeds/estimate
 		estimate) max=$(FUZZ_MAXLEN_estimate); seeds="$$seeds $(FUZZ_SEEDS_estimate)" ;; \
 		cpuset) max=$(FUZZ_MAXLEN_cpuset) ;; \
 		procirq) max=$(FUZZ_MAXLEN_procirq) ;; \
+		costs) max=4096 ;; \
 		topology) max=16384 ;; \
 		interrupts) max=65536; seeds="$$seeds $(FUZZ_SEEDS_interrupts)" ;; \
 		stat) max=65536; seeds="$$seeds $(FUZZ_SEEDS_stat)" ;; \
