@@ -12,7 +12,9 @@
  * ("__loader.prog") that loads the rest inside the kernel, so a rejection
  * of the program is a rejection of its loader here. Everything else passes
  * through to the real kernel. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
