@@ -86,6 +86,13 @@ static int share_cmp(const void *x, const void *y)
 	return a->row - b->row;
 }
 
+static int napi_cmp(const void *x, const void *y)
+{
+	const struct measure_napi *a = x, *b = y;
+
+	return a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
+}
+
 static double hard_ns(const struct measure_raw *raw, const struct measure_irq *e)
 {
 	/* A context that was not traced (attached mid-interrupt) has 0. */
@@ -120,7 +127,8 @@ int measure_attribute(const struct measure_raw *raw, const struct measure_target
 {
 	struct share *s = NULL;
 	double *hard = NULL, *soft = NULL;
-	unsigned int ns = 0, i, j, from;
+	struct measure_napi *pn = NULL;
+	unsigned int ns = 0, i, from;
 	int r = -ENOMEM;
 
 	if (!raw || (n && (!t || !act)) || !(raw->window > 0))
@@ -128,7 +136,8 @@ int measure_attribute(const struct measure_raw *raw, const struct measure_target
 	s = calloc(raw->nr_irqs ? raw->nr_irqs : 1, sizeof(*s));
 	hard = calloc(n ? n : 1, sizeof(*hard));
 	soft = calloc(n ? n : 1, sizeof(*soft));
-	if (!s || !hard || !soft)
+	pn = calloc(raw->nr_napi ? raw->nr_napi : 1, sizeof(*pn));
+	if (!s || !hard || !soft || !pn)
 		goto out;
 	for (i = 0; i < raw->nr_irqs; i++) {
 		const struct measure_irq *e = &raw->irqs[i];
@@ -140,22 +149,30 @@ int measure_attribute(const struct measure_raw *raw, const struct measure_target
 		hard[row] += hard_ns(raw, e);
 	}
 	qsort(s, ns, sizeof(*s), share_cmp);
+	i = 0;
 
-	/* Per CPU, the shares [from, i) are the IRQs it served. */
-	for (from = 0, i = 0; from < ns; from = i) {
-		unsigned int cpu = s[from].cpu;
+	/* The NAPI instances in CPU order too, to walk beside the shares. */
+	if (raw->nr_napi)
+		memcpy(pn, raw->napi, raw->nr_napi * sizeof(*pn));
+	qsort(pn, raw->nr_napi, sizeof(*pn), napi_cmp);
+
+	/* Every CPU: the shares [from, i) are the IRQs it served, and pn[pj]
+	 * onwards the NAPI instances it polled. */
+	for (unsigned int cpu = 0, pj = 0; cpu < raw->nr_cpus; cpu++) {
 		double napi = 0;
+		bool storage = false;
 
-		while (i < ns && s[i].cpu == cpu)
+		while (i < ns && s[i].cpu < cpu)	/* CPUs beyond soft_ns: none */
 			i++;
-		if (cpu >= raw->nr_cpus)
-			continue;
-		for (j = 0; j < raw->nr_napi; j++) {
-			const struct measure_napi *p = &raw->napi[j];
+		from = i;
+		while (i < ns && s[i].cpu == cpu)
+			storage |= t[s[i++].row].class == CLASS_STORAGE;
+		while (pj < raw->nr_napi && pn[pj].cpu < cpu)
+			pj++;
+		for (; pj < raw->nr_napi && pn[pj].cpu == cpu; pj++) {
+			const struct measure_napi *p = &pn[pj];
 			int row = p->irq > 0 ? find_target(t, n, (unsigned int)p->irq) : -1;
 
-			if (p->cpu != cpu)
-				continue;
 			if (row >= 0) {
 				soft[row] += (double)p->ns;
 				napi += (double)p->ns;
@@ -174,27 +191,18 @@ int measure_attribute(const struct measure_raw *raw, const struct measure_target
 		for (unsigned int v = 0; v < MEASURE_NR_SOFTIRQS; v++) {
 			double left = (double)raw->soft_ns[cpu][v];
 
-			if (vec_class[v] < 0)
+			if (vec_class[v] < 0 || !(left > 0))
 				continue;
 			if (v == SOFTIRQ_NET_RX)
 				left = left > napi ? left - napi : 0;
-			split(s, from, i, t, vec_class[v], NULL, left, soft);
+			/* Storage work on a CPU that served no storage IRQ: the
+			 * block layer completed requests there for their
+			 * submitters. */
+			if (vec_class[v] == CLASS_STORAGE && !storage)
+				split(s, 0, ns, t, CLASS_STORAGE, NULL, left, soft);
+			else
+				split(s, from, i, t, vec_class[v], NULL, left, soft);
 		}
-	}
-
-	/* Storage work on a CPU that served no storage IRQ: the block layer
-	 * completed requests there for their submitters. */
-	for (unsigned int cpu = 0; cpu < raw->nr_cpus; cpu++) {
-		double left = (double)(raw->soft_ns[cpu][SOFTIRQ_BLOCK] +
-				       raw->soft_ns[cpu][SOFTIRQ_IRQ_POLL]);
-		bool served = false;
-
-		if (!(left > 0))
-			continue;
-		for (j = 0; j < ns && !served; j++)
-			served = s[j].cpu == cpu && t[s[j].row].class == CLASS_STORAGE;
-		if (!served)
-			split(s, 0, ns, t, CLASS_STORAGE, NULL, left, soft);
 	}
 	for (i = 0; i < n; i++) {
 		act[i].hard = hard[i] * 1e-9 / raw->window;
@@ -206,13 +214,29 @@ out:
 	free(s);
 	free(hard);
 	free(soft);
+	free(pn);
 	return r;
+}
+
+static void unseen(char *why, size_t len, const struct irq_row *row, uint64_t delta)
+{
+	snprintf(why, len, "/proc/interrupts counted %llu interrupts of irq %u (%s) that it did not see",
+		 (unsigned long long)delta, row->irq, row->name);
+}
+
+static int irq_cmp(const void *x, const void *y)
+{
+	const struct measure_irq *a = x, *b = y;
+
+	return a->irq < b->irq ? -1 : a->irq > b->irq;
 }
 
 int measure_check(const struct measure_raw *raw, const struct interrupts *intr,
 		  const struct irq_activity *act, char *why, size_t len)
 {
-	unsigned int i, j;
+	struct measure_irq *e = NULL;
+	unsigned int i, j, k;
+	int r = -EPROTO;
 
 	if (!raw || !intr || (intr->nr_rows && !act))
 		return -EINVAL;
@@ -226,45 +250,56 @@ int measure_check(const struct measure_raw *raw, const struct interrupts *intr,
 			 (unsigned long long)raw->missed);
 		return -EPROTO;
 	}
-	for (i = 0; i < raw->nr_irqs; i++) {
-		const struct measure_irq *e = &raw->irqs[i];
-		const struct irq_row *row = interrupts_find(intr, e->irq);
-		uint64_t seen = e->count;
+	/* By IRQ, so one pass over both lists does: rows ascend too. */
+	e = malloc((raw->nr_irqs ? raw->nr_irqs : 1) * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	if (raw->nr_irqs)
+		memcpy(e, raw->irqs, raw->nr_irqs * sizeof(*e));
+	qsort(e, raw->nr_irqs, sizeof(*e), irq_cmp);
+	for (i = 0, j = 0; i < raw->nr_irqs; i = k) {
+		uint64_t seen = 0;
 
-		if (!row) {
+		/* e[i, k): one IRQ, on each CPU it fired on */
+		for (k = i; k < raw->nr_irqs && e[k].irq == e[i].irq; k++)
+			seen += e[k].count;
+		while (j < intr->nr_rows && intr->rows[j].irq < e[i].irq) {
+			if (act[j].delta >= MEASURE_CHECK_MIN) {
+				unseen(why, len, &intr->rows[j], act[j].delta);
+				goto out;
+			}
+			j++;
+		}
+		if (j == intr->nr_rows || intr->rows[j].irq != e[i].irq) {
 			snprintf(why, len, "it saw irq %u, which /proc/interrupts does not list",
-				 e->irq);
-			return -EPROTO;
+				 e[i].irq);
+			goto out;
 		}
-		if (e->name[0] && !strstr(row->desc, e->name)) {
-			snprintf(why, len, "it saw irq %u as \"%s\", /proc/interrupts as \"%s\"",
-				 e->irq, e->name, row->name);
-			return -EPROTO;
-		}
+		for (unsigned int m = i; m < k; m++)
+			if (e[m].name[0] && !strstr(intr->rows[j].desc, e[m].name)) {
+				snprintf(why, len, "it saw irq %u as \"%s\", /proc/interrupts as \"%s\"",
+					 e[m].irq, e[m].name, intr->rows[j].name);
+				goto out;
+			}
 		/* Its window is a little wider than that of the snapshots. */
-		for (j = 0; j < raw->nr_irqs; j++)
-			if (j != i && raw->irqs[j].irq == e->irq)
-				seen += raw->irqs[j].count;
-		if (seen >= MEASURE_CHECK_MIN &&
-		    act[row - intr->rows].delta == 0) {
+		if (seen >= MEASURE_CHECK_MIN && act[j].delta == 0) {
 			snprintf(why, len, "it saw %llu interrupts of irq %u, /proc/interrupts none",
-				 (unsigned long long)seen, e->irq);
-			return -EPROTO;
+				 (unsigned long long)seen, e[i].irq);
+			goto out;
 		}
-	}
-	for (i = 0; i < intr->nr_rows; i++) {
-		bool seen = false;
-
-		if (act[i].delta < MEASURE_CHECK_MIN)
-			continue;
-		for (j = 0; j < raw->nr_irqs && !seen; j++)
-			seen = raw->irqs[j].irq == intr->rows[i].irq && raw->irqs[j].count > 0;
-		if (!seen) {
-			snprintf(why, len, "/proc/interrupts counted %llu interrupts of irq %u (%s) that it did not see",
-				 (unsigned long long)act[i].delta, intr->rows[i].irq,
-				 intr->rows[i].name);
-			return -EPROTO;
+		if (seen == 0 && act[j].delta >= MEASURE_CHECK_MIN) {
+			unseen(why, len, &intr->rows[j], act[j].delta);
+			goto out;
 		}
+		j++;
 	}
-	return 0;
+	for (; j < intr->nr_rows; j++)
+		if (act[j].delta >= MEASURE_CHECK_MIN) {
+			unseen(why, len, &intr->rows[j], act[j].delta);
+			goto out;
+		}
+	r = 0;
+out:
+	free(e);
+	return r;
 }

@@ -256,6 +256,27 @@ static void test_attr_napi_unmapped_elsewhere(void **state)
 	measure_raw_free(raw);
 }
 
+/* A CPU that served no IRQ at all still has its polls attributed: to the
+ * IRQ napi->irq names, or the interface's IRQs elsewhere; its other
+ * network softirq time has no IRQ of its own to go to. */
+static void test_attr_napi_on_a_quiet_cpu(void **state)
+{
+	struct measure_raw *raw = raw_new(3, 1.0);
+	struct irq_activity act[NT];
+
+	(void)state;
+	add_irq(raw, 40, 0, 1 * MS, 100);
+	add_irq(raw, 41, 0, 1 * MS, 100);
+	add_napi(raw, 2, 41, "eth1", 5 * MS);
+	add_napi(raw, 2, -1, "eth0", 3 * MS);
+	raw->soft_ns[2][SOFTIRQ_NET_RX] = 10 * MS;
+	raw->soft_ns[2][SOFTIRQ_NET_TX] = 1 * MS;
+	attribute(raw, act);
+	check_near("eth1 soft", act[1].soft, CPUS(5 * MS, 1.0));
+	check_near("eth0 soft", act[0].soft, CPUS(3 * MS, 1.0));
+	measure_raw_free(raw);
+}
+
 /* BLOCK goes to the CPU's storage IRQs by their hard-irq time, never to a
  * NIC beside them; timers and RCU are nobody's. */
 static void test_attr_block_split(void **state)
@@ -438,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_attr_napi_by_device),
 		cmocka_unit_test(test_attr_napi_irq_and_rest),
 		cmocka_unit_test(test_attr_napi_unmapped_elsewhere),
+		cmocka_unit_test(test_attr_napi_on_a_quiet_cpu),
 		cmocka_unit_test(test_attr_block_split),
 		cmocka_unit_test(test_attr_block_elsewhere),
 		cmocka_unit_test(test_attr_ctx_and_two_cpus),
