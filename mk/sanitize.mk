@@ -35,9 +35,9 @@ check-asan: all
 	@tar -cf - --exclude=./tests/out --exclude=./.git . | tar -xf - -C $(ASAN_DIR)
 	@$(MAKE) --no-print-directory -C $(ASAN_DIR) clean >/dev/null
 	@touch $(ASAN_DIR)/.deps.stamp
-	@# the preload library stays uninstrumented: it is also loaded into
+	@# the preload libraries stay uninstrumented: they are also loaded into
 	@# sh and cat, which ASan's runtime would not come first in
-	@$(MAKE) --no-print-directory -s -C $(ASAN_DIR) tests/fakekernel.so
+	@$(MAKE) --no-print-directory -s -C $(ASAN_DIR) tests/fakekernel.so tests/bpffault.so
 	@$(MAKE) --no-print-directory -s -C $(ASAN_DIR) all $(TESTS) $(SIM_BINS) \
 		CFLAGS="$(ASAN_CFLAGS)" CHECK_EXTRA=
 	@echo "check-asan: the whole suite under ASan+UBSan"

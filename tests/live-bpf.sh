@@ -21,6 +21,7 @@ fi
 . "$(dirname "$0")/lib.sh"
 e2e_setup live-bpf
 irqtune=$top/irqtune
+[ -f "$top/tests/bpffault.so" ] || make -s -C "$top" tests/bpffault.so >/dev/null 2>&1
 TR=/sys/kernel/tracing
 inst=$TR/instances/irqtune-live-$$
 loadpid=
