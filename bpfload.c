@@ -255,64 +255,61 @@ static bool grow(void **arr, unsigned int n, unsigned int *cap, size_t size)
 }
 
 /* Entry by entry: the maps hold one entry per (IRQ, CPU) that fired, a few
- * dozen to a few thousand, read once. */
-static int read_irqs(struct bpfload *b, struct measure_raw *raw)
+ * dozen to a few thousand, read once. @take copies one into the raw table;
+ * an entry that vanished between the two calls (it cannot: nothing deletes)
+ * is skipped. */
+static int read_map(int fd, size_t key_size, size_t val_size, unsigned int max,
+		    struct measure_raw *raw,
+		    int (*take)(struct measure_raw *, const void *key, const void *val))
 {
-	int fd = b->fd_irq;
-	unsigned int cap = 0;
-	struct irqload_irq_key key, next;
-	struct irqload_irq_key *prev = NULL;
+	unsigned char key[32], next[32], val[64];
+	void *prev = NULL;
+	int r;
 
-	while (raw->nr_irqs < IRQLOAD_MAX_IRQ_CPUS && bpf_map_get_next_key(fd, prev, &next) == 0) {
-		struct irqload_irq_val v;
-		struct measure_irq *e;
-
-		if (!grow((void **)&raw->irqs, raw->nr_irqs, &cap, sizeof(*raw->irqs)))
-			return -ENOMEM;
-		e = &raw->irqs[raw->nr_irqs];
-		memset(e, 0, sizeof(*e));
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &v) < 0)
+	if (key_size > sizeof(key) || val_size > sizeof(val))
+		return -EINVAL;
+	for (unsigned int n = 0; n < max && bpf_map_get_next_key(fd, prev, next) == 0; n++) {
+		memcpy(key, next, key_size);
+		prev = key;
+		if (bpf_map_lookup_elem(fd, key, val) < 0)
 			continue;
-		e->irq = key.irq;
-		e->cpu = key.cpu;
-		e->handler_ns = v.handler_ns;
-		e->ctx_ns = v.ctx_ns;
-		e->count = v.count;
-		memcpy(e->name, v.name, sizeof(e->name));
-		e->name[sizeof(e->name) - 1] = '\0';
-		raw->nr_irqs++;
+		r = take(raw, key, val);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
 
-static int read_napi(struct bpfload *b, struct measure_raw *raw)
+static int take_irq(struct measure_raw *raw, const void *key, const void *val)
 {
-	int fd = b->fd_napi;
-	unsigned int cap = 0;
-	struct irqload_napi_key key, next, *prev = NULL;
+	const struct irqload_irq_key *k = key;
+	const struct irqload_irq_val *v = val;
+	struct measure_irq *e;
 
-	while (raw->nr_napi < IRQLOAD_MAX_NAPI_CPUS && bpf_map_get_next_key(fd, prev, &next) == 0) {
-		struct irqload_napi_val v;
-		struct measure_napi *e;
+	if (!grow((void **)&raw->irqs, raw->nr_irqs, &raw->cap_irqs, sizeof(*raw->irqs)))
+		return -ENOMEM;
+	e = &raw->irqs[raw->nr_irqs++];
+	*e = (struct measure_irq){
+		.irq = k->irq, .cpu = k->cpu, .handler_ns = v->handler_ns,
+		.ctx_ns = v->ctx_ns, .count = v->count,
+	};
+	memcpy(e->name, v->name, sizeof(e->name));
+	e->name[sizeof(e->name) - 1] = '\0';
+	return 0;
+}
 
-		if (!grow((void **)&raw->napi, raw->nr_napi, &cap, sizeof(*raw->napi)))
-			return -ENOMEM;
-		e = &raw->napi[raw->nr_napi];
-		memset(e, 0, sizeof(*e));
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &v) < 0)
-			continue;
-		e->cpu = key.cpu;
-		e->irq = v.irq;
-		e->ns = v.ns;
-		e->polls = v.polls;
-		memcpy(e->dev, v.dev, sizeof(e->dev));
-		e->dev[sizeof(e->dev) - 1] = '\0';
-		raw->nr_napi++;
-	}
+static int take_napi(struct measure_raw *raw, const void *key, const void *val)
+{
+	const struct irqload_napi_key *k = key;
+	const struct irqload_napi_val *v = val;
+	struct measure_napi *e;
+
+	if (!grow((void **)&raw->napi, raw->nr_napi, &raw->cap_napi, sizeof(*raw->napi)))
+		return -ENOMEM;
+	e = &raw->napi[raw->nr_napi++];
+	*e = (struct measure_napi){ .cpu = k->cpu, .irq = v->irq, .ns = v->ns, .polls = v->polls };
+	memcpy(e->dev, v->dev, sizeof(e->dev));
+	e->dev[sizeof(e->dev) - 1] = '\0';
 	return 0;
 }
 
@@ -350,7 +347,12 @@ int bpfload_read(struct bpfload *b, struct measure_raw **ret)
 	for (unsigned int c = 0; c < b->nr_cpus; c++)
 		raw->dropped += drops[c].irq_full + drops[c].napi_full;
 	raw->missed = missed(b);
-	if ((r = read_irqs(b, raw)) < 0 || (r = read_napi(b, raw)) < 0)
+	r = read_map(b->fd_irq, sizeof(struct irqload_irq_key), sizeof(struct irqload_irq_val),
+		     IRQLOAD_MAX_IRQ_CPUS, raw, take_irq);
+	if (r == 0)
+		r = read_map(b->fd_napi, sizeof(struct irqload_napi_key),
+			     sizeof(struct irqload_napi_val), IRQLOAD_MAX_NAPI_CPUS, raw, take_napi);
+	if (r < 0)
 		goto fail;
 	free(soft);
 	free(drops);

@@ -41,23 +41,6 @@ static bool sane(double us)
 	return isfinite(us) && us >= 0.001 && us <= 100000;
 }
 
-static int find_row(const struct measure_target *t, unsigned int n, unsigned int irq)
-{
-	unsigned int lo = 0, hi = n;
-
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (t[mid].irq == irq)
-			return (int)mid;
-		if (t[mid].irq < irq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
 void costs_from_measure(const struct measure_raw *raw, const struct measure_target *t,
 			unsigned int n, const struct estimate_prior *base,
 			struct estimate_prior *ret)
@@ -66,7 +49,7 @@ void costs_from_measure(const struct measure_raw *raw, const struct measure_targ
 
 	*ret = *base;
 	for (unsigned int i = 0; i < raw->nr_irqs; i++) {
-		int row = find_row(t, n, raw->irqs[i].irq);
+		int row = measure_find_target(t, n, raw->irqs[i].irq);
 
 		if (row < 0)
 			continue;

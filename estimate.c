@@ -40,27 +40,11 @@ static const double softirq_cost_us[SOFTIRQ_NR] = {
 	[SOFTIRQ_RCU] = 2.0,
 };
 
-/* Which device class raises each softirq; -1: timers, scheduler and RCU are
- * no device's work and stay with the CPU. */
 void estimate_default_prior(struct estimate_prior *p)
 {
 	memcpy(p->hard_us, hard_cost_us, sizeof(p->hard_us));
 	memcpy(p->soft_us, softirq_cost_us, sizeof(p->soft_us));
 }
-
-static const int softirq_class[SOFTIRQ_NR] = {
-	[SOFTIRQ_HI] = CLASS_OTHER,
-	[SOFTIRQ_TIMER] = -1,
-	[SOFTIRQ_NET_TX] = CLASS_NET,
-	[SOFTIRQ_NET_RX] = CLASS_NET,
-	[SOFTIRQ_BLOCK] = CLASS_STORAGE,
-	[SOFTIRQ_IRQ_POLL] = CLASS_STORAGE,
-	[SOFTIRQ_TASKLET] = CLASS_OTHER,
-	[SOFTIRQ_SCHED] = -1,
-	[SOFTIRQ_HRTIMER] = -1,
-	[SOFTIRQ_RCU] = -1,
-};
-
 
 /* Accounted time in seconds per second; /proc/stat times only grow, a drop
  * (CPU hotplug on some kernels) is read as no data. */
@@ -238,8 +222,8 @@ static void cpu_work_soft(struct cpu_work *w, const double *cost, double dt)
 		double x = w->events[t] * cost[t];
 
 		all += x;
-		if (softirq_class[t] >= 0)
-			wt[softirq_class[t]] += x;
+		if (sample_softirq_class[t] >= 0)
+			wt[sample_softirq_class[t]] += x;
 	}
 	for (k = 0; k < CLASS_NR; k++) {
 		if (w->soft_s > 0 && all > 0)
@@ -327,8 +311,8 @@ int estimate_proc(const struct snapshot *a, const struct snapshot *b,
 			double y = w->soft_s * 1e6;
 
 			for (unsigned int t = 0; t < SOFTIRQ_NR; t++) {
-				x[t] = softirq_class[t] >= 0 ? w->events[t] / dt : 0;
-				if (softirq_class[t] < 0)
+				x[t] = sample_softirq_class[t] >= 0 ? w->events[t] / dt : 0;
+				if (sample_softirq_class[t] < 0)
 					y -= w->events[t] / dt * prior->soft_us[t];
 			}
 			fit_add(&soft_fit, x, y > 0 ? y : 0);
@@ -341,7 +325,7 @@ int estimate_proc(const struct snapshot *a, const struct snapshot *b,
 	}
 	fit_costs(&soft_fit, prior->soft_us, FIT_MAX_SOFT, soft_cost);
 	for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
-		if (softirq_class[t] < 0)
+		if (sample_softirq_class[t] < 0)
 			soft_cost[t] = prior->soft_us[t];
 	fit_costs(&hard_fit, prior->hard_us, FIT_MAX_HARD, hard_cost);
 	for (c = 0; c < nr_ids; c++) {

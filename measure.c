@@ -37,23 +37,8 @@ void measure_raw_free(struct measure_raw *raw)
 	free(raw);
 }
 
-/* Which class's IRQs on a CPU take each softirq vector's time; -1: none. */
-static const int vec_class[MEASURE_NR_SOFTIRQS] = {
-	[SOFTIRQ_HI] = CLASS_OTHER,
-	[SOFTIRQ_TIMER] = -1,
-	[SOFTIRQ_NET_TX] = CLASS_NET,
-	[SOFTIRQ_NET_RX] = CLASS_NET,
-	[SOFTIRQ_BLOCK] = CLASS_STORAGE,
-	[SOFTIRQ_IRQ_POLL] = CLASS_STORAGE,
-	[SOFTIRQ_TASKLET] = CLASS_OTHER,
-	[SOFTIRQ_SCHED] = -1,
-	[SOFTIRQ_HRTIMER] = -1,
-	[SOFTIRQ_RCU] = -1,
-};
-
-/* Index of @irq in @t (ascending irq, the order of /proc/interrupts), -1. */
-static int find_target(const struct measure_target *t, unsigned int n,
-		       unsigned int irq)
+int measure_find_target(const struct measure_target *t, unsigned int n,
+			unsigned int irq)
 {
 	unsigned int lo = 0, hi = n;
 
@@ -141,7 +126,7 @@ int measure_attribute(const struct measure_raw *raw, const struct measure_target
 		goto out;
 	for (i = 0; i < raw->nr_irqs; i++) {
 		const struct measure_irq *e = &raw->irqs[i];
-		int row = find_target(t, n, e->irq);
+		int row = measure_find_target(t, n, e->irq);
 
 		if (row < 0)	/* gone from /proc: measure_check() says so */
 			continue;
@@ -171,7 +156,7 @@ int measure_attribute(const struct measure_raw *raw, const struct measure_target
 			pj++;
 		for (; pj < raw->nr_napi && pn[pj].cpu == cpu; pj++) {
 			const struct measure_napi *p = &pn[pj];
-			int row = p->irq > 0 ? find_target(t, n, (unsigned int)p->irq) : -1;
+			int row = p->irq > 0 ? measure_find_target(t, n, (unsigned int)p->irq) : -1;
 
 			if (row >= 0) {
 				soft[row] += (double)p->ns;
@@ -191,17 +176,17 @@ int measure_attribute(const struct measure_raw *raw, const struct measure_target
 		for (unsigned int v = 0; v < MEASURE_NR_SOFTIRQS; v++) {
 			double left = (double)raw->soft_ns[cpu][v];
 
-			if (vec_class[v] < 0 || !(left > 0))
+			if (sample_softirq_class[v] < 0 || !(left > 0))
 				continue;
 			if (v == SOFTIRQ_NET_RX)
 				left = left > napi ? left - napi : 0;
 			/* Storage work on a CPU that served no storage IRQ: the
 			 * block layer completed requests there for their
 			 * submitters. */
-			if (vec_class[v] == CLASS_STORAGE && !storage)
+			if (sample_softirq_class[v] == CLASS_STORAGE && !storage)
 				split(s, 0, ns, t, CLASS_STORAGE, NULL, left, soft);
 			else
-				split(s, from, i, t, vec_class[v], NULL, left, soft);
+				split(s, from, i, t, sample_softirq_class[v], NULL, left, soft);
 		}
 	}
 	for (i = 0; i < n; i++) {

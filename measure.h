@@ -38,9 +38,9 @@ struct measure_raw {
 	unsigned int nr_cpus;		/* rows of soft_ns */
 	uint64_t (*soft_ns)[MEASURE_NR_SOFTIRQS];
 	uint64_t (*soft_events)[MEASURE_NR_SOFTIRQS];	/* runs timed */
-	unsigned int nr_irqs;
+	unsigned int nr_irqs, cap_irqs;	/* cap_*: room allocated, for growing */
 	struct measure_irq *irqs;
-	unsigned int nr_napi;
+	unsigned int nr_napi, cap_napi;
 	struct measure_napi *napi;
 	uint64_t dropped;		/* events a full map could not take */
 	uint64_t missed;		/* program runs the kernel skipped */
@@ -56,6 +56,10 @@ struct measure_target {
 	int group;		/* device index, -1 none */
 	const char *label;	/* its interface name for NICs, may be NULL */
 };
+
+/* Index of @irq in @t (ascending irq, the order of /proc/interrupts), -1. */
+int measure_find_target(const struct measure_target *t, unsigned int n,
+			unsigned int irq);
 
 /* Fill hard, soft and load of act[i] for target t[i] (n rows, the rows of
  * the second snapshot; delta and top_cpu already set). Hard-irq time is the

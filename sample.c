@@ -29,6 +29,19 @@
 #define STAT_FIELDS_MIN	4	/* 2.4 kernels: user nice system idle */
 
 
+const int sample_softirq_class[SOFTIRQ_NR] = {
+	[SOFTIRQ_HI] = CLASS_OTHER,
+	[SOFTIRQ_TIMER] = -1,
+	[SOFTIRQ_NET_TX] = CLASS_NET,
+	[SOFTIRQ_NET_RX] = CLASS_NET,
+	[SOFTIRQ_BLOCK] = CLASS_STORAGE,
+	[SOFTIRQ_IRQ_POLL] = CLASS_STORAGE,
+	[SOFTIRQ_TASKLET] = CLASS_OTHER,
+	[SOFTIRQ_SCHED] = -1,
+	[SOFTIRQ_HRTIMER] = -1,
+	[SOFTIRQ_RCU] = -1,
+};
+
 static const struct {
 	const char *name;
 	enum softirq_type type;

@@ -40,6 +40,10 @@ enum softirq_type {
 	SOFTIRQ_RCU, SOFTIRQ_NR
 };
 
+/* Which device class raises each softirq type; -1: timers, the scheduler
+ * and RCU are no device's work and stay with the CPU. */
+extern const int sample_softirq_class[SOFTIRQ_NR];
+
 struct cpu_stat {
 	uint64_t irq;		/* USER_HZ ticks of hard-irq time */
 	uint64_t softirq;	/* USER_HZ ticks of softirq time */
