@@ -117,33 +117,27 @@ static int fn(struct bpfload *b)					\
 	return 0;							\
 }
 
-#define PROG_FDS(s) do {						\
-	b->prog_fd[b->nr_progs++] = s->progs.btf_hard_entry.prog_fd;	\
-	b->prog_fd[b->nr_progs++] = s->progs.btf_hard_exit.prog_fd;	\
-	b->prog_fd[b->nr_progs++] = s->progs.btf_soft_entry.prog_fd;	\
-	b->prog_fd[b->nr_progs++] = s->progs.btf_soft_exit.prog_fd;	\
-	b->prog_fd[b->nr_progs++] = s->progs.btf_napi_poll.prog_fd;	\
+/* The programs' descriptors, for the run counts (missed()). */
+#define ADD_FD(p)	(b->prog_fd[b->nr_progs++] = (p).prog_fd)
+#define PROG_FDS_TP(s, pre) do {					\
+	ADD_FD(s->progs.pre##_hard_entry);				\
+	ADD_FD(s->progs.pre##_hard_exit);				\
+	ADD_FD(s->progs.pre##_soft_entry);				\
+	ADD_FD(s->progs.pre##_soft_exit);				\
+	ADD_FD(s->progs.pre##_napi_poll);				\
 } while (0)
+
+#define PROG_FDS(s) PROG_FDS_TP(s, btf)
 OPEN_MODE(open_btf, irqload_btf)
 #undef PROG_FDS
 #define PROG_FDS(s) do {						\
-	b->prog_fd[b->nr_progs++] = s->progs.btf_hard_entry.prog_fd;	\
-	b->prog_fd[b->nr_progs++] = s->progs.btf_hard_exit.prog_fd;	\
-	b->prog_fd[b->nr_progs++] = s->progs.btf_soft_entry.prog_fd;	\
-	b->prog_fd[b->nr_progs++] = s->progs.btf_soft_exit.prog_fd;	\
-	b->prog_fd[b->nr_progs++] = s->progs.btf_napi_poll.prog_fd;	\
-	b->prog_fd[b->nr_progs++] = s->progs.ctx_enter.prog_fd;		\
-	b->prog_fd[b->nr_progs++] = s->progs.ctx_exit.prog_fd;		\
+	PROG_FDS_TP(s, btf);						\
+	ADD_FD(s->progs.ctx_enter);					\
+	ADD_FD(s->progs.ctx_exit);					\
 } while (0)
 OPEN_MODE(open_ctx, irqload_ctx)
 #undef PROG_FDS
-#define PROG_FDS(s) do {						\
-	b->prog_fd[b->nr_progs++] = s->progs.raw_hard_entry.prog_fd;	\
-	b->prog_fd[b->nr_progs++] = s->progs.raw_hard_exit.prog_fd;	\
-	b->prog_fd[b->nr_progs++] = s->progs.raw_soft_entry.prog_fd;	\
-	b->prog_fd[b->nr_progs++] = s->progs.raw_soft_exit.prog_fd;	\
-	b->prog_fd[b->nr_progs++] = s->progs.raw_napi_poll.prog_fd;	\
-} while (0)
+#define PROG_FDS(s) PROG_FDS_TP(s, raw)
 OPEN_MODE(open_raw, irqload_raw)
 #undef PROG_FDS
 
