@@ -301,6 +301,20 @@ check "two runs at once both measure" \
 	sh -c '[ "$1" -eq 0 ] && [ "$2" -eq 0 ] && [ "$(jq -r .load_source "$3")" = bpf ] &&
 	       [ "$(jq -r .load_source "$4")" = bpf ]' _ "$ra" "$rb" "$disk/a.json" "$disk/b.json"
 
+# The measured path under valgrind too (the e2e suites, which check-valgrind
+# runs, never load the program): no invalid access, no definite leak.
+if command -v valgrind >/dev/null; then
+	start_load "$disk_load"
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		--suppressions="$top/tests/valgrind-bpf.supp" "$irqtune" -n -w 0.5 --json \
+		--load-source=bpf >"$disk/vg.json" 2>"$disk/vg.err"
+	rc=$?
+	stop_load
+	why="exit $rc: $(head -30 "$disk/vg.err")"
+	check "valgrind: a measured run is clean" \
+		sh -c '[ "$1" -eq 0 ] && [ "$(jq -r .load_source "$2")" = bpf ]' _ "$rc" "$disk/vg.json"
+fi
+
 until_gone
 why="$(bpftool prog show 2>&1 | grep -E ' name ' | head -5)"
 check "afterwards: no program of irqtune's is loaded" [ "$(progs_loaded)" -eq 0 ]
