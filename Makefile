@@ -20,14 +20,14 @@ PKGS      = libudev argtable2 inih json-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ludev -largtable2 -linih -ljson-c)
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 $(WERROR) \
-             -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CFLAGS)
+             -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDLIBS   += $(PKG_LIBS) -lm
 
 # The pure and parsing modules; everything but main.
 LIB_OBJS  = fileio.o cpuset.o topology.o sample.o device.o plan.o apply.o report.o lock.o \
-            config.o policy.o log.o json.o metrics.o
+            config.o policy.o log.o json.o metrics.o compat.o
 TESTS     = tests/test_cpuset tests/test_topology tests/test_sample \
-            tests/test_plan tests/test_config
+            tests/test_plan tests/test_config tests/test_compat
 
 all: deps irqtune
 

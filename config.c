@@ -58,6 +58,8 @@ void config_release(struct config *cfg)
 	free(cfg->banname);
 	for (int c = 0; c < CLASS_NR; c++)
 		cpuset_free(cfg->class_cpus[c]);
+	free(cfg->irqbalance_env);
+	free(cfg->metrics_file);
 	config_init(cfg);
 }
 
@@ -290,6 +292,53 @@ static int set_hint(struct parse *p, const char *v)
 	return 1;
 }
 
+/* An absolute path of printable characters, for @key. */
+static int set_path(struct parse *p, const char *key, const char *v, char **ret)
+{
+	if (v[0] != '/')
+		return fail(p, "%s '%s': not an absolute path", key, v);
+	for (const char *c = v; *c; c++)
+		if (!isprint((unsigned char)*c))
+			return fail(p, "%s: a path of printable characters only", key);
+	*ret = strdup(v);
+	return *ret ? 1 : oom(p);
+}
+
+/* "off", or the file to read instead of /etc/default/irqbalance and
+ * /etc/sysconfig/irqbalance. */
+static int set_irqbalance_env(struct parse *p, const char *v)
+{
+	if (!once(p, "irqbalance-env", &p->cfg->line_irqbalance_env))
+		return 0;
+	if (strcmp(v, "off") == 0) {
+		p->cfg->irqbalance_off = true;
+		return 1;
+	}
+	if (v[0] != '/')
+		return fail(p, "irqbalance-env '%s': give 'off' or an absolute path", v);
+	return set_path(p, "irqbalance-env", v, &p->cfg->irqbalance_env);
+}
+
+static int set_other_balancer(struct parse *p, const char *v)
+{
+	if (!once(p, "other-balancer", &p->cfg->line_other_balancer))
+		return 0;
+	if (strcmp(v, "refuse") == 0)
+		p->cfg->other_balancer = CONFIG_BALANCER_REFUSE;
+	else if (strcmp(v, "ignore") == 0)
+		p->cfg->other_balancer = CONFIG_BALANCER_IGNORE;
+	else
+		return fail(p, "other-balancer '%s': must be 'refuse' or 'ignore'", v);
+	return 1;
+}
+
+static int set_metrics_file(struct parse *p, const char *v)
+{
+	if (!once(p, "metrics-file", &p->cfg->line_metrics_file))
+		return 0;
+	return set_path(p, "metrics-file", v, &p->cfg->metrics_file);
+}
+
 static int set_class_cpus(struct parse *p, int c, const char *v)
 {
 	struct cpuset *set;
@@ -325,7 +374,13 @@ static int handler(void *user, const char *section, const char *name,
 			return set_banirq(p, value);
 		if (strcmp(name, "affinity-hint") == 0)
 			return set_hint(p, value);
-		return fail(p, "unknown key '%s' (expected window, threshold, bancpus, banirq or affinity-hint before any [section])",
+		if (strcmp(name, "irqbalance-env") == 0)
+			return set_irqbalance_env(p, value);
+		if (strcmp(name, "other-balancer") == 0)
+			return set_other_balancer(p, value);
+		if (strcmp(name, "metrics-file") == 0)
+			return set_metrics_file(p, value);
+		return fail(p, "unknown key '%s' (expected window, threshold, bancpus, banirq, affinity-hint, irqbalance-env, other-balancer or metrics-file before any [section])",
 			    name);
 	}
 	for (int c = 0; c < CLASS_NR; c++) {

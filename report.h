@@ -50,11 +50,19 @@ struct report_totals {
 	bool dry_run;
 };
 
+/* Some CPUs kept free of IRQs, and who said so. */
+struct report_ban {
+	const char *cpus;		/* cpulist */
+	const char *source;		/* "--bancpus", "IRQBALANCE_BANNED_CPULIST in FILE:LINE" */
+};
+
 struct report_run {
 	bool dry_run;
 	double window;			/* seconds */
 	const char *online;		/* cpulists */
 	const char *eligible;
+	unsigned int nr_bans;
+	const struct report_ban *bans;
 	unsigned int nr_cpus;		/* online CPUs, ascending */
 	const int *cpus;
 	const double *before, *after;	/* per CPU id; NULL when no plan */
@@ -75,5 +83,7 @@ void report_device(char *dst, size_t len, const struct report_irq *ri);
 void report_header(FILE *f, bool verbose);
 void report_line(FILE *f, const struct report_irq *ri, bool verbose);
 void report_summary(FILE *f, const struct report_totals *t);
+/* One line per ban: "irqtune: CPUs 2-3 banned by SOURCE". */
+void report_bans(FILE *f, const struct report_ban *bans, unsigned int nr);
 
 #endif
