@@ -37,6 +37,12 @@ deps: .deps.stamp
 	tools/deps
 	@touch $@
 
+# make check needs irqbalance too, for the live test of the refusal to
+# fight it; tools/deps installs it with its daemon disabled and masked.
+.deps-check.stamp: tools/deps
+	tools/deps check
+	@touch $@
+
 irqtune: irqtune.o $(LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -81,12 +87,13 @@ run: all
 
 # mk/*.mk files add whole extra passes (e.g. under sanitizers) to CHECK_EXTRA.
 CHECK_EXTRA ?=
-check: all $(TESTS) $(TEST_HELPERS) tests/fakekernel.so $(SIM_BINS)
+check: all $(TESTS) $(TEST_HELPERS) tests/fakekernel.so $(SIM_BINS) .deps-check.stamp
 	tests/run
 	@for t in $(CHECK_EXTRA); do $(MAKE) --no-print-directory $$t || exit 1; done
 
 clean:
-	rm -f irqtune *.o tests/*.o $(TESTS) $(TEST_HELPERS) $(SIM_BINS) tests/fakekernel.so .deps.stamp
+	rm -f irqtune *.o tests/*.o $(TESTS) $(TEST_HELPERS) $(SIM_BINS) tests/fakekernel.so .deps.stamp \
+		.deps-check.stamp
 	rm -rf tests/out
 
 # Files that name the installed binary are made from NAME.in at install
