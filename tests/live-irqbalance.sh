@@ -59,25 +59,41 @@ if [ -z "$ib" ]; then
 fi
 [ -d /proc/irq ] || { skip "$name" "no /proc/irq here (a container?)"; exit 0; }
 
-others=$(running_irqbalance | tr '\n' ' ')
+# start_ours: an irqbalance of ours in $ours, running; false if it exited
+start_ours() {
+	# no environment of ours reaches it: no bans, nothing special
+	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$ib" --foreground --interval=3600 \
+		>"$out/irqbalance.log" 2>&1 </dev/null &
+	ours=$!
+	# until it is itself (past exec) and has read the machine
+	n=0
+	while [ "$(cat "/proc/$ours/comm" 2>/dev/null)" != irqbalance ] && [ $n -lt 100 ]; do
+		sleep 0.05; n=$((n + 1))
+	done
+	sleep 0.5
+	kill -0 "$ours" 2>/dev/null
+}
 snap >"$out/before"
-# no environment of ours reaches it: no bans, nothing special
-env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$ib" --foreground --interval=3600 \
-	>"$out/irqbalance.log" 2>&1 </dev/null &
-ours=$!
 trap 'kill "$ours" 2>/dev/null; wait "$ours" 2>/dev/null' EXIT
-# until it is itself (past exec) and has read the machine
-n=0
-while [ "$(cat "/proc/$ours/comm" 2>/dev/null)" != irqbalance ] && [ $n -lt 100 ]; do
-	sleep 0.05; n=$((n + 1))
-done
-sleep 0.5
-if ! kill -0 "$ours" 2>/dev/null; then
+tries=1
+# irqbalance 1.9 exits at once (status 1) while another one holds its
+# socket: a benchmark's --oneshot run ends soon, so wait for it
+lonely=0
+until start_ours; do
 	wait "$ours"
-	skip "$name" "irqbalance exited at once here (status $?): $(head -3 "$out/irqbalance.log")"
-	trap - EXIT
-	exit 0
-fi
+	rc=$?
+	others=$(running_irqbalance | tr '\n' ' ')
+	# alone twice running: it fails for a reason of its own
+	[ -n "$others" ] || lonely=$((lonely + 1))
+	if [ $lonely -ge 2 ] || [ $tries -ge 15 ]; then
+		trap - EXIT
+		skip "$name" "our irqbalance exited at once (status $rc, $tries tries; others running: ${others:-none}): $(head -3 "$out/irqbalance.log")"
+		exit 0
+	fi
+	tries=$((tries + 1))
+	sleep 2
+done
+others=$(running_irqbalance | grep -vx "$ours" | tr '\n' ' ')
 
 irqtune -w 0.3 >"$out/stdout" 2>"$out/stderr" </dev/null
 rc=$?
@@ -96,6 +112,32 @@ if cmp -s "$out/before" "$out/after"; then
 else
 	fail "live: no /proc/irq/N/smp_affinity changed" "$(diff "$out/before" "$out/after" | head -10)"
 fi
+# irqtune.service's sandbox (ProtectProc=invisible, no capability) must
+# not hide irqbalance from it: /proc mounted with hidepid=invisible, every
+# capability dropped.
+if unshare -m sh -c 'mount -t proc -o hidepid=invisible proc /proc' 2>/dev/null &&
+   command -v setpriv >/dev/null; then
+	unshare -m sh -c 'mount -t proc -o hidepid=invisible proc /proc &&
+		mount --bind /proc/irq /proc/irq && mount -o remount,bind,ro /proc/irq &&
+		exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs ./irqtune "$@"' \
+		_ -w 0.3 >"$out/unit.stdout" 2>"$out/unit.stderr" </dev/null
+	rc=$?
+	if [ "$rc" -eq 2 ] && grep -q "^irqtune: irqbalance (pid [0-9]*) is running and balances" "$out/unit.stderr"; then
+		pass "live: in the unit's sandbox (hidepid=invisible, no capability) it refuses too"
+	else
+		fail "live: in the unit's sandbox (hidepid=invisible, no capability) it refuses too" \
+			"exit $rc: $(cat "$out/unit.stderr")"
+	fi
+else
+	skip "live: in the unit's sandbox" "no private /proc mount or no setpriv here"
+fi
+snap >"$out/after2"
+if cmp -s "$out/before" "$out/after2"; then
+	pass "live: still no /proc/irq/N/smp_affinity changed"
+else
+	fail "live: still no /proc/irq/N/smp_affinity changed" "$(diff "$out/before" "$out/after2" | head -10)"
+fi
+
 # A dry run beside it still plans, and says a real run would refuse.
 irqtune -n -w 0.3 >"$out/dry.stdout" 2>"$out/dry.stderr" </dev/null
 rc=$?
