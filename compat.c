@@ -276,33 +276,55 @@ static int parse_line(char *line, unsigned int lineno, const char *name,
 	return 0;
 }
 
+/* One line of @f into @buf (COMPAT_LINE_MAX + 1 bytes), without its
+ * newline: false at the end of the file. A longer line is cut short and
+ * flagged; NUL bytes are kept and flagged. */
+static bool read_line(FILE *f, char *buf, size_t *ret_len, bool *ret_long,
+		      bool *ret_nul)
+{
+	size_t n = 0;
+	int c;
+
+	*ret_long = *ret_nul = false;
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (n == COMPAT_LINE_MAX) {
+			*ret_long = true;
+			continue;
+		}
+		*ret_nul |= c == '\0';
+		buf[n++] = (char)c;
+	}
+	buf[n] = '\0';
+	*ret_len = n;
+	return c != EOF || n > 0 || *ret_long;
+}
+
 int compat_envfile_parse(FILE *f, const char *name, struct compat_bans *b)
 {
 	static const char *const keys[] = { COMPAT_KEY_CPULIST, COMPAT_KEY_CPUMASK };
+	static const char ours[] = "IRQBALANCE_BANNED_CPU";
 	struct assignment last[2] = { { 0 } };
-	char *line = malloc(COMPAT_LINE_MAX + 2), *word = malloc(COMPAT_LINE_MAX + 2);
+	char *line = malloc(COMPAT_LINE_MAX + 1), *word = malloc(COMPAT_LINE_MAX + 1);
 	unsigned int lineno = 0;
+	size_t len;
+	bool too_long, nul;
 	int r = 0;
 
 	if (!line || !word) {
 		r = -ENOMEM;
 		goto out;
 	}
-	while (r == 0 && fgets(line, COMPAT_LINE_MAX + 2, f)) {
-		size_t len = strlen(line);
+	while (r == 0 && read_line(f, line, &len, &too_long, &nul)) {
+		bool mine = memmem(line, len, ours, sizeof(ours) - 1) != NULL;
 
 		lineno++;
-		if (len > 0 && line[len - 1] == '\n') {
-			line[--len] = '\0';
-		} else if (!feof(f)) {
-			int c;
-
-			/* Too long to be a setting of ours: skip the rest. */
-			while ((c = getc(f)) != EOF && c != '\n')
-				;
-			if (strstr(line, "IRQBALANCE_BANNED_CPU"))
-				r = warn(b, "%s:%u: line longer than %d characters; ignored",
-					 name, lineno, COMPAT_LINE_MAX);
+		/* Too long or not text: not a setting of ours, whatever it says. */
+		if (too_long || nul) {
+			if (mine)
+				r = too_long ?
+				    warn(b, "%s:%u: line longer than %d characters; ignored",
+					 name, lineno, COMPAT_LINE_MAX) :
+				    warn(b, "%s:%u: a NUL byte in the line; ignored", name, lineno);
 			continue;
 		}
 		if (len > 0 && line[len - 1] == '\r')

@@ -276,6 +276,24 @@ static void test_long_and_binary(void **state)
 	assert_non_null(strstr(b.warnings[0], "f:1: line longer than"));
 	compat_bans_release(&b);
 	free(text);
+	/* a NUL byte: that line is not read, the next one is */
+	{
+		static const char nul[] = "IRQBALANCE_BANNED_CPULIST=1\0 2\n"
+					  "IRQBALANCE_BANNED_CPUS=8\n";
+		FILE *f = fmemopen((void *)nul, sizeof(nul) - 1, "r");
+
+		memset(&b, 0, sizeof(b));
+		assert_int_equal(compat_envfile_parse(f, "f", &b), 0);
+		assert_string_equal(all_bans(&b), "3<IRQBALANCE_BANNED_CPUS in f:2>");
+		assert_int_equal(b.nr_warnings, 1);
+		assert_string_equal(b.warnings[0], "f:1: a NUL byte in the line; ignored");
+		fclose(f);
+		compat_bans_release(&b);
+	}
+	/* no newline at the end of the file */
+	assert_int_equal(parse_string("# x\nIRQBALANCE_BANNED_CPULIST=5", "f", &b), 0);
+	assert_string_equal(all_bans(&b), "5<IRQBALANCE_BANNED_CPULIST in f:2>");
+	compat_bans_release(&b);
 	/* a file of garbage bytes bans nothing and says nothing */
 	{
 		static const char junk[] = "\x7f" "ELF\x02\x01\x01\0\0\0\n\xff\xfe=\n";
