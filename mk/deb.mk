@@ -45,7 +45,9 @@ deb: .deps-deb.stamp
 		cat $(DEB_BUILD)/lintian.log; \
 		[ $$rc -eq 0 ] || { echo "deb: lintian FAILED"; exit 1; }
 
-check-deb: .deps-deb.stamp
+# Not on .deps-deb.stamp: tests/deb.sh skips, saying why, where the tools
+# cannot be installed.
+check-deb:
 	@tests/deb.sh
 
 deb-clean:
