@@ -7,12 +7,10 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include "compat.h"
 #include "fileio.h"
@@ -351,33 +349,18 @@ out:
 
 int compat_envfile_load(const char *path, struct compat_bans *b)
 {
-	struct stat st;
+	char why[COMPAT_MSG_MAX - 64];
 	FILE *f;
-	int fd, r;
+	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		close(fd);
+	r = fopen_trusted(path, &f, why, sizeof(why));
+	if (r == -EINVAL || r == -EPERM) {
+		int w = warn(b, "%s: %s: its irqbalance settings are not applied", path, why);
+
+		return w < 0 ? w : -EPERM;
+	}
+	if (r < 0)
 		return r;
-	}
-	/* As for irqtune.conf: whoever can write it decides where IRQs go. */
-	if (!S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid()) ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		close(fd);
-		r = warn(b, "%s: %s: refusing its irqbalance settings", path,
-			 !S_ISREG(st.st_mode) ? "not a regular file" :
-			 st.st_mode & (S_IWGRP | S_IWOTH) ? "writable by others than root" :
-			 "not owned by root");
-		return r < 0 ? r : -EPERM;
-	}
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return -ENOMEM;
-	}
 	r = compat_envfile_parse(f, path, b);
 	fclose(f);
 	return r;

@@ -6,14 +6,11 @@
  * instead of letting it split them silently. */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 #include <ini.h>
 
 #include "config.h"
@@ -422,51 +419,14 @@ int config_parse(FILE *f, struct config *cfg, struct config_error *err)
 
 int config_load(const char *path, struct config *cfg, struct config_error *err)
 {
-	struct stat st;
 	FILE *f;
-	int fd, r;
+	int r;
 
 	err->line = 0;
 	err->msg[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "%s", strerror(errno));
+	r = fopen_trusted(path, &f, err->msg, sizeof(err->msg));
+	if (r < 0)
 		return r;
-	}
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "%s", strerror(errno));
-		close(fd);
-		return r;
-	}
-	/* Whoever can write it decides where IRQs go: root only. */
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err->msg, sizeof(err->msg), "not a regular file");
-		r = -EINVAL;
-	} else if (st.st_uid != 0 && st.st_uid != geteuid()) {
-		snprintf(err->msg, sizeof(err->msg),
-			 "owned by uid %u, not root: refusing it (chown root)",
-			 (unsigned int)st.st_uid);
-		r = -EPERM;
-	} else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		snprintf(err->msg, sizeof(err->msg),
-			 "writable by %s (mode %04o): refusing it (chmod go-w)",
-			 st.st_mode & S_IWOTH ? "anyone" : "its group",
-			 (unsigned int)(st.st_mode & 07777));
-		r = -EPERM;
-	} else {
-		r = 0;
-	}
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return -ENOMEM;
-	}
 	r = config_parse(f, cfg, err);
 	fclose(f);
 	return r;

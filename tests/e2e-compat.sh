@@ -158,7 +158,7 @@ put etc/default/irqbalance 'IRQBALANCE_BANNED_CPULIST=3'
 chmod 0666 "$D/etc/default/irqbalance"
 run -n --json -w 0.5 --no-config
 why="exit $RC: $ERR / $(bans)"; check "a world-writable irqbalance file is refused with a warning" \
-	sh -c '[ "$1" -eq 0 ] && [ -z "$2" ] && [ "$3" = "irqtune: /etc/default/irqbalance: writable by others than root: refusing its irqbalance settings" ]' \
+	sh -c '[ "$1" -eq 0 ] && [ -z "$2" ] && [ "$3" = "irqtune: /etc/default/irqbalance: writable by anyone (mode 0666): refusing it (chmod go-w): its irqbalance settings are not applied" ]' \
 	_ "$RC" "$(bans)" "$ERR"
 
 ###########################################################################
