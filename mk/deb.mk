@@ -48,7 +48,11 @@ deb: .deps-deb.stamp
 # Not on .deps-deb.stamp: tests/deb.sh skips, saying why, where the tools
 # cannot be installed.
 check-deb:
-	@tests/deb.sh
+	@mkdir -p tests/out; tests/deb.sh >tests/out/deb.log 2>&1; rc=$$?; \
+	cat tests/out/deb.log; \
+	p=$$(grep -c '^PASS ' tests/out/deb.log); f=$$(grep -c '^FAIL ' tests/out/deb.log); \
+	[ $$rc -eq 0 ] || [ $$f -ne 0 ] || f=1; \
+	echo "check-deb: $$p passed, $$f failed"; [ $$f -eq 0 ]
 
 deb-clean:
 	rm -rf dist .deps-deb.stamp

@@ -8,30 +8,18 @@
 # sets it) with the systemd helpers it calls replaced by stubs, so nothing
 # is installed on or removed from this host. Skipped, with the reason,
 # only where the Debian tools cannot be installed.
-# Prints "PASS name", "FAIL name: why" or "SKIP name: why", then a count.
+# Prints "PASS name", "FAIL name: why" or "SKIP name: why"; make check-deb
+# counts them.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$PWD
-passed=0 failed=0
-pass() { echo "PASS $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
-skip() { echo "SKIP $1: $2"; }
-check() {	# check NAME CONDITION-COMMAND... ; message from $why
-	local name=$1; shift
-	if "$@"; then pass "$name"; else fail "$name" "${why:-condition failed}"; fi
-	why=
-}
-finish() {
-	echo "check-deb: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit
-}
+. tests/lib.sh		# pass, fail, skip, check
 work=$(mktemp -d /dev/shm/irqtune-deb.XXXXXX) || exit 1
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 
 if ! out=$(tools/deps deb 2>&1); then
 	skip "deb" "the Debian packaging tools cannot be installed here: $out"
-	finish
+	exit 0
 fi
 
 version=$(sed -n 's/^VERSION *= *//p' Makefile)
@@ -42,7 +30,7 @@ make -s deb >"$work/make.log" 2>&1
 rc=$?
 why="exit $rc: $(tail -30 "$work/make.log")"; check "deb: make deb succeeds" [ "$rc" -eq 0 ]
 why="$(ls dist 2>&1)"; check "deb: leaves $deb" [ -f "$deb" ]
-[ -f "$deb" ] || finish
+[ -f "$deb" ] || exit 1
 tags=$(grep -E '^[EW]: ' dist/build/lintian.log)
 why="$tags"; check "deb: lintian reports no error and no warning" \
 	sh -c '[ -f "$1" ] && [ -z "$2" ] && grep -q "^deb: lintian" "$3"' _ \
@@ -152,4 +140,4 @@ cp "$root/etc/irqtune.conf" "$sys/etc/irqtune.conf"
 pr remove >/dev/null 2>&1; rm -f "$sys/etc/irqtune.conf"; pr purge >/dev/null 2>&1
 why="$(cd "$sys" && find . | sort | tr '\n' ' ')"; check "purge: with no metrics-file set, no metrics file is touched" \
 	[ -e "$sys/srv/metrics/irqtune.prom" ]
-finish
+exit 0
