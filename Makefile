@@ -20,21 +20,28 @@ PKGS      = libudev argtable2 inih json-c libbpf
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ludev -largtable2 -linih -ljson-c -lbpf -lelf -lz)
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 $(WERROR) \
-             -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CFLAGS)
+             -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDLIBS   += $(PKG_LIBS) -lm
 
 # The pure and parsing modules; everything but main.
 LIB_OBJS  = fileio.o cpuset.o topology.o sample.o estimate.o measure.o bpfload.o loadsrc.o costs.o \
-            device.o plan.o apply.o report.o lock.o config.o policy.o log.o json.o metrics.o
+            device.o plan.o apply.o report.o lock.o config.o policy.o log.o json.o metrics.o compat.o
 TESTS     = tests/test_cpuset tests/test_topology tests/test_sample tests/test_estimate \
-            tests/test_measure tests/test_costs tests/test_plan tests/test_config
+            tests/test_measure tests/test_costs tests/test_plan tests/test_config tests/test_compat
 
 all: deps irqtune
 
 # Installs missing Debian packages (needs root and apt) then remembers it.
 deps: .deps.stamp
+# NO_DEPS=1 skips it: a Debian package build has its Build-Depends instead.
 .deps.stamp: tools/deps
-	tools/deps
+	$(if $(NO_DEPS),@true,tools/deps)
+	@touch $@
+
+# make check needs irqbalance too, for the live test of the refusal to
+# fight it; tools/deps installs it with its daemon disabled and masked.
+.deps-check.stamp: tools/deps
+	tools/deps check
 	@touch $@
 
 irqtune: irqtune.o $(LIB_OBJS)
@@ -109,13 +116,13 @@ run: all
 
 # mk/*.mk files add whole extra passes (e.g. under sanitizers) to CHECK_EXTRA.
 CHECK_EXTRA ?=
-check: all $(TESTS) $(TEST_HELPERS) tests/fakekernel.so $(SIM_BINS)
+check: all $(TESTS) $(TEST_HELPERS) tests/fakekernel.so $(SIM_BINS) .deps-check.stamp
 	tests/run
 	@for t in $(CHECK_EXTRA); do $(MAKE) --no-print-directory $$t || exit 1; done
 
 clean:
 	rm -f irqtune *.o tests/*.o $(TESTS) $(TEST_HELPERS) $(SIM_BINS) tests/fakekernel.so .deps.stamp \
-		irqload_*.lskel.h irqload_*.lskel.h.tmp
+		irqload_*.lskel.h irqload_*.lskel.h.tmp .deps-check.stamp
 	rm -rf tests/out
 
 # Files that name the installed binary are made from NAME.in at install

@@ -6,14 +6,11 @@
  * instead of letting it split them silently. */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 #include <ini.h>
 
 #include "config.h"
@@ -58,6 +55,8 @@ void config_release(struct config *cfg)
 	free(cfg->banname);
 	for (int c = 0; c < CLASS_NR; c++)
 		cpuset_free(cfg->class_cpus[c]);
+	free(cfg->irqbalance_env);
+	free(cfg->metrics_file);
 	config_init(cfg);
 }
 
@@ -290,6 +289,53 @@ static int set_hint(struct parse *p, const char *v)
 	return 1;
 }
 
+/* An absolute path of printable characters, for @key. */
+static int set_path(struct parse *p, const char *key, const char *v, char **ret)
+{
+	if (v[0] != '/')
+		return fail(p, "%s '%s': not an absolute path", key, v);
+	for (const char *c = v; *c; c++)
+		if (!isprint((unsigned char)*c))
+			return fail(p, "%s: a path of printable characters only", key);
+	*ret = strdup(v);
+	return *ret ? 1 : oom(p);
+}
+
+/* "off", or the file to read instead of /etc/default/irqbalance and
+ * /etc/sysconfig/irqbalance. */
+static int set_irqbalance_env(struct parse *p, const char *v)
+{
+	if (!once(p, "irqbalance-env", &p->cfg->line_irqbalance_env))
+		return 0;
+	if (strcmp(v, "off") == 0) {
+		p->cfg->irqbalance_off = true;
+		return 1;
+	}
+	if (v[0] != '/')
+		return fail(p, "irqbalance-env '%s': give 'off' or an absolute path", v);
+	return set_path(p, "irqbalance-env", v, &p->cfg->irqbalance_env);
+}
+
+static int set_other_balancer(struct parse *p, const char *v)
+{
+	if (!once(p, "other-balancer", &p->cfg->line_other_balancer))
+		return 0;
+	if (strcmp(v, "refuse") == 0)
+		p->cfg->other_balancer = CONFIG_BALANCER_REFUSE;
+	else if (strcmp(v, "ignore") == 0)
+		p->cfg->other_balancer = CONFIG_BALANCER_IGNORE;
+	else
+		return fail(p, "other-balancer '%s': must be 'refuse' or 'ignore'", v);
+	return 1;
+}
+
+static int set_metrics_file(struct parse *p, const char *v)
+{
+	if (!once(p, "metrics-file", &p->cfg->line_metrics_file))
+		return 0;
+	return set_path(p, "metrics-file", v, &p->cfg->metrics_file);
+}
+
 static int set_class_cpus(struct parse *p, int c, const char *v)
 {
 	struct cpuset *set;
@@ -348,7 +394,13 @@ static int handler(void *user, const char *section, const char *name,
 			return set_hint(p, value);
 		if (strcmp(name, "load-source") == 0)
 			return set_load_source(p, value);
-		return fail(p, "unknown key '%s' (expected window, threshold, bancpus, banirq, affinity-hint or load-source before any [section])",
+		if (strcmp(name, "irqbalance-env") == 0)
+			return set_irqbalance_env(p, value);
+		if (strcmp(name, "other-balancer") == 0)
+			return set_other_balancer(p, value);
+		if (strcmp(name, "metrics-file") == 0)
+			return set_metrics_file(p, value);
+		return fail(p, "unknown key '%s' (expected window, threshold, bancpus, banirq, affinity-hint, load-source, irqbalance-env, other-balancer or metrics-file before any [section])",
 			    name);
 	}
 	for (int c = 0; c < CLASS_NR; c++) {
@@ -390,51 +442,14 @@ int config_parse(FILE *f, struct config *cfg, struct config_error *err)
 
 int config_load(const char *path, struct config *cfg, struct config_error *err)
 {
-	struct stat st;
 	FILE *f;
-	int fd, r;
+	int r;
 
 	err->line = 0;
 	err->msg[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "%s", strerror(errno));
+	r = fopen_trusted(path, &f, err->msg, sizeof(err->msg));
+	if (r < 0)
 		return r;
-	}
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		snprintf(err->msg, sizeof(err->msg), "%s", strerror(errno));
-		close(fd);
-		return r;
-	}
-	/* Whoever can write it decides where IRQs go: root only. */
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err->msg, sizeof(err->msg), "not a regular file");
-		r = -EINVAL;
-	} else if (st.st_uid != 0 && st.st_uid != geteuid()) {
-		snprintf(err->msg, sizeof(err->msg),
-			 "owned by uid %u, not root: refusing it (chown root)",
-			 (unsigned int)st.st_uid);
-		r = -EPERM;
-	} else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		snprintf(err->msg, sizeof(err->msg),
-			 "writable by %s (mode %04o): refusing it (chmod go-w)",
-			 st.st_mode & S_IWOTH ? "anyone" : "its group",
-			 (unsigned int)(st.st_mode & 07777));
-		r = -EPERM;
-	} else {
-		r = 0;
-	}
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return -ENOMEM;
-	}
 	r = config_parse(f, cfg, err);
 	fclose(f);
 	return r;

@@ -28,6 +28,12 @@ enum config_load_source {
 	CONFIG_LOAD_PROC,
 };
 
+enum config_balancer {
+	CONFIG_BALANCER_UNSET,
+	CONFIG_BALANCER_REFUSE,	/* the default: no writes while irqbalance runs */
+	CONFIG_BALANCER_IGNORE,
+};
+
 struct config {
 	double window;			/* seconds; 0: not set */
 	double threshold;		/* fraction; < 0: not set */
@@ -39,9 +45,14 @@ struct config {
 	enum config_hint hint;
 	enum config_load_source load_source;
 	struct cpuset *class_cpus[CLASS_NR];	/* NULL: any CPU */
+	char *irqbalance_env;		/* irqbalance's settings; NULL: the default files */
+	bool irqbalance_off;		/* irqbalance-env = off: neither file nor environment */
+	enum config_balancer other_balancer;
+	char *metrics_file;		/* NULL: none */
 	/* Where each scalar was set (0: not set), for "given twice". */
 	unsigned int line_window, line_threshold, line_bancpus, line_hint;
 	unsigned int line_load_source;
+	unsigned int line_irqbalance_env, line_other_balancer, line_metrics_file;
 	unsigned int line_class[CLASS_NR];
 };
 

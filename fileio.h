@@ -4,6 +4,7 @@
 #define IRQTUNE_FILEIO_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -13,6 +14,13 @@ long read_small_file(const char *path, char *buf, size_t len);
 /* The same for @path relative to the directory @dfd (or AT_FDCWD): what a
  * walk over thousands of sysfs files uses, to spare the path lookups. */
 long read_small_file_at(int dfd, const char *path, char *buf, size_t len);
+
+/* Open @path for reading as a file that decides where IRQs go: a regular
+ * file owned by root (or by the effective user) and writable by nobody
+ * else. 0 with *@ret_f set; -EINVAL (not a regular file), -EPERM (owner or
+ * mode), -ENOMEM or the -errno of open(2), with @why (of @why_len bytes)
+ * saying which, e.g. "writable by anyone (mode 0666): refusing it". */
+int fopen_trusted(const char *path, FILE **ret_f, char *why, size_t why_len);
 
 /* Strict decimal parse of all of @s (leading/trailing blanks allowed):
  * -EINVAL on anything else, -ERANGE above @max. */

@@ -16,6 +16,7 @@
 #include <argtable2.h>
 
 #include "apply.h"
+#include "compat.h"
 #include "config.h"
 #include "costs.h"
 #include "cpuset.h"
@@ -35,6 +36,7 @@
 /* Exit statuses; documented in irqtune(8). */
 enum {
 	EXIT_PARTIAL = 1,		/* some IRQs could not be placed */
+	EXIT_BALANCER = 2,		/* irqbalance runs: writing would fight it */
 	EXIT_USAGE = EX_USAGE,		/* 64: bad command line */
 	EXIT_NOINPUT = EX_NOINPUT,	/* 66: a kernel interface unreadable */
 	EXIT_NOCPU = EX_UNAVAILABLE,	/* 69: no CPU left to place IRQs on */
@@ -54,6 +56,7 @@ enum {
 
 static struct {
 	bool dry_run, verbose, quiet, json, syslog, no_config;
+	bool ignore_balancer;
 	bool window_set;
 	double window;
 	double wait_lock;
@@ -67,6 +70,7 @@ static struct {
 
 struct run {
 	struct config cfg;
+	struct compat_bans bans;	/* every banned CPU, by source */
 	struct topology *topo;
 	struct snapshot a, b;
 	struct loadsrc src;
@@ -138,12 +142,14 @@ static int parse_options(int argc, char **argv)
 			"measure the load in the kernel, or estimate it from /proc");
 	struct arg_lit *use_syslog = arg_lit0(NULL, "syslog",
 			"log to syslog even at a terminal");
+	struct arg_lit *ignore_bal = arg_lit0(NULL, "ignore-other-balancer",
+			"write even while irqbalance is running");
 	struct arg_lit *version = arg_lit0("V", "version", "print the version and exit");
 	struct arg_lit *help = arg_lit0("h", "help", "print this help and exit");
 	struct arg_end *end = arg_end(10);
 	void *argtable[] = { dry, win, verbose, quiet, banirq, bancpus, waitlock,
 			     config, noconfig, json, metrics, source, use_syslog,
-			     version, help, end };
+			     ignore_bal, version, help, end };
 	int nerr, ret = -1;
 
 	if (arg_nullcheck(argtable) != 0) {
@@ -178,6 +184,7 @@ static int parse_options(int argc, char **argv)
 	opt.json = json->count > 0;
 	opt.syslog = use_syslog->count > 0;
 	opt.no_config = noconfig->count > 0;
+	opt.ignore_balancer = ignore_bal->count > 0;
 	opt.window_set = win->count > 0;
 	opt.window = win->count ? win->dval[0] : WINDOW_DEFAULT;
 	if (!isfinite(opt.window) || opt.window <= 0 || opt.window > WINDOW_MAX) {
@@ -296,7 +303,77 @@ overrides:
 		cpuset_free(cfg->bancpus);
 		cfg->bancpus = set;
 	}
+	if (!opt.metrics_file && cfg->metrics_file && !(opt.metrics_file = strdup(cfg->metrics_file)))
+		return EXIT_SOFTWARE;
 	return 0;
+}
+
+/* The bans of the command line or the file, then irqbalance's and the
+ * isolated partitions' added to them, each with its source. */
+static int gather_bans(struct run *run)
+{
+	static const char *const defaults[] = {
+		_PATH_IRQBALANCE_DEFAULT, _PATH_IRQBALANCE_SYSCONFIG, NULL,
+	};
+	struct config *cfg = &run->cfg;
+	struct compat_sources src = {
+		.off = cfg->irqbalance_off,
+		.getenv_fn = getenv,
+		.envfile = cfg->irqbalance_env,
+		.defaults = defaults,
+		.cgroup_isolated = _PATH_CGROUP_ISOLATED,
+	};
+	char from[PATH_MAX + 16];
+	int r = 0;
+
+	snprintf(from, sizeof(from), "bancpus in %s", opt.config ? opt.config : _PATH_CONFIG);
+	if (cfg->bancpus)
+		r = compat_add_ban(&run->bans, cpuset_dup(cfg->bancpus),
+				   opt.bancpus ? "--bancpus" : from);
+	if (r == 0)
+		r = compat_collect(&src, &run->bans);
+	if (r == 0 && !cfg->bancpus && run->bans.nr && !(cfg->bancpus = cpuset_new(CPU_ID_LIMIT)))
+		r = -ENOMEM;
+	if (r < 0) {
+		log_msg(LOG_ERR, "out of memory");
+		return EXIT_SOFTWARE;
+	}
+	for (unsigned int i = 0; i < run->bans.nr_warnings; i++)
+		log_msg(LOG_WARNING, "%s", run->bans.warnings[i]);
+	if (run->bans.nr_dropped)
+		log_msg(LOG_WARNING, "%u more warnings about irqbalance's settings not shown",
+			run->bans.nr_dropped);
+	for (unsigned int i = 0; i < run->bans.nr; i++)
+		cpuset_or(cfg->bancpus, run->bans.bans[i].cpus);
+	return 0;
+}
+
+/* Two balancers rewriting the same affinities fight: a run that writes
+ * refuses while irqbalance runs, unless told otherwise. */
+static int other_balancer(const struct run *run)
+{
+	char name[32];
+	pid_t pid;
+	int r;
+
+	if (opt.ignore_balancer || run->cfg.other_balancer == CONFIG_BALANCER_IGNORE)
+		return 0;
+	r = compat_find_balancer(_PATH_PROC, &pid, name, sizeof(name));
+	if (r < 0)
+		log_msg(LOG_WARNING, "cannot list %s to look for irqbalance: %s; going on",
+			_PATH_PROC, strerror(-r));
+	if (r <= 0)
+		return 0;
+	if (opt.dry_run) {
+		log_msg(LOG_NOTICE, "%s (pid %d) is running: a run that writes would refuse "
+			"(--ignore-other-balancer overrides); this dry run writes nothing",
+			name, (int)pid);
+		return 0;
+	}
+	log_msg(LOG_ERR, "%s (pid %d) is running and balances IRQs itself: writing none, "
+		"so as not to fight it (stop and disable it, or --ignore-other-balancer)",
+		name, (int)pid);
+	return EXIT_BALANCER;
 }
 
 static void sleep_window(double seconds)
@@ -700,6 +777,7 @@ static int finish(struct run *run, int status)
 	struct irq_text *tx = NULL;
 	struct report_irq *ri = NULL;
 	struct report_run rr = { 0 };
+	struct report_ban *bans;
 	int *cpus = NULL;
 	int r;
 
@@ -721,6 +799,19 @@ static int finish(struct run *run, int status)
 	}
 	rr.online = online;
 	rr.eligible = eligible;
+	bans = calloc(run->bans.nr ? run->bans.nr : 1, sizeof(*bans));
+	if (!bans) {
+		log_msg(LOG_ERR, "out of memory");
+		return EXIT_SOFTWARE;
+	}
+	for (unsigned int i = 0; i < run->bans.nr; i++)
+		bans[rr.nr_bans++] = (struct report_ban){
+			.cpus = run->bans.bans[i].cpulist,
+			.source = run->bans.bans[i].source,
+		};
+	rr.bans = bans;
+	if (opt.verbose && !opt.json)
+		report_bans(stdout, bans, rr.nr_bans);
 	if (run->planned) {
 		tx = calloc(run->nr ? run->nr : 1, sizeof(*tx));
 		cpus = calloc(run->topo->nr_ids ? run->topo->nr_ids : 1, sizeof(*cpus));
@@ -763,12 +854,14 @@ out:
 	free(ri);
 	free(tx);
 	free(cpus);
+	free(bans);
 	return status;
 }
 
 static void run_release(struct run *run)
 {
 	config_release(&run->cfg);
+	compat_bans_release(&run->bans);
 	topology_free(run->topo);
 	snapshot_release(&run->a);
 	snapshot_release(&run->b);
@@ -975,6 +1068,8 @@ int main(int argc, char **argv)
 	if (opt.syslog || !isatty(STDOUT_FILENO))
 		log_open_syslog();
 	ret = load_config(&run.cfg);
+	if (!ret)
+		ret = gather_bans(&run);
 	if (ret)
 		goto out;
 	if (!opt.dry_run && geteuid() != 0) {
@@ -990,7 +1085,8 @@ int main(int argc, char **argv)
 		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &run.t0);
-	ret = finish(&run, balance(&run));
+	ret = other_balancer(&run);
+	ret = finish(&run, ret ? ret : balance(&run));
 	if (fflush(stdout) != 0 && ret == 0)
 		ret = EXIT_IOERR;
 	lock_release(lock_fd);

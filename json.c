@@ -74,6 +74,25 @@ static struct json_object *irq_object(const struct report_irq *ri)
 	return o;
 }
 
+/* [{"cpus": "2-3", "source": "--bancpus"}, ...]: who banned which CPUs. */
+static struct json_object *bans(const struct report_run *run)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned int i = 0; a && i < run->nr_bans; i++) {
+		struct json_object *b = json_object_new_object();
+
+		if (!b || add(b, "cpus", json_object_new_string(run->bans[i].cpus)) ||
+		    add(b, "source", text(run->bans[i].source)) ||
+		    json_object_array_add(a, b)) {
+			json_object_put(b);
+			json_object_put(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 static struct json_object *build(const struct report_run *run)
 {
 	struct json_object *root = json_object_new_object();
@@ -124,6 +143,7 @@ static struct json_object *build(const struct report_run *run)
 	r |= add(machine, "online_cpus", text(run->online));
 	r |= add(machine, "eligible_cpus", text(run->eligible));
 	r |= add(machine, "cpus", cpus);
+	r |= add(machine, "banned", bans(run));
 	for (unsigned int k = 0; k < run->nr_cpus && run->before; k++) {
 		struct json_object *c = json_object_new_object();
 		int cpu = run->cpus[k];

@@ -21,6 +21,17 @@
 /* Serialises runs from cron, timer, udev and by hand. */
 #define _PATH_RUN_LOCK		"/run/irqtune.lock"
 
+/* irqbalance's environment files, Debian's and RHEL's: the CPUs they ban
+ * are banned here too (irqtune.conf's irqbalance-env points elsewhere). */
+#define _PATH_IRQBALANCE_DEFAULT	"/etc/default/irqbalance"
+#define _PATH_IRQBALANCE_SYSCONFIG	"/etc/sysconfig/irqbalance"
+
+/* CPUs of isolated cgroup v2 cpuset partitions (Linux 6.7 and later). */
+#define _PATH_CGROUP_ISOLATED	"/sys/fs/cgroup/cpuset.cpus.isolated"
+
+/* Processes, to find a running irqbalance: /proc/PID/comm and stat. */
+#define _PATH_PROC		"/proc"
+
 /* Relative to a root prefix ("" on a live machine) so tests can point
  * topology_read() at a captured tree. */
 #define _PATH_SYS_CPU		"/sys/devices/system/cpu"

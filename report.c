@@ -130,3 +130,14 @@ void report_summary(FILE *f, const struct report_totals *t)
 		t->before_min * 100, t->before_max * 100, t->after_min * 100,
 		t->after_max * 100, t->dry_run ? "planned" : "after");
 }
+
+void report_bans(FILE *f, const struct report_ban *bans, unsigned int nr)
+{
+	for (unsigned int i = 0; i < nr; i++) {
+		char src[4 * 256];
+
+		report_escape(src, sizeof(src), bans[i].source);	/* may name a file */
+		fprintf(f, "irqtune: CPU%s %s banned by %s\n",
+			strpbrk(bans[i].cpus, ",-") ? "s" : "", bans[i].cpus, src);
+	}
+}

@@ -51,6 +51,12 @@ struct report_totals {
 	bool dry_run;
 };
 
+/* Some CPUs kept free of IRQs, and who said so. */
+struct report_ban {
+	const char *cpus;		/* cpulist */
+	const char *source;		/* "--bancpus", "IRQBALANCE_BANNED_CPULIST in FILE:LINE" */
+};
+
 struct report_run {
 	bool dry_run;
 	double window;			/* seconds */
@@ -59,6 +65,8 @@ struct report_run {
 	const char *load_source_reason;
 	const char *online;		/* cpulists */
 	const char *eligible;
+	unsigned int nr_bans;
+	const struct report_ban *bans;
 	unsigned int nr_cpus;		/* online CPUs, ascending */
 	const int *cpus;
 	const double *before, *after;	/* per CPU id; NULL when no plan */
@@ -82,5 +90,7 @@ void report_line(FILE *f, const struct report_irq *ri, bool verbose, bool both);
 void report_summary(FILE *f, const struct report_totals *t);
 /* "irqtune: load source bpf: measured in the kernel (...)" */
 void report_source(FILE *f, const char *source, const char *reason);
+/* One line per ban: "irqtune: CPUs 2-3 banned by SOURCE". */
+void report_bans(FILE *f, const struct report_ban *bans, unsigned int nr);
 
 #endif

@@ -18,7 +18,11 @@
  *  - refuses write-opens of /proc/irq/... and /proc/sys/... that the
  *    testbed does not hold, so nothing reaches the host's kernel;
  *  - sends /run/irqtune* (the lock) to DIR/run, so parallel runs on
- *    different machines do not contend and the host's /run is untouched;
+ *    different machines do not contend and the host's /run is untouched,
+ *    and irqbalance's settings (/etc/default/irqbalance,
+ *    /etc/sysconfig/irqbalance) and /run/irqbalance* to DIR too; a listing
+ *    of /proc lists DIR/proc, so a run finds the machine's irqbalance, not
+ *    the host's;
  *  - plays the machine's events (tests/sim/README.md, "Events"): CPUs
  *    going offline, IRQs vanishing or appearing at a virtual time in a
  *    sleep or on the Nth affinity write, and signals to the program (a kill
@@ -595,15 +599,25 @@ static ssize_t model_write(const struct target *tg, const char *buf, size_t len)
 }
 
 /* irqtune's own files in /run (its lock) go to DIR/run: parallel tests do
- * not contend and the host is not touched. */
+ * not contend and the host is not touched. So do irqbalance's settings
+ * and pid file: the machine's, never the host's (absent unless a test
+ * puts them in DIR). */
 static bool run_path(const char *path, char *buf, size_t len)
 {
+	static const char *const ours[] = {
+		"/run/irqtune", "/run/irqbalance", "/etc/default/irqbalance",
+		"/etc/sysconfig/irqbalance",
+	};
 	char dir[PATH_MAX + 8];
+	size_t i;
 
-	if (strncmp(path, "/run/irqtune", 12) != 0 || strstr(path, ".."))
+	for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		if (strncmp(path, ours[i], strlen(ours[i])) == 0)
+			break;
+	if (i == sizeof(ours) / sizeof(ours[0]) || strstr(path, ".."))
 		return false;
 	snprintf(dir, sizeof(dir), "%s/run", fk.dir);
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+	if (i < 2 && mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return false;
 	return snprintf(buf, len, "%s%s", fk.dir, path) < (int)len;
 }
@@ -663,10 +677,20 @@ EXPORT int access(const char *path, int how)
 	return PASS(access)(path, how);
 }
 
+/* Listing /proc (irqtune looks for a running irqbalance there) lists the
+ * machine's processes, DIR/proc's numbered directories: none unless a
+ * test makes one, and never the host's. */
 EXPORT DIR *opendir(const char *path)
 {
+	char tb[PATH_MAX + 8];
+
 	if (denied(AT_FDCWD, path))
 		return NULL;
+	if (!fk_depth && active() &&
+	    (strcmp(path, "/proc") == 0 || strcmp(path, "/proc/") == 0)) {
+		snprintf(tb, sizeof(tb), "%s/proc", fk.dir);
+		return LIBC(opendir)(tb);
+	}
 	return PASS(opendir)(path);
 }
 

@@ -114,6 +114,38 @@ static void test_full(void **state)
 	config_release(&cfg);
 }
 
+/* irqbalance's settings, the other balancer, the metrics file */
+static void test_compat_keys(void **state)
+{
+	static const char text[] =
+		"irqbalance-env = /srv/conf/irqbalance.env\n"
+		"other-balancer = ignore\n"
+		"metrics-file = /var/lib/prometheus/node-exporter/irqtune.prom\n";
+	struct config cfg;
+	struct config_error err;
+
+	(void)state;
+	assert_int_equal(parse_string(text, &cfg, &err), 0);
+	assert_string_equal(cfg.irqbalance_env, "/srv/conf/irqbalance.env");
+	assert_false(cfg.irqbalance_off);
+	assert_int_equal(cfg.other_balancer, CONFIG_BALANCER_IGNORE);
+	assert_string_equal(cfg.metrics_file, "/var/lib/prometheus/node-exporter/irqtune.prom");
+	config_release(&cfg);
+	assert_int_equal(parse_string("irqbalance-env = off\nother-balancer = refuse\n",
+				      &cfg, &err), 0);
+	assert_true(cfg.irqbalance_off);
+	assert_null(cfg.irqbalance_env);
+	assert_int_equal(cfg.other_balancer, CONFIG_BALANCER_REFUSE);
+	config_release(&cfg);
+	/* unset: the defaults */
+	assert_int_equal(parse_string("window = 1\n", &cfg, &err), 0);
+	assert_false(cfg.irqbalance_off);
+	assert_null(cfg.irqbalance_env);
+	assert_int_equal(cfg.other_balancer, CONFIG_BALANCER_UNSET);
+	assert_null(cfg.metrics_file);
+	config_release(&cfg);
+}
+
 static void test_values(void **state)
 {
 	static const struct {
@@ -174,6 +206,10 @@ static const struct bad {
 	{ "load-source = ebpf\n", 1, "load-source 'ebpf': must be 'auto', 'bpf' or 'proc'" },
 	{ "load-source =\n", 1, "load-source '': must be" },
 	{ "load-source = bpf\nload-source = auto\n", 2, "given twice" },
+	{ "irqbalance-env = default/irqbalance\n", 1, "'off' or an absolute path" },
+	{ "irqbalance-env = off\nirqbalance-env = /x\n", 2, "given twice" },
+	{ "other-balancer = fight\n", 1, "'refuse' or 'ignore'" },
+	{ "metrics-file = irqtune.prom\n", 1, "not an absolute path" },
 	{ "# ok\n\nwindows = 1\n", 3, "unknown key 'windows'" },
 	{ "[net]\ncpus = 0\nwindow = 1\n", 3, "unknown key 'window' in [net]" },
 	{ "[disk]\ncpus = 0\n", 2, "unknown section [disk]" },
@@ -353,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_load_source_values),
+		cmocka_unit_test(test_compat_keys),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_banned),
