@@ -837,6 +837,14 @@ struct random_case {
 	struct plan_policy pol;
 };
 
+static bool any_eligible(const struct topology *t, const struct cpuset *set)
+{
+	for (unsigned int cpu = 0; cpu < t->nr_ids; cpu++)
+		if (cpuset_test(set, cpu) && cpuset_test(t->eligible, cpu))
+			return true;
+	return false;
+}
+
 static int random_cpu(const struct topology *t)
 {
 	return (int)rnd(t->nr_ids);
@@ -861,6 +869,12 @@ static void random_case_new(struct random_case *rc, unsigned int max_cores,
 		for (unsigned int cpu = 0; cpu < t->nr_ids; cpu++)
 			if (chance(k == 3 ? 5 : 50))
 				cpuset_set(rc->sets[k], cpu);
+		/* policy.c never hands the planner a set with no eligible
+		 * CPU (the old planner read an unset score then) */
+		if (!cpuset_count(t->eligible))
+			continue;
+		while (!any_eligible(t, rc->sets[k]))
+			cpuset_set(rc->sets[k], rnd(t->nr_ids));
 	}
 	devs = 1 + rnd(12);
 	for (unsigned int d = 0; n < cap; d++) {
