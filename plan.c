@@ -104,6 +104,7 @@ struct ctx {
 	struct step *frontier;	/* a query's scratch, sized for any class */
 	struct unit *units, *out_units;
 	int *taken_out, *cand_buf, *walk;
+	unsigned int stamp;	/* the current query, for elig.mark */
 };
 
 static uint64_t gc_key(int group, int core)
@@ -357,6 +358,7 @@ struct bucket {
 struct bqueue {
 	int *b;			/* bucket ids, heap order */
 	unsigned int n;
+	unsigned int members;	/* CPUs in them */
 };
 
 struct elig {
@@ -369,12 +371,14 @@ struct elig {
 	int *child, *sibl, *prv;	/* per member: pairing heap links */
 	struct bucket *bkt;
 	int free_bkt;
+	unsigned int *mark;	/* per member: the query it is set apart in */
+	unsigned int *bmark, *bspec;	/* per bucket: members set apart */
 	int *hash_head;
 	unsigned int hash_mask;
 	struct bqueue load_q[2], count_q;
 };
 
-/* One candidate of a query: a bucket or a single CPU taken out of one. */
+/* One candidate of a query: a bucket or a single CPU set apart from one. */
 struct unit {
 	uint64_t rank;		/* same_dev * 2 + other_nic, or count if idle */
 	double load, sib;	/* as score_of() computes them */
@@ -570,6 +574,7 @@ static void member_join(struct elig *e, int j, double load, double sib,
 	}
 	e->bkt[b].root = ph_meld(e, e->bkt[b].root, j);
 	e->bkt[b].size++;
+	e->load_q[nic].members++;
 	e->bk[j] = b;
 }
 
@@ -579,6 +584,7 @@ static void member_leave(struct elig *e, int j)
 	struct bucket *k = &e->bkt[b];
 
 	k->root = ph_remove(e, k->root, j);
+	e->load_q[k->nic].members--;
 	e->bk[j] = -1;
 	if (--k->size > 0)
 		return;
@@ -619,6 +625,7 @@ static void elig_clear(struct elig *e)
 	for (unsigned int h = 0; h <= e->hash_mask; h++)
 		e->hash_head[h] = -1;
 	e->load_q[0].n = e->load_q[1].n = e->count_q.n = 0;
+	e->load_q[0].members = e->load_q[1].members = 0;
 }
 
 /* Bring the buckets up to the tallies: all of them after reset(), else
@@ -703,6 +710,45 @@ static int int_cmp(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+/* Queries sort a handful of entries as a rule: insertion sort up to a
+ * few dozen, where qsort()'s calls through a pointer cost more than the
+ * sorting. */
+static void sort_units(struct unit *v, unsigned int n)
+{
+	if (n > 24) {
+		qsort(v, n, sizeof(*v), unit_cmp);
+		return;
+	}
+	for (unsigned int i = 1; i < n; i++) {
+		struct unit x = v[i];
+		unsigned int j = i;
+
+		while (j > 0 && unit_cmp(&v[j - 1], &x) > 0) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
+static void sort_ints(int *v, unsigned int n)
+{
+	if (n > 24) {
+		qsort(v, n, sizeof(*v), int_cmp);
+		return;
+	}
+	for (unsigned int i = 1; i < n; i++) {
+		int x = v[i];
+		unsigned int j = i;
+
+		while (j > 0 && v[j - 1] > x) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
 /* Whether two different values compare as different both ways round. */
 static bool apart(const struct ctx *c, double lo, double hi)
 {
@@ -714,7 +760,7 @@ static bool apart(const struct ctx *c, double lo, double hi)
 struct step {
 	uint64_t rank;
 	double order;		/* about the load the IRQ would see */
-	int src;		/* 0, 1: load_q[]; 2: count_q; 3: taken out */
+	int src;		/* 0, 1: load_q[]; 2: count_q; 3: set apart */
 	unsigned int at;	/* index in that queue or list */
 };
 
@@ -782,7 +828,9 @@ static unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 
 	queues_sync(c);
 	/* Cores with queues of its own device score apart from their
-	 * buckets (same_dev, other_nic): out of the buckets while it asks. */
+	 * buckets (same_dev, other_nic): set apart, scored one by one, and
+	 * skipped where their bucket is taken. */
+	c->stamp++;
 	if (heavy && pi->group >= 0 && (multiqueue(c, pi) || nic)) {
 		unsigned int g = (unsigned int)pi->group;
 
@@ -791,26 +839,45 @@ static unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 
 			for (unsigned int t = c->core_first[core];
 			     t < c->core_first[core + 1]; t++) {
-				int j = member_of(c, cl, c->core_cpu[t]);
+				int j = member_of(c, cl, c->core_cpu[t]), b;
 
 				if (j < 0)
 					continue;
-				member_leave(e, j);
+				b = e->bk[j];
+				e->mark[j] = c->stamp;
+				if (e->bmark[b] != c->stamp) {
+					e->bmark[b] = c->stamp;
+					e->bspec[b] = 0;
+				}
+				e->bspec[b]++;
 				out[nout++] = j;
 			}
 		}
+		/* When the buckets alone hold enough CPUs of rank 0 (or 1),
+		 * no CPU set apart of a higher rank can matter. */
+		uint64_t bound = UINT64_MAX;
+		unsigned int avail[2] = { e->load_q[0].members, e->load_q[1].members };
+
+		for (unsigned int k = 0; k < nout; k++)
+			avail[e->bkt[e->bk[out[k]]].nic]--;
+		if (!nic && avail[0] + avail[1] >= nbest)
+			bound = 0;
+		else if (nic && avail[0] >= nbest)
+			bound = 0;
+		else if (nic && avail[0] + avail[1] >= nbest)
+			bound = 1;
 		for (unsigned int k = 0; k < nout; k++) {
 			struct score s = score_of(c, pi, e->cpu[out[k]]);
+			uint64_t rank = (uint64_t)s.same_dev * 2 + s.other_nic;
 
-			c->out_units[k] = (struct unit){
-				.rank = (uint64_t)s.same_dev * 2 + s.other_nic,
-				.load = s.load, .sib = s.sibling, .count = s.count,
-				.bucket = -1, .member = out[k],
+			if (rank > bound)
+				continue;
+			c->out_units[nsp++] = (struct unit){
+				.rank = rank, .load = s.load, .sib = s.sibling,
+				.count = s.count, .bucket = -1, .member = out[k],
 			};
 		}
-		if (nout)
-			qsort(c->out_units, nout, sizeof(*c->out_units), unit_cmp);
-		nsp = nout;
+		sort_units(c->out_units, nsp);
 	}
 	if (heavy) {
 		for (int q = 0; q < 2; q++)
@@ -862,7 +929,13 @@ static unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 				.sib = k->sib, .count = k->count,
 				.bucket = q->b[s.at], .member = -1,
 			};
-			members += k->size;
+			if (e->bmark[x.bucket] == c->stamp) {
+				if (e->bspec[x.bucket] == k->size)
+					continue;	/* all set apart */
+				members += k->size - e->bspec[x.bucket];
+			} else {
+				members += k->size;
+			}
 		}
 		if (nu == 0 || x.rank != top_rank) {
 			top_rank = x.rank;
@@ -872,8 +945,7 @@ static unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 		}
 		u[nu++] = x;
 	}
-	if (nu)
-		qsort(u, nu, sizeof(*u), unit_cmp);
+	sort_units(u, nu);
 	for (unsigned int k = 1; k < nu && crisp; k++) {
 		if (u[k].rank != u[k - 1].rank)
 			continue;
@@ -892,22 +964,32 @@ static unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 			for (; k < end; k++) {
 				struct bucket *b;
 				int got[PLAN_ALTS + 1];
-				unsigned int ng = 0;
+				unsigned int ng = 0, nskip = 0;
 
 				if (u[k].bucket < 0) {
 					cpus[nc++] = e->cpu[u[k].member];
 					continue;
 				}
 				b = &e->bkt[u[k].bucket];
+				/* the lowest ids not set apart; those set apart
+				 * that come first wait in out[] past nout */
 				while (ng < nbest - have && b->root >= 0) {
-					got[ng] = b->root;
-					b->root = ph_remove(e, b->root, b->root);
-					cpus[nc++] = e->cpu[got[ng++]];
+					int j = b->root;
+
+					b->root = ph_remove(e, b->root, j);
+					if (e->mark[j] == c->stamp) {
+						out[nout + nskip++] = j;
+						continue;
+					}
+					got[ng++] = j;
+					cpus[nc++] = e->cpu[j];
 				}
 				while (ng)
 					b->root = ph_meld(e, b->root, got[--ng]);
+				while (nskip)
+					b->root = ph_meld(e, b->root, out[nout + --nskip]);
 			}
-			qsort(cpus, nc, sizeof(*cpus), int_cmp);
+			sort_ints(cpus, nc);
 			for (unsigned int t = 0; t < nc && have < nbest; t++)
 				best[have++] = score_of(c, pi, cpus[t]);
 		}
@@ -929,13 +1011,14 @@ static unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 				int x = c->walk[--sp];
 
 				for (; x >= 0; x = e->sibl[x]) {
-					cpus[nc++] = e->cpu[x];
+					if (e->mark[x] != c->stamp)
+						cpus[nc++] = e->cpu[x];
 					if (e->child[x] >= 0)
 						c->walk[sp++] = e->child[x];
 				}
 			}
 		}
-		qsort(cpus, nc, sizeof(*cpus), int_cmp);
+		sort_ints(cpus, nc);
 		for (unsigned int k = 0; k < nc; k++) {
 			struct score s = score_of(c, pi, cpus[k]);
 			unsigned int j;
@@ -949,14 +1032,6 @@ static unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 			}
 			best[j] = s;
 		}
-	}
-	for (unsigned int k = 0; k < nout; k++) {
-		double load, sib;
-		unsigned int count;
-		unsigned char nicb;
-
-		cpu_state(c, e->cpu[out[k]], &load, &sib, &count, &nicb);
-		member_join(e, out[k], load, sib, count, nicb);
 	}
 	return have;
 }
@@ -1923,12 +1998,16 @@ static int elig_init(struct ctx *c, struct elig *e, int base,
 	e->sibl = malloc(cap * sizeof(*e->sibl));
 	e->prv = malloc(cap * sizeof(*e->prv));
 	e->bkt = malloc(cap * sizeof(*e->bkt));
+	e->mark = calloc(cap, sizeof(*e->mark));
+	e->bmark = calloc(cap, sizeof(*e->bmark));
+	e->bspec = calloc(cap, sizeof(*e->bspec));
 	e->hash_head = malloc(e->hash_mask * sizeof(*e->hash_head));
 	e->load_q[0].b = malloc(cap * sizeof(int));
 	e->load_q[1].b = malloc(cap * sizeof(int));
 	e->count_q.b = malloc(cap * sizeof(int));
 	e->hash_mask--;
 	if (!e->bk || !e->child || !e->sibl || !e->prv || !e->bkt ||
+	    !e->mark || !e->bmark || !e->bspec ||
 	    !e->hash_head || !e->load_q[0].b || !e->load_q[1].b || !e->count_q.b)
 		return -ENOMEM;
 	elig_clear(e);
@@ -1943,6 +2022,9 @@ static void elig_release(struct elig *e)
 	free(e->sibl);
 	free(e->prv);
 	free(e->bkt);
+	free(e->mark);
+	free(e->bmark);
+	free(e->bspec);
 	free(e->hash_head);
 	free(e->load_q[0].b);
 	free(e->load_q[1].b);
@@ -2074,7 +2156,7 @@ static int classes_init(struct ctx *c)
 	c->frontier = malloc((2 * maxn + 8) * sizeof(*c->frontier));
 	c->units = malloc((2 * maxn + 8) * sizeof(*c->units));
 	c->out_units = malloc((maxn + 1) * sizeof(*c->out_units));
-	c->taken_out = malloc((maxn + 1) * sizeof(*c->taken_out));
+	c->taken_out = malloc((2 * maxn + 1) * sizeof(*c->taken_out));
 	c->cand_buf = malloc((maxn + 1) * sizeof(*c->cand_buf));
 	c->walk = malloc((maxn + 1) * sizeof(*c->walk));
 	if (!c->gcl || !c->frontier || !c->units || !c->out_units ||
