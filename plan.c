@@ -866,10 +866,22 @@ static unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 			bound = 0;
 		else if (nic && avail[0] + avail[1] >= nbest)
 			bound = 1;
-		for (unsigned int k = 0; k < nout; k++) {
-			struct score s = score_of(c, pi, e->cpu[out[k]]);
-			uint64_t rank = (uint64_t)s.same_dev * 2 + s.other_nic;
+		/* A queue of a multi-queue device has a queue of its own on
+		 * every core set apart: rank 2 at least. */
+		for (unsigned int k = 0; k < nout && (bound >= 2 || !multiqueue(c, pi)); k++) {
+			struct score s;
+			uint64_t rank;
 
+			if (bound < 2) {
+				/* only other_nic can differ: worth a look? */
+				int core = core_of(c, e->cpu[out[k]]);
+
+				if (nic && bound == 0 &&
+				    c->netq[core] > gc_get(c, pi->group, core))
+					continue;
+			}
+			s = score_of(c, pi, e->cpu[out[k]]);
+			rank = (uint64_t)s.same_dev * 2 + s.other_nic;
 			if (rank > bound)
 				continue;
 			c->out_units[nsp++] = (struct unit){
