@@ -83,6 +83,9 @@ tests/%.o: tests/%.c $(wildcard *.h tests/*.h) | .deps.stamp
 tests/test_%: tests/test_%.o $(LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cmocka)
 
+# The planner's tests compare it with the planner it replaced.
+tests/test_plan: tests/plan_ref.o
+
 # The simulated machines: irqsim builds and scores them, fakekernel.so plays
 # their kernel under LD_PRELOAD (see tests/sim/README.md).
 SIM_MODEL = tests/sim/model.c tests/sim/model.h

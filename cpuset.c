@@ -344,6 +344,13 @@ static int hex_value(char c)
 	return -1;
 }
 
+/* Whether a whole group of eight zeros starts at @q. */
+static bool zero_group(const char *q, const char *end)
+{
+	return end - q >= MASK_GROUP_HEX && memcmp(q, "00000000", MASK_GROUP_HEX) == 0 &&
+	       (end - q == MASK_GROUP_HEX || q[MASK_GROUP_HEX] == ',');
+}
+
 /* The kernel prints a cpumask as 32-bit groups of hex, most significant
  * first, joined by commas, with no "0x"; the first group may be short. */
 int cpumask_parse(const char *s, struct cpuset *set)
@@ -360,6 +367,13 @@ int cpumask_parse(const char *s, struct cpuset *set)
 	/* First pass: syntax, and the number of groups, which tells the
 	 * bit position of the first one. */
 	for (q = p; q < end; q++) {
+		/* A big machine's masks (affinity hints: one CPU of 8192)
+		 * are nearly all "00000000" groups: one compare each. */
+		if (digits == 0 && zero_group(q, end)) {
+			q += MASK_GROUP_HEX - 1;
+			digits = MASK_GROUP_HEX;
+			continue;
+		}
 		if (*q == ',') {
 			if (digits == 0)
 				return -EINVAL;
@@ -374,6 +388,11 @@ int cpumask_parse(const char *s, struct cpuset *set)
 
 	for (idx = ngroups, q = p; idx-- > 0; q++) {
 		uint64_t v = 0, base = (uint64_t)idx * MASK_GROUP_BITS;
+
+		if (zero_group(q, end)) {
+			q += MASK_GROUP_HEX;
+			continue;
+		}
 
 		for (; q < end && *q != ','; q++)
 			v = v << 4 | (uint64_t)hex_value(*q);

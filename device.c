@@ -26,6 +26,9 @@ struct scan {
 	unsigned int nr_groups, cap_groups;
 	struct irq_owner *owners;
 	size_t nr_owners, cap_owners;
+	unsigned int *by_path;		/* groups in strcmp order of syspath */
+	char **usb;			/* USB devices' syspaths, sorted */
+	size_t nr_usb;
 };
 
 enum irq_class device_class_from_pci(unsigned long pci_class)
@@ -58,6 +61,17 @@ static int add_owner(struct scan *sc, unsigned int irq, unsigned int group)
 	}
 	sc->owners[sc->nr_owners++] = (struct irq_owner){ irq, group };
 	return 0;
+}
+
+/* A file of the device at @syspath, trailing whitespace trimmed, as
+ * libudev reads a sysattr; NULL when it cannot be read. */
+static const char *attr(const char *syspath, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", syspath, name) >= sizeof(path))
+		return NULL;
+	return read_small_file(path, buf, len) >= 0 ? buf : NULL;
 }
 
 /* MSI and MSI-X vectors are the entries of msi_irqs/; a device without them
@@ -116,6 +130,18 @@ static int read_policy(struct device_group *g, struct udev_device *dev)
 	return 0;
 }
 
+/* A device's sysname, as libudev has it: the last component of its
+ * syspath, a '!' in it standing for '/' (block devices such as cciss!c0d0). */
+static void sysname_of(char *dst, const char *syspath)
+{
+	const char *base = strrchr(syspath, '/');
+
+	copy_name(dst, base ? base + 1 : syspath);
+	for (char *p = dst; *p; p++)
+		if (*p == '!')
+			*p = '/';
+}
+
 static int add_pci_device(struct scan *sc, struct udev_device *dev)
 {
 	struct device_group *g;
@@ -156,29 +182,100 @@ static int add_pci_device(struct scan *sc, struct udev_device *dev)
 	return add_pci_irqs(sc, dev, sc->nr_groups - 1);
 }
 
-static int find_group(const struct scan *sc, const char *syspath)
+/* Compare the first @len bytes of @key, as a string, with @s: strcmp's
+ * order, so that a prefix of a path can be looked up unterminated. */
+static int prefix_cmp(const char *key, size_t len, const char *s)
 {
-	for (unsigned int i = 0; i < sc->nr_groups; i++)
-		if (strcmp(sc->syspaths[i], syspath) == 0)
-			return (int)i;
+	int r = strncmp(key, s, len);
+
+	if (r)
+		return r;
+	return s[len] ? -1 : 0;
+}
+
+static const struct scan *path_ctx;
+
+static int group_path_cmp(const void *a, const void *b)
+{
+	return strcmp(path_ctx->syspaths[*(const unsigned int *)a],
+		      path_ctx->syspaths[*(const unsigned int *)b]);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The group whose syspath is the first @len bytes of @path, -1 if none. */
+static int group_at(const struct scan *sc, const char *path, size_t len)
+{
+	size_t lo = 0, hi = sc->nr_groups;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int r = prefix_cmp(path, len, sc->syspaths[sc->by_path[mid]]);
+
+		if (r == 0)
+			return (int)sc->by_path[mid];
+		if (r < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
 	return -1;
 }
 
-/* The PCI function a class device hangs off, unless a USB device lies in
- * between: a USB NIC or stick says nothing about the host controller. */
-static struct udev_device *pci_parent(struct udev_device *dev)
+static bool usb_at(const struct scan *sc, const char *path, size_t len)
 {
-	for (dev = udev_device_get_parent(dev); dev;
-	     dev = udev_device_get_parent(dev)) {
-		const char *ss = udev_device_get_subsystem(dev);
+	size_t lo = 0, hi = sc->nr_usb;
 
-		if (!ss)
-			continue;
-		if (strcmp(ss, "usb") == 0)
-			return NULL;
-		if (strcmp(ss, "pci") == 0)
-			return dev;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int r = prefix_cmp(path, len, sc->usb[mid]);
+
+		if (r == 0)
+			return true;
+		if (r < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
 	}
+	return false;
+}
+
+/* The group of the PCI function a class device hangs off: its nearest
+ * ancestor that is a PCI or a USB device, by syspath (a device's parents
+ * are the devices its syspath lies under), and none if a USB device lies
+ * in between: a USB NIC or stick says nothing about the host controller.
+ * libudev would make a device of every directory on the way up. */
+static int pci_parent(const struct scan *sc, const char *syspath)
+{
+	for (size_t len = strlen(syspath); len-- > 1;) {
+		int g;
+
+		if (syspath[len] != '/')
+			continue;
+		g = group_at(sc, syspath, len);
+		if (g >= 0)
+			return g;
+		if (usb_at(sc, syspath, len))
+			return -1;
+	}
+	return -1;
+}
+
+/* The DEVTYPE of a device's uevent file, into @buf; NULL when it has none. */
+static const char *devtype_of(const char *syspath, char *buf, size_t len)
+{
+	char text[4096], *line, *save = NULL;
+
+	if (!attr(syspath, "uevent", text, sizeof(text)))
+		return NULL;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strncmp(line, "DEVTYPE=", 8) == 0) {
+			str_copy(buf, len, line + 8);
+			return buf;
+		}
 	return NULL;
 }
 
@@ -214,33 +311,72 @@ static int classify_children(struct udev *udev, struct scan *sc)
 		udev_enumerate_add_match_subsystem(e, child_kinds[k].subsystem);
 		udev_enumerate_scan_devices(e);
 		udev_list_entry_foreach(le, udev_enumerate_get_list_entry(e)) {
-			struct udev_device *d, *p;
-			const char *dt;
-			int g;
+			const char *path = udev_list_entry_get_name(le);
+			char dt[32], name[DEVICE_NAME_MAX];
+			struct udev_device *d;
+			int g = pci_parent(sc, path);
 
-			d = udev_device_new_from_syspath(udev,
-					udev_list_entry_get_name(le));
-			if (!d)
+			if (g < 0)
 				continue;
-			dt = udev_device_get_devtype(d);
-			p = pci_parent(d);
-			g = p ? find_group(sc, udev_device_get_syspath(p)) : -1;
-			if (g >= 0 && (!child_kinds[k].devtype ||
-				       (dt && strcmp(dt, child_kinds[k].devtype) == 0))) {
-				if (rank[g] > child_kinds[k].rank) {
-					sc->groups[g].class = child_kinds[k].class;
-					copy_name(sc->groups[g].label,
-						  udev_device_get_sysname(d));
-					rank[g] = child_kinds[k].rank;
-				}
+			if (child_kinds[k].devtype &&
+			    (!devtype_of(path, dt, sizeof(dt)) ||
+			     strcmp(dt, child_kinds[k].devtype) != 0))
+				continue;
+			if (rank[g] > child_kinds[k].rank) {
+				sc->groups[g].class = child_kinds[k].class;
+				sysname_of(name, path);
+				copy_name(sc->groups[g].label, name);
+				rank[g] = child_kinds[k].rank;
+			}
+			/* The udev database only for the devices of a
+			 * group, for their site policy. */
+			d = udev_device_new_from_syspath(udev, path);
+			if (d) {
 				if (read_policy(&sc->groups[g], d) < 0)
 					r = -ENOMEM;
+				udev_device_unref(d);
 			}
-			udev_device_unref(d);
 		}
 		udev_enumerate_unref(e);
 	}
 	free(rank);
+	return r;
+}
+
+/* Every USB device's syspath, sorted, for pci_parent(). */
+static int scan_usb(struct udev *udev, struct scan *sc)
+{
+	struct udev_enumerate *e = udev_enumerate_new(udev);
+	struct udev_list_entry *le;
+	size_t cap = 0;
+	int r = 0;
+
+	if (!e)
+		return -ENOMEM;
+	udev_enumerate_add_match_subsystem(e, "usb");
+	udev_enumerate_scan_devices(e);
+	udev_list_entry_foreach(le, udev_enumerate_get_list_entry(e)) {
+		if (sc->nr_usb == cap) {
+			char **p;
+
+			cap = cap ? cap * 2 : 16;
+			p = realloc(sc->usb, cap * sizeof(*p));
+			if (!p) {
+				r = -ENOMEM;
+				break;
+			}
+			sc->usb = p;
+		}
+		sc->usb[sc->nr_usb] = strdup(udev_list_entry_get_name(le));
+		if (!sc->usb[sc->nr_usb]) {
+			r = -ENOMEM;
+			break;
+		}
+		sc->nr_usb++;
+	}
+	udev_enumerate_unref(e);
+	if (sc->nr_usb)
+		qsort(sc->usb, sc->nr_usb, sizeof(*sc->usb), str_cmp);
 	return r;
 }
 
@@ -281,6 +417,19 @@ static int scan_pci(struct scan *sc)
 			break;
 	}
 	udev_enumerate_unref(e);
+	/* Class devices find their PCI function by syspath: the functions
+	 * in strcmp order, and the USB devices that would cut them off. */
+	sc->by_path = malloc((sc->nr_groups + 1) * sizeof(*sc->by_path));
+	if (r == 0 && !sc->by_path)
+		r = -ENOMEM;
+	if (r == 0) {
+		for (unsigned int i = 0; i < sc->nr_groups; i++)
+			sc->by_path[i] = i;
+		path_ctx = sc;
+		qsort(sc->by_path, sc->nr_groups, sizeof(*sc->by_path), group_path_cmp);
+		path_ctx = NULL;
+		r = scan_usb(udev, sc);
+	}
 	if (r == 0)
 		r = classify_children(udev, sc);
 	udev_unref(udev);
@@ -401,6 +550,10 @@ static void scan_release(struct scan *sc)
 		free(sc->syspaths[i]);
 	free(sc->syspaths);
 	free(sc->owners);
+	free(sc->by_path);
+	for (size_t i = 0; i < sc->nr_usb; i++)
+		free(sc->usb[i]);
+	free(sc->usb);
 }
 
 int device_scan(const struct interrupts *intr, unsigned int nr_ids,

@@ -7,11 +7,13 @@
 #
 #   make bench-speed                        every size
 #   make bench-speed BENCH_SIZES="64 1024"  some (the names' CPU counts)
-#   make bench-speed-clean                  drop the cached machine trees
+#   make bench-speed BENCH_KEEP=1           keep the trees for the next run
+#   make bench-speed-clean                  drop kept machine trees
 #
-# Trees are cached under BENCH_CACHE (default /dev/shm/irqtune-bench; the
-# 8192-CPU one takes ~6 minutes to build and 5 GB). Helpers are built into
-# tests/out/bench, never beside the project's objects.
+# Trees are built under BENCH_CACHE (default /dev/shm/irqtune-bench; the
+# 8192-CPU one takes ~6 minutes to build and 5 GB) and removed when the run
+# ends unless BENCH_KEEP=1. make check needs none of this. Helpers are
+# built into tests/out/bench, never beside the project's objects.
 
 BENCH_OUT   = tests/out/bench
 BENCH_TOOLS = $(BENCH_OUT)/benchshim.so $(BENCH_OUT)/benchrun \
@@ -35,7 +37,7 @@ $(BENCH_OUT)/parsebench: tests/bench/parsebench.c sample.o | .deps.stamp
 	$(CC) $(ALL_CFLAGS) -I. $(LDFLAGS) -o $@ tests/bench/parsebench.c sample.o -lm
 
 bench-speed: irqtune tests/fakekernel.so tests/sim/irqsim $(BENCH_TOOLS)
-	BENCH_SIZES="$(BENCH_SIZES)" tests/bench/bench-speed.sh
+	BENCH_SIZES="$(BENCH_SIZES)" BENCH_KEEP="$(BENCH_KEEP)" tests/bench/bench-speed.sh
 
 bench-speed-clean:
 	rm -rf $(or $(BENCH_CACHE),/dev/shm/irqtune-bench)

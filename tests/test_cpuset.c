@@ -193,6 +193,10 @@ static const struct parse_ok mask_ok[] = {
 	{ "00000000,00000101", 16, "0,8", 2 },	/* dell r710 */
 	{ "000aaaa0", 192, "5,7,9,11,13,15,17,19", 8 },
 	{ "  5555 ", 16, "0,2,4,6,8,10,12,14", 8 },
+	{ "00000000", 8, "", 0 },
+	{ "00000000,00000000", 64, "", 0 },
+	{ "0000000,00000000", 64, "", 0 },	/* a short first group */
+	{ "1,00000000,00000010", 96, "4,64", 2 },
 };
 
 static const struct parse_err mask_err[] = {
@@ -215,6 +219,12 @@ static const struct parse_err mask_err[] = {
 	{ "8", 3, -ERANGE },
 	{ "1", 0, -ERANGE },
 	{ "80000000,00000000,00000000", 80, -ERANGE },
+	/* whole zero groups are skipped a group at a time: still checked */
+	{ "000000000,00000000", 64, -EINVAL },	/* nine zeros */
+	{ "00000000,,00000000", 96, -EINVAL },
+	{ "00000000,", 64, -EINVAL },
+	{ "00000000,0000000g", 64, -EINVAL },
+	{ "00000000,00000001,00000000", 32, -ERANGE },
 };
 
 static void test_mask_parse_ok(void **state)

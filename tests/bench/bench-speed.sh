@@ -6,6 +6,8 @@
 #
 # Environment:
 #   BENCH_SIZES   main machines to run, by CPU count (64 256 1024 4096 8192)
+#   BENCH_MACHINES  further machines by name (default "real-1152 big": the
+#                 real 1,152-CPU capture's machine, make bench's 256 CPUs)
 #   BENCH_SWEEPS  1 (default): also the sweeps that vary CPUs or IRQs alone
 #   BENCH_STEADY  machines for the zero-writes test, by CPU count (256 1024)
 #   BENCH_STEADY_COST  1 (default): also time a run on each speed-* machine
@@ -14,6 +16,9 @@
 #                 (default: 5 up to 1024 CPUs, 3 at 4096, 2 at 8192)
 #   BENCH_CACHE   where built trees are kept (/dev/shm/irqtune-bench); a
 #                 tree is rebuilt when its description or irqsim changes
+#   BENCH_KEEP    1: leave the trees there for the next run (default: the
+#                 cache is removed when the run ends, however it ends; with
+#                 every size built it is 14 GB of a tmpfs others need)
 #   BENCH_REUSE   1: keep cached trees that another irqsim built
 #   BENCH_TIMEOUT seconds one run may take before it is killed (300)
 #   BENCH_PRELOAD 1 (default): also measure under umockdev's preload
@@ -68,6 +73,7 @@ realdata=${IRQTUNE_REALDATA:-$top/../shared/realdata}
 capture=$realdata/interrupts/pcp-qa-1152cpu-x86_64.txt
 sizes=${BENCH_SIZES:-}
 [ -n "$sizes" ] || sizes="64 256 1024 4096 8192"
+extra=${BENCH_MACHINES-real-1152 big}
 sweeps=${BENCH_SWEEPS:-1}
 steady=${BENCH_STEADY-256 1024}
 with_preload=${BENCH_PRELOAD:-1}
@@ -77,6 +83,11 @@ rows=$out/bench-speed.rows
 stats=$out/benchshim.stats
 limit=${BENCH_TIMEOUT:-300}
 mkdir -p "$out" "$cache" || exit 1
+# The cache goes when the run does, an interrupted one too, unless kept.
+if [ "${BENCH_KEEP:-0}" != 1 ]; then
+	trap 'rm -rf "$cache"' EXIT
+	trap 'exit 130' INT TERM HUP
+fi
 : >"$results"
 : >"$rows"
 
@@ -106,7 +117,15 @@ native=0
 
 # ---- machines ---------------------------------------------------------
 
-desc_of() { echo "$top/tests/bench/machines/$1.txt"; }
+# A machine of this bench, or else one of tests/sim (big: make bench's
+# 256 CPUs, where irqbalance is compared for placement quality too).
+desc_of() {
+	if [ -f "$top/tests/bench/machines/$1.txt" ]; then
+		echo "$top/tests/bench/machines/$1.txt"
+	else
+		echo "$top/tests/sim/machines/$1.txt"
+	fi
+}
 
 # "CPUS IRQS" of a description: its cpus line, its "about N IRQs" comment.
 desc_size() {
@@ -500,9 +519,15 @@ say "irqtune $(git -C "$top" describe --always --dirty 2>/dev/null || echo '?') 
 for n in $sizes; do
 	run_machine "speed-$n"
 done
+for m in $extra; do
+	run_machine "$m"
+done
 if [ "${BENCH_STEADY_COST:-1}" = 1 ]; then
 	for n in $sizes; do
 		run_machine "speed-$n" steady
+	done
+	for m in $extra; do
+		run_machine "$m" steady
 	done
 fi
 if [ "$sweeps" = 1 ]; then
@@ -606,5 +631,9 @@ for n in $steady; do
 done
 
 say ""
-say "bench-speed: $(( $(date +%s) - t_start )) s; figures in ${results#"$top"/}, raw rows in ${rows#"$top"/};" \
-    "trees cached in $cache ($(du -sh "$cache" 2>/dev/null | cut -f1); make bench-speed-clean drops them)"
+if [ "${BENCH_KEEP:-0}" = 1 ]; then
+	kept="trees kept in $cache ($(du -sh "$cache" 2>/dev/null | cut -f1); make bench-speed-clean drops them)"
+else
+	kept="trees removed from $cache (BENCH_KEEP=1 keeps them)"
+fi
+say "bench-speed: $(( $(date +%s) - t_start )) s; figures in ${results#"$top"/}, raw rows in ${rows#"$top"/}; $kept"
