@@ -204,62 +204,17 @@ int costs_load(const char *path, const char *boot_id, double now,
 	       double *ret_when, char *why, size_t len)
 {
 	char text[COSTS_FILE_MAX + 1];
-	struct stat st;
-	ssize_t got;
-	int fd, r;
+	long r = read_own_file(path, text, sizeof(text), why, len);
 
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		r = -errno;
-		snprintf(why, len, "%s", r == -ELOOP ? "a symlink: refused" : strerror(errno));
-		return r;
-	}
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		snprintf(why, len, "%s", strerror(errno));
-		goto out;
-	}
-	r = -EPERM;
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(why, len, "not a regular file: refused");
-		goto out;
-	}
-	if (st.st_uid != 0 && st.st_uid != geteuid()) {
-		snprintf(why, len, "owned by uid %u, not root: refused", (unsigned int)st.st_uid);
-		goto out;
-	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		snprintf(why, len, "writable by others: refused");
-		goto out;
-	}
-	if (st.st_size > COSTS_FILE_MAX) {
-		snprintf(why, len, "larger than %d bytes: refused", COSTS_FILE_MAX);
-		r = -EFBIG;
-		goto out;
-	}
-	got = read(fd, text, COSTS_FILE_MAX);
-	if (got < 0) {
-		r = -errno;
-		snprintf(why, len, "%s", strerror(errno));
-		goto out;
-	}
-	text[got] = '\0';
-	if (strlen(text) != (size_t)got) {
-		snprintf(why, len, "holds a NUL byte: not text");
-		r = -EINVAL;
-		goto out;
-	}
-	r = costs_parse(text, boot_id, now, base, ret, ret_when, why, len);
-out:
-	close(fd);
-	return r;
+	if (r < 0)
+		return (int)r;
+	return costs_parse(text, boot_id, now, base, ret, ret_when, why, len);
 }
 
 int costs_save(const char *path, const struct estimate_prior *p,
 	       const char *boot_id, double when)
 {
 	char text[COSTS_FILE_MAX], dbuf[PATH_MAX];
-	struct stat st;
 	int r;
 
 	r = costs_format(p, boot_id, when, text, sizeof(text));
@@ -269,13 +224,9 @@ int costs_save(const char *path, const struct estimate_prior *p,
 		return -ENAMETOOLONG;
 	strcpy(dbuf, path);
 	/* Its directory must be a real one, not a symlink someone planted. */
-	if (mkdir(dirname(dbuf), 0755) < 0 && errno != EEXIST)
-		return -errno;
-	if (lstat(dbuf, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH)))
-		return -EPERM;
+	r = make_own_dir(dirname(dbuf));
+	if (r < 0)
+		return r;
 	return write_file_atomic(path, text, strlen(text), 0644);
 }
 

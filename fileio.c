@@ -302,3 +302,73 @@ out_dir:
 	close(dirfd);
 	return r;
 }
+
+long read_own_file(const char *path, char *buf, size_t len, char *why, size_t why_len)
+{
+	struct stat st;
+	ssize_t got;
+	long r;
+	int fd;
+
+	if (len == 0)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(why, why_len, "%s", r == -ELOOP ? "a symlink: refused" : strerror(errno));
+		return r;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		snprintf(why, why_len, "%s", strerror(errno));
+		goto out;
+	}
+	r = -EPERM;
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(why, why_len, "not a regular file: refused");
+		goto out;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		snprintf(why, why_len, "owned by uid %u, not root: refused", (unsigned int)st.st_uid);
+		goto out;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(why, why_len, "writable by others: refused");
+		goto out;
+	}
+	if ((unsigned long long)st.st_size >= len) {
+		snprintf(why, why_len, "larger than %zu bytes: refused", len - 1);
+		r = -EFBIG;
+		goto out;
+	}
+	got = read(fd, buf, len - 1);
+	if (got < 0) {
+		r = -errno;
+		snprintf(why, why_len, "%s", strerror(errno));
+		goto out;
+	}
+	buf[got] = '\0';
+	if (strlen(buf) != (size_t)got) {
+		snprintf(why, why_len, "holds a NUL byte: not text");
+		r = -EINVAL;
+		goto out;
+	}
+	r = got;
+out:
+	close(fd);
+	return r;
+}
+
+int make_own_dir(const char *path)
+{
+	struct stat st;
+
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(path, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return -EPERM;
+	return 0;
+}

@@ -33,6 +33,15 @@ int parse_int(const char *s, int min, int max, int *ret);
  * the effective user: -ELOOP for a symlink, -EPERM for anything else. */
 int write_file_atomic(const char *path, const char *text, size_t len, mode_t mode);
 
+/* Read a file irqtune keeps for itself (under /run/irqtune) into @buf of
+ * @len bytes, NUL-terminated: only a regular file of root's (or ours) that
+ * no one else can write, not a symlink, shorter than @len, with no NUL.
+ * The length, or -errno (-ELOOP, -EPERM, -EFBIG, -EINVAL...) with @why. */
+long read_own_file(const char *path, char *buf, size_t len, char *why, size_t why_len);
+/* Create directory @path (mode 0755) if need be; -EPERM unless it then is
+ * a real directory of ours that no one else can write. */
+int make_own_dir(const char *path);
+
 /* Copy @src into @dst of size @len, truncating; always NUL-terminated. */
 void str_copy(char *dst, size_t len, const char *src);
 
