@@ -57,6 +57,7 @@ void config_release(struct config *cfg)
 		cpuset_free(cfg->class_cpus[c]);
 	free(cfg->irqbalance_env);
 	free(cfg->metrics_file);
+	free(cfg->state_dir);
 	config_init(cfg);
 }
 
@@ -336,6 +337,13 @@ static int set_metrics_file(struct parse *p, const char *v)
 	return set_path(p, "metrics-file", v, &p->cfg->metrics_file);
 }
 
+static int set_state_dir(struct parse *p, const char *v)
+{
+	if (!once(p, "state-dir", &p->cfg->line_state_dir))
+		return 0;
+	return set_path(p, "state-dir", v, &p->cfg->state_dir);
+}
+
 static int set_class_cpus(struct parse *p, int c, const char *v)
 {
 	struct cpuset *set;
@@ -400,7 +408,9 @@ static int handler(void *user, const char *section, const char *name,
 			return set_other_balancer(p, value);
 		if (strcmp(name, "metrics-file") == 0)
 			return set_metrics_file(p, value);
-		return fail(p, "unknown key '%s' (expected window, threshold, bancpus, banirq, affinity-hint, load-source, irqbalance-env, other-balancer or metrics-file before any [section])",
+		if (strcmp(name, "state-dir") == 0)
+			return set_state_dir(p, value);
+		return fail(p, "unknown key '%s' (expected window, threshold, bancpus, banirq, affinity-hint, load-source, irqbalance-env, other-balancer, metrics-file or state-dir before any [section])",
 			    name);
 	}
 	for (int c = 0; c < CLASS_NR; c++) {

@@ -49,10 +49,12 @@ struct config {
 	bool irqbalance_off;		/* irqbalance-env = off: neither file nor environment */
 	enum config_balancer other_balancer;
 	char *metrics_file;		/* NULL: none */
+	char *state_dir;		/* NULL: /run/irqtune, on the kernel's own /proc only */
 	/* Where each scalar was set (0: not set), for "given twice". */
 	unsigned int line_window, line_threshold, line_bancpus, line_hint;
 	unsigned int line_load_source;
 	unsigned int line_irqbalance_env, line_other_balancer, line_metrics_file;
+	unsigned int line_state_dir;
 	unsigned int line_class[CLASS_NR];
 };
 

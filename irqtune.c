@@ -31,6 +31,7 @@
 #include "policy.h"
 #include "report.h"
 #include "sample.h"
+#include "state.h"
 #include "topology.h"
 
 /* Exit statuses; documented in irqtune(8). */
@@ -55,7 +56,7 @@ enum {
 #define APPLY_ROUNDS	3	/* re-plans after refusals, bounded */
 
 static struct {
-	bool dry_run, verbose, quiet, json, syslog, no_config;
+	bool dry_run, verbose, quiet, json, syslog, no_config, no_state;
 	bool ignore_balancer;
 	bool window_set;
 	double window;
@@ -75,6 +76,8 @@ struct run {
 	struct snapshot a, b;
 	struct loadsrc src;
 	bool src_chosen;
+	double *window_load;		/* this window's loads, when history smoothed them */
+	char state_note[PATH_MAX + 320];	/* what became of the history, for the report */
 	struct device_map *map;
 	struct irq_activity *act;
 	struct policy pol;
@@ -134,6 +137,8 @@ static int parse_options(int argc, char **argv)
 			"read this configuration file (default " _PATH_CONFIG ")");
 	struct arg_lit *noconfig = arg_lit0(NULL, "no-config",
 			"read no configuration file");
+	struct arg_lit *nostate = arg_lit0(NULL, "no-state",
+			"neither use nor keep the load history of earlier runs");
 	struct arg_lit *json = arg_lit0(NULL, "json",
 			"print the plan and outcome as JSON instead of text");
 	struct arg_str *metrics = arg_str0(NULL, "metrics-file", "PATH",
@@ -148,7 +153,7 @@ static int parse_options(int argc, char **argv)
 	struct arg_lit *help = arg_lit0("h", "help", "print this help and exit");
 	struct arg_end *end = arg_end(10);
 	void *argtable[] = { dry, win, verbose, quiet, banirq, bancpus, waitlock,
-			     config, noconfig, json, metrics, source, use_syslog,
+			     config, noconfig, nostate, json, metrics, source, use_syslog,
 			     ignore_bal, version, help, end };
 	int nerr, ret = -1;
 
@@ -184,6 +189,7 @@ static int parse_options(int argc, char **argv)
 	opt.json = json->count > 0;
 	opt.syslog = use_syslog->count > 0;
 	opt.no_config = noconfig->count > 0;
+	opt.no_state = nostate->count > 0;
 	opt.ignore_balancer = ignore_bal->count > 0;
 	opt.window_set = win->count > 0;
 	opt.window = win->count ? win->dval[0] : WINDOW_DEFAULT;
@@ -669,6 +675,7 @@ static struct report_irq *report_irqs(const struct run *run, struct irq_text *tx
 			      pi->target : -1,
 			.load = run->act[i].load,
 			.load_proc = run->src.proc_act ? run->src.proc_act[i].load : NAN,
+			.load_window = run->window_load ? run->window_load[i] : NAN,
 			.outcome = o,
 			.reason = o == OUT_KEPT || o == OUT_MOVED || o == OUT_WOULD_MOVE ||
 				  o == OUT_FAILED ? plan_reason_text(pi->reason) :
@@ -733,6 +740,8 @@ static void print_text(const struct run *run, const struct report_irq *ri,
 	}
 	report_summary(stdout, t);
 	report_source(stdout, loadsrc_name(run->src.used), run->src.reason);
+	if (opt.verbose && run->state_note[0])
+		printf("irqtune: load history: %s\n", run->state_note);
 }
 
 /* One syslog line per move, and a summary when anything changed. */
@@ -790,6 +799,7 @@ static int finish(struct run *run, int status)
 	if (run->src_chosen) {
 		rr.load_source = loadsrc_name(run->src.used);
 		rr.load_source_reason = run->src.reason;
+		rr.history = run->state_note[0] ? run->state_note : NULL;
 	}
 	rr.started = run->started;
 	rr.locked = run->locked;
@@ -866,6 +876,7 @@ static void run_release(struct run *run)
 	snapshot_release(&run->a);
 	snapshot_release(&run->b);
 	loadsrc_release(&run->src);
+	free(run->window_load);
 	policy_release(&run->pol);
 	device_map_free(run->map);
 	free(run->act);
@@ -911,6 +922,86 @@ static void save_costs(const struct run *run, const struct measure_target *t,
 		log_msg(LOG_WARNING, "cannot record the measured costs in %s: %s%s", _PATH_COSTS,
 			strerror(-r), r == -ELOOP || r == -EPERM ?
 			" (not a file or directory of ours: refusing it)" : "");
+}
+
+/* The load history of earlier runs: on the kernel's own /proc, in
+ * /run/irqtune/state, or wherever state-dir says (a test machine's too).
+ * Each IRQ's load becomes its weighted mean over the windows since it
+ * last shifted; the history is then kept for the next run. A history that
+ * cannot be trusted, or kept, is named once and the run goes on without.
+ * -ENOMEM only. */
+static int use_history(struct run *run, char *boot, size_t len)
+{
+	char path[PATH_MAX], why[256];
+	struct state *old = NULL, *now = NULL;
+	struct state_sample *smp;
+	const char *dir = run->cfg.state_dir ? run->cfg.state_dir : _PATH_RUN_DIR;
+	double *load;
+	unsigned int n = run->map->nr_irqs;
+	int r;
+
+	if (opt.no_state) {
+		snprintf(run->state_note, sizeof(run->state_note), "not used (--no-state)");
+		return 0;
+	}
+	if (!run->cfg.state_dir && !run->src.native) {
+		snprintf(run->state_note, sizeof(run->state_note),
+			 "not used: /proc is not the kernel's own, and no state-dir is set");
+		return 0;
+	}
+	if (!boot[0] && costs_boot_id(boot, len) < 0) {
+		snprintf(run->state_note, sizeof(run->state_note), "not used: no boot id");
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/state", dir);
+	r = state_load(path, boot, realtime(), &old, why, sizeof(why));
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0 && r != -ENOENT && r != -ESTALE)
+		log_msg(LOG_WARNING, "%s: %s; planning from this window alone", path, why);
+	smp = calloc(n ? n : 1, sizeof(*smp));
+	load = calloc(n ? n : 1, sizeof(*load));
+	run->window_load = calloc(n ? n : 1, sizeof(*run->window_load));
+	if (!smp || !load || !run->window_load) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		const struct irq_info *ii = &run->map->irqs[i];
+
+		smp[i] = (struct state_sample){
+			.irq = ii->irq, .name = ii->name, .load = run->act[i].load,
+			.device = ii->group >= 0 ? run->map->groups[ii->group].id : "",
+		};
+		run->window_load[i] = run->act[i].load;
+	}
+	/* What a load must move by to be more than rounding: a clock tick of
+	 * the window with the /proc source, a thousandth of a CPU measured. */
+	r = state_update(old, smp, n, realtime(),
+			 run->src.used == LOADSRC_BPF ? 0.001 :
+			 1.0 / ((double)sysconf(_SC_CLK_TCK) * (run->b.when - run->a.when)),
+			 load, &now);
+	if (r < 0)
+		goto out;
+	for (unsigned int i = 0; i < n; i++)
+		run->act[i].load = load[i];
+	snprintf(run->state_note, sizeof(run->state_note), "%s %s",
+		 old ? "loads weighed with the history in" : "history started in", path);
+	r = state_save(path, now, boot);
+	if (r < 0) {
+		log_msg(LOG_WARNING, "cannot keep the load history in %s: %s%s", path,
+			strerror(-r), r == -ELOOP || r == -EPERM ?
+			" (not a file or directory of ours: refusing it)" : "");
+		snprintf(run->state_note, sizeof(run->state_note), "not kept: %s: %s", path,
+			 strerror(-r));
+	}
+	r = 0;
+out:
+	state_free(old);
+	state_free(now);
+	free(smp);
+	free(load);
+	return r == -ENOMEM ? r : 0;
 }
 
 /* Sample, plan and apply; the status so far, for finish(). */
@@ -1004,6 +1095,8 @@ static int balance(struct run *run)
 			 "; per-event costs as measured %.0f min ago",
 			 fmax(0, realtime() - costs_when) / 60);
 	}
+	if (use_history(run, boot, sizeof(boot)) < 0)
+		goto out;
 	/* One clock tick of the window (the estimate checked it is > 0). */
 	pol.resolution = 1.0 / ((double)sysconf(_SC_CLK_TCK) * (run->b.when - run->a.when));
 	if (policy_build(&run->cfg, run->topo, run->map, &run->pol) < 0)

@@ -61,6 +61,8 @@ static struct json_object *irq_object(const struct report_irq *ri)
 	r |= add(o, "load", number(ri->load));
 	if (!isnan(ri->load_proc))
 		r |= add(o, "load_proc_estimate", number(ri->load_proc));
+	if (!isnan(ri->load_window))
+		r |= add(o, "load_window", number(ri->load_window));
 	r |= add(o, "outcome", json_object_new_string(report_outcome_key(ri->outcome)));
 	r |= add(o, "reason", text(ri->reason));
 	if (ri->allowed) {
@@ -121,6 +123,7 @@ static struct json_object *build(const struct report_run *run)
 				add_null(root, "load_source");
 	r |= run->load_source ? add(root, "load_source_reason", text(run->load_source_reason)) :
 				add_null(root, "load_source_reason");
+	r |= run->history ? add(root, "history", text(run->history)) : add_null(root, "history");
 
 	r |= add(root, "run", r_run);
 	r |= add(r_run, "started", when(run->started));

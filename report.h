@@ -38,6 +38,7 @@ struct report_irq {
 	int to;			/* CPU now or planned, -1 for none */
 	double load;		/* in CPUs, from the run's load source */
 	double load_proc;	/* the /proc estimate beside a measurement; NAN: none */
+	double load_window;	/* this window's load, when history weighed it; NAN: none */
 	enum report_outcome outcome;
 	const char *reason;	/* why this CPU (the planner's words) */
 	const char *allowed;	/* policy's cpulist, NULL for none */
@@ -63,6 +64,7 @@ struct report_run {
 	double window_from, window_to;	/* CLOCK_MONOTONIC of the two samples; 0: none */
 	const char *load_source;	/* "bpf" or "proc"; NULL before it was chosen */
 	const char *load_source_reason;
+	const char *history;		/* what became of the load history; NULL: not reached */
 	const char *online;		/* cpulists */
 	const char *eligible;
 	unsigned int nr_bans;

@@ -16,11 +16,12 @@ FUZZ_OUT      = tests/out/fuzz
 FUZZ_REALDATA ?= $(or $(IRQTUNE_REALDATA),$(abspath ..)/shared/realdata)
 # The config and udev property parsers join when their module exists.
 FUZZ_CONFIG  := $(and $(wildcard config.c),$(wildcard policy.c),$(wildcard tests/fuzz/fuzz_config.c),config)
-FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology costs $(FUZZ_CONFIG) compat
+FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology costs state $(FUZZ_CONFIG) compat
 FUZZ_LIBSRC   = fileio.c cpuset.c sample.c estimate.c
 # Per target: more sources and libraries.
 FUZZ_SRC_topology = topology.c
 FUZZ_SRC_costs    = costs.c measure.c
+FUZZ_SRC_state    = state.c
 FUZZ_SRC_config  = config.c policy.c
 FUZZ_SRC_compat  = compat.c report.c
 FUZZ_LIBS_config = $(shell pkg-config --libs inih 2>/dev/null || echo -linih)
@@ -56,6 +57,7 @@ fuzz: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/fuzz_%) $(FUZZ_OUT)/seeds/estimate
 		cpuset) max=$(FUZZ_MAXLEN_cpuset) ;; \
 		procirq) max=$(FUZZ_MAXLEN_procirq) ;; \
 		costs) max=4096 ;; \
+		state) max=65536 ;; \
 		topology) max=16384 ;; \
 		interrupts) max=65536; seeds="$$seeds $(FUZZ_SEEDS_interrupts)" ;; \
 		stat) max=65536; seeds="$$seeds $(FUZZ_SEEDS_stat)" ;; \
@@ -95,7 +97,7 @@ fuzz-regress: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/replay_%) $(FUZZ_OUT)/seeds/estimate
 
 # Line coverage of the product sources by each target's corpus (what the
 # fuzzing reached), with clang's source-based coverage.
-FUZZ_COV_SRC = sample.c estimate.c cpuset.c fileio.c topology.c $(wildcard config.c policy.c) compat.c costs.c
+FUZZ_COV_SRC = sample.c estimate.c cpuset.c fileio.c topology.c $(wildcard config.c policy.c) compat.c costs.c state.c
 fuzz-coverage: $(FUZZ_OUT)/seeds/estimate | fuzz-deps
 	@mkdir -p $(FUZZ_OUT)/cov
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -85,6 +85,7 @@ static void test_full(void **state)
 		"banirq = nvme*q0\n"
 		"affinity-hint = follow\n"
 		"load-source = proc\n"
+		"state-dir = /var/lib/irqtune\n"
 		"\n"
 		"[storage]\n"
 		"  cpus = 0-7\n"
@@ -106,11 +107,12 @@ static void test_full(void **state)
 	assert_string_equal(cfg.banname[1], "nvme*q0");
 	assert_int_equal(cfg.hint, CONFIG_HINT_FOLLOW);
 	assert_int_equal(cfg.load_source, CONFIG_LOAD_PROC);
+	assert_string_equal(cfg.state_dir, "/var/lib/irqtune");
 	assert_string_equal(list(cfg.class_cpus[CLASS_STORAGE]), "0-7");
 	assert_string_equal(list(cfg.class_cpus[CLASS_NET]), "8-15,32");
 	assert_null(cfg.class_cpus[CLASS_OTHER]);
 	assert_int_equal(cfg.line_window, 2);
-	assert_int_equal(cfg.line_class[CLASS_NET], 14);
+	assert_int_equal(cfg.line_class[CLASS_NET], 15);
 	config_release(&cfg);
 }
 
@@ -203,6 +205,8 @@ static const struct bad {
 	{ "banirq =\n", 1, "no IRQ number or pattern" },
 	{ "affinity-hint = yes\n", 1, "'follow' or 'ignore'" },
 	{ "affinity-hint = follow\naffinity-hint = ignore\n", 2, "given twice" },
+	{ "state-dir = run/irqtune\n", 1, "state-dir 'run/irqtune': not an absolute path" },
+	{ "state-dir = /a\nstate-dir = /b\n", 2, "given twice" },
 	{ "load-source = ebpf\n", 1, "load-source 'ebpf': must be 'auto', 'bpf' or 'proc'" },
 	{ "load-source =\n", 1, "load-source '': must be" },
 	{ "load-source = bpf\nload-source = auto\n", 2, "given twice" },

@@ -1,0 +1,348 @@
+/* state.c - the per-IRQ load history carried from run to run. Text, one IRQ
+ * a line, names escaped (%XX for bytes that are not plain printable ASCII,
+ * and for '%' and the blank):
+ *
+ *	irqtune-state 1
+ *	boot 8e1f...		(the run's /proc/sys/kernel/random/boot_id)
+ *	time 1796347892		(seconds since the epoch)
+ *	irq 38 0000:00:03.0 virtio2-input.0 0.0123 0.0000031 7
+ *		(number, device or "-", name or "-", mean, variance, runs)
+ *
+ * A file that is not exactly that is never trusted. No logging: functions
+ * return 0 or -errno with the reason in the caller's buffer. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "state.h"
+
+void state_free(struct state *st)
+{
+	if (!st)
+		return;
+	free(st->irqs);
+	free(st);
+}
+
+static void escape(char *dst, size_t len, const char *src)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t o = 0;
+
+	if (!*src) {
+		snprintf(dst, len, "-");
+		return;
+	}
+	for (; *src && o + 4 < len; src++) {
+		unsigned char c = (unsigned char)*src;
+
+		if (c <= ' ' || c >= 0x7f || c == '%' || (c == '-' && o == 0 && !src[1])) {
+			dst[o++] = '%';
+			dst[o++] = hex[c >> 4];
+			dst[o++] = hex[c & 15];
+		} else {
+			dst[o++] = (char)c;
+		}
+	}
+	dst[o] = '\0';
+}
+
+static int unhex(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The inverse; false for a malformed escape or a result too long. */
+static bool unescape(char *dst, size_t len, const char *src)
+{
+	size_t o = 0;
+
+	if (strcmp(src, "-") == 0) {
+		dst[0] = '\0';
+		return true;
+	}
+	for (; *src; src++) {
+		int c = (unsigned char)*src;
+
+		if (c == '%') {
+			int h = unhex(src[1]), l = h < 0 ? -1 : unhex(src[2]);
+
+			if (h < 0 || l < 0 || (h == 0 && l == 0))
+				return false;
+			c = h * 16 + l;
+			src += 2;
+		}
+		if (o + 1 >= len)
+			return false;
+		dst[o++] = (char)c;
+	}
+	dst[o] = '\0';
+	return true;
+}
+
+int state_format(const struct state *st, const char *boot_id, char **ret)
+{
+	char *text = NULL, dev[200], name[200];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "irqtune-state %d\nboot %s\ntime %.0f\n", STATE_VERSION, boot_id, st->when);
+	for (unsigned int i = 0; i < st->nr; i++) {
+		const struct state_irq *q = &st->irqs[i];
+
+		escape(dev, sizeof(dev), q->device);
+		escape(name, sizeof(name), q->name);
+		fprintf(f, "irq %u %s %s %.9g %.9g %u\n", q->irq, dev, name, q->mean, q->var,
+			q->runs);
+	}
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	*ret = text;
+	return 0;
+}
+
+/* A load believed: 0 to 4096 CPUs (the most a run plans is one a CPU). */
+static bool sane_load(double v)
+{
+	return isfinite(v) && v >= 0 && v <= 4096;
+}
+
+static int parse_irq_line(const char *line, struct state_irq *q, char *why, size_t len,
+			  unsigned int lineno)
+{
+	/* An escaped key is at most three bytes a byte: 192, and room. */
+	char dev[200], name[200], extra[2];
+	unsigned int irq, runs;
+	double mean, var;
+
+	_Static_assert(3 * STATE_KEY_MAX + 2 <= 200, "escaped keys fit");
+	if (sscanf(line, "irq %u %199s %199s %lf %lf %u %1s", &irq, dev, name, &mean, &var,
+		   &runs, extra) != 6 ||
+	    !sane_load(mean) || !sane_load(var) || runs == 0 || runs > 1000000000 ||
+	    !unescape(q->device, sizeof(q->device), dev) ||
+	    !unescape(q->name, sizeof(q->name), name)) {
+		snprintf(why, len, "line %u: not an IRQ's history", lineno);
+		return -EINVAL;
+	}
+	q->irq = irq;
+	q->mean = mean;
+	q->var = var;
+	q->runs = runs;
+	return 0;
+}
+
+int state_parse(const char *text, const char *boot_id, double now,
+		struct state **ret, char *why, size_t len)
+{
+	struct state *st = calloc(1, sizeof(*st));
+	bool have_boot = false, have_time = false;
+	unsigned int lineno = 0, cap = 0;
+	const char *s = text;
+	int r = -EINVAL;
+
+	if (!st)
+		return -ENOMEM;
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t l = nl ? (size_t)(nl - s) : strlen(s);
+		char line[512], a[32], b[128], extra[2];
+		int k;
+
+		lineno++;
+		if (!nl || l >= sizeof(line)) {
+			snprintf(why, len, "line %u: %s", lineno,
+				 nl ? "too long" : "not ended (a truncated file?)");
+			goto fail;
+		}
+		memcpy(line, s, l);
+		line[l] = '\0';
+		s = nl + 1;
+		k = sscanf(line, "%31s %127s %1s", a, b, extra);
+		if (lineno == 1) {
+			int ver;
+
+			if (k != 2 || strcmp(a, "irqtune-state") != 0 ||
+			    parse_int(b, 0, 1000000, &ver) < 0) {
+				snprintf(why, len, "not an irqtune state file");
+				goto fail;
+			}
+			if (ver != STATE_VERSION) {
+				snprintf(why, len, "version %d, %s", ver, ver > STATE_VERSION ?
+					 "written by a newer irqtune" : "not this irqtune's");
+				goto fail;
+			}
+		} else if (k == 2 && strcmp(a, "boot") == 0 && !have_boot) {
+			if (strcmp(b, boot_id) != 0) {
+				snprintf(why, len, "written on another boot (or host)");
+				r = -ESTALE;
+				goto fail;
+			}
+			have_boot = true;
+		} else if (k == 2 && strcmp(a, "time") == 0 && !have_time) {
+			char *end;
+
+			st->when = strtod(b, &end);
+			if (*end || !isfinite(st->when)) {
+				snprintf(why, len, "line %u: time '%s' is not a number", lineno, b);
+				goto fail;
+			}
+			have_time = true;
+		} else if (strcmp(a, "irq") == 0 && have_boot && have_time) {
+			struct state_irq *q;
+
+			if (st->nr == STATE_MAX_IRQS) {
+				snprintf(why, len, "more than %d IRQs", STATE_MAX_IRQS);
+				goto fail;
+			}
+			if (st->nr == cap) {
+				void *p = reallocarray(st->irqs, cap ? cap * 2 : 64, sizeof(*st->irqs));
+
+				if (!p) {
+					r = -ENOMEM;
+					goto fail;
+				}
+				st->irqs = p;
+				cap = cap ? cap * 2 : 64;
+			}
+			q = &st->irqs[st->nr];
+			if ((r = parse_irq_line(line, q, why, len, lineno)) < 0)
+				goto fail;
+			r = -EINVAL;
+			if (st->nr && q->irq <= st->irqs[st->nr - 1].irq) {
+				snprintf(why, len, "line %u: IRQs out of order", lineno);
+				goto fail;
+			}
+			st->nr++;
+		} else {
+			snprintf(why, len, "line %u: '%.40s' is not understood", lineno, line);
+			goto fail;
+		}
+	}
+	if (!have_boot || !have_time) {
+		snprintf(why, len, "%s", lineno == 0 ? "empty" : "no boot id or time in it");
+		goto fail;
+	}
+	if (st->when > now + 60 || st->when < now - STATE_MAX_AGE) {
+		snprintf(why, len, "%s", st->when > now ? "written in the future" :
+			 "older than ten minutes: another load");
+		r = -ESTALE;
+		goto fail;
+	}
+	*ret = st;
+	return 0;
+fail:
+	state_free(st);
+	return r;
+}
+
+int state_load(const char *path, const char *boot_id, double now,
+	       struct state **ret, char *why, size_t len)
+{
+	char *text = malloc(STATE_FILE_MAX + 1);
+	long n;
+	int r;
+
+	if (!text)
+		return -ENOMEM;
+	n = read_own_file(path, text, STATE_FILE_MAX + 1, why, len);
+	r = n < 0 ? (int)n : state_parse(text, boot_id, now, ret, why, len);
+	free(text);
+	return r;
+}
+
+int state_save(const char *path, const struct state *st, const char *boot_id)
+{
+	char dbuf[PATH_MAX], *text;
+	int r;
+
+	if (strlen(path) >= sizeof(dbuf))
+		return -ENAMETOOLONG;
+	strcpy(dbuf, path);
+	r = make_own_dir(dirname(dbuf));
+	if (r < 0)
+		return r;
+	r = state_format(st, boot_id, &text);
+	if (r < 0)
+		return r;
+	r = write_file_atomic(path, text, strlen(text), 0644);
+	free(text);
+	return r;
+}
+
+static const struct state_irq *find(const struct state *st, const struct state_sample *x)
+{
+	unsigned int lo = 0, hi = st ? st->nr : 0;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+		const struct state_irq *q = &st->irqs[mid];
+
+		if (q->irq == x->irq)
+			return strcmp(q->device, x->device) == 0 &&
+			       strcmp(q->name, x->name) == 0 ? q : NULL;
+		if (q->irq < x->irq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+int state_update(const struct state *old, const struct state_sample *s, unsigned int n,
+		 double when, double floor, double *ret_load, struct state **ret)
+{
+	/* Weight of the newest window: its weight halves in STATE_HALF_LIFE. */
+	const double alpha = 1 - exp2(-1.0 / STATE_HALF_LIFE);
+	struct state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return -ENOMEM;
+	st->irqs = calloc(n ? n : 1, sizeof(*st->irqs));
+	if (!st->irqs) {
+		free(st);
+		return -ENOMEM;
+	}
+	st->when = when;
+	for (unsigned int i = 0; i < n; i++) {
+		const struct state_irq *h = find(old, &s[i]);
+		struct state_irq *q = &st->irqs[st->nr++];
+		double x = sane_load(s[i].load) ? s[i].load : 0;
+
+		q->irq = s[i].irq;
+		str_copy(q->device, sizeof(q->device), s[i].device);
+		str_copy(q->name, sizeof(q->name), s[i].name);
+		if (!h) {
+			q->mean = x;
+			q->runs = 1;
+		} else {
+			double d = x - h->mean;
+
+			/* The variance learns every window, a shift's too, so
+			 * a load that is noisy by nature is soon known as such. */
+			q->var = (1 - alpha) * (h->var + alpha * d * d);
+			if (fabs(d) > 3 * sqrt(h->var) + 0.5 * h->mean + floor) {
+				q->mean = x;
+				q->runs = 1;
+			} else {
+				q->mean = h->mean + alpha * d;
+				q->runs = h->runs + 1;
+			}
+		}
+		ret_load[i] = q->mean;
+	}
+	*ret = st;
+	return 0;
+}

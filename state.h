@@ -1,0 +1,67 @@
+/* state.h - what one run learns about each IRQ's load, for the next: an
+ * exponentially weighted mean and variance per IRQ, kept in
+ * /run/irqtune/state. A run from cron sees one noisy window; the history
+ * of the windows before it says which part of a change is noise. */
+#ifndef IRQTUNE_STATE_H
+#define IRQTUNE_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define STATE_VERSION	1
+#define STATE_HALF_LIFE	4	/* runs: a window's weight halves in four */
+#define STATE_MAX_AGE	600.0	/* seconds: older history is not this load */
+#define STATE_MAX_IRQS	65536
+#define STATE_FILE_MAX	(8u << 20)
+#define STATE_KEY_MAX	64
+
+/* An IRQ is the same one only with the same number, device and name: a
+ * freed number given to another device, or a replaced device, starts
+ * afresh. */
+struct state_irq {
+	unsigned int irq;
+	char device[STATE_KEY_MAX];	/* PCI address, "" for none */
+	char name[STATE_KEY_MAX];	/* action names, as /proc/irq/N shows */
+	double mean, var;		/* of its load, in CPUs */
+	unsigned int runs;		/* windows since it last shifted */
+};
+
+struct state {
+	double when;			/* seconds since the epoch */
+	unsigned int nr;
+	struct state_irq *irqs;		/* ascending irq */
+};
+
+void state_free(struct state *st);
+
+/* The text of @st (malloc'd in *@ret); -ENOMEM. Pure. */
+int state_format(const struct state *st, const char *boot_id, char **ret);
+/* Parse @text, written on boot @boot_id at most STATE_MAX_AGE before @now.
+ * -EINVAL (malformed, foreign, newer version, too many IRQs) or -ESTALE
+ * (another boot, too old, from the future) with the reason in @why. Pure. */
+int state_parse(const char *text, const char *boot_id, double now,
+		struct state **ret, char *why, size_t len);
+
+/* Read @path as read_own_file() allows; its errors, or state_parse()'s. */
+int state_load(const char *path, const char *boot_id, double now,
+	       struct state **ret, char *why, size_t len);
+/* Write it atomically, creating its directory if need be. */
+int state_save(const char *path, const struct state *st, const char *boot_id);
+
+/* This run's window of IRQ i: its key and the load it measured. */
+struct state_sample {
+	unsigned int irq;
+	const char *device, *name;
+	double load;
+};
+
+/* Combine @n samples (ascending irq) with the history @old (NULL: none)
+ * into *@ret, and the load to plan with into @ret_load[i]. A sample that
+ * departs from its mean by more than noise (three deviations, half the
+ * mean, and @floor) is a shift: it is taken as it is and its history
+ * restarts, so a real change is followed in one run; otherwise the
+ * weighted mean is planned. Pure. */
+int state_update(const struct state *old, const struct state_sample *s, unsigned int n,
+		 double when, double floor, double *ret_load, struct state **ret);
+
+#endif

@@ -1,0 +1,123 @@
+#!/bin/bash
+# End-to-end: the load history carried from run to run (state.c), as cron
+# runs irqtune every minute. On simulated machines, with state-dir pointing
+# into the machine's own directory (a test machine's /proc is not the
+# kernel's, so without state-dir no history is kept). Four runs under the
+# same load must move nothing after the first; a load shift must be
+# followed in the next run, as close to the oracle as e2e-quality asks of
+# a run without history; a history file that cannot be trusted is named
+# and the run goes on without it. Prints "PASS name" or "FAIL name: why";
+# and a "cron:" line per machine with the load ratio after each run, for
+# docs/quality.md.
+set -u
+. "$(dirname "$0")/lib.sh"
+e2e_setup e2e-history
+
+key() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }
+times() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a * b }'; }
+slack() { case $1 in mixed) echo 1.10 ;; *) echo 1.05 ;; esac; }
+moved() { sed -n 's/^irqtune: .*movable, \([0-9][0-9]*\) moved.*/\1/p' "$D.out" | tail -1; }
+
+conf() {	# conf MACHINE-DIR: a configuration whose state-dir is the machine's
+	printf 'state-dir = %s/state\n' "$1" >"$1.conf"
+	chmod 644 "$1.conf"
+}
+
+hrun() {	# hrun NAME [ARGS]: irqtune -v -w 1 with the machine's history
+	local name=$1
+	shift
+	UMOCKDEV_DIR=$D LD_PRELOAD="$PRELOAD" \
+		$VALGRIND "$top/irqtune" -v -w 1 -c "$D.conf" "$@" >"$D.out" 2>"$D.err"
+	RC=$?
+	why="exit $RC: $(head -c 2000 "$D.err")"; check "$name exits 0" [ "$RC" -eq 0 ]
+}
+
+cron() {	# cron MACHINE: four runs, then each shift
+	local m=$1 line ratio orc lim sh k=0
+	D=$work/$m
+	"$sim" build "$top/tests/sim/machines/$m.txt" "$D" >/dev/null || {
+		fail "$m: build" "irqsim build failed"; return; }
+	conf "$D"
+	"$sim" oracle "$D" >"$D.oracle"
+	orc=$(key oracle_ratio "$D.oracle")
+	line="cron: $m oracle $orc runs"
+	for r in 1 2 3 4; do
+		hrun "$m: run $r"
+		"$sim" score "$D" >"$D.score"
+		ratio=$(key load_ratio "$D.score")
+		line="$line $ratio/$(moved)"
+		if [ "$r" -gt 1 ]; then
+			why="$(tail -2 "$D.out" | head -1)"
+			check "$m: run $r under the same load moves nothing" [ "$(moved)" = 0 ]
+		fi
+	done
+	why="$(ls -l "$D/state" 2>&1)"
+	check "$m: the history is kept in state-dir" [ -s "$D/state/state" ]
+	why="$(grep 'load history' "$D.out")"
+	check "$m: -v says the loads were weighed with it" \
+		grep -q "^irqtune: load history: loads weighed with the history in $D/state/state" "$D.out"
+	lim=$(times "$orc" "$(slack "$m")")
+	why="ratio $ratio, oracle $orc"
+	check "$m: the fourth run is within $(slack "$m") of the oracle" le "$ratio" "$lim"
+	for sh in $(awk '$1 == "shift" && !seen[$2]++ { print $2 }' "$top/tests/sim/machines/$m.txt"); do
+		k=$((k + 1))
+		"$sim" shift "$D" "$sh" >/dev/null
+		"$sim" oracle "$D" >"$D.oracle$k"
+		hrun "$m: run after shift $sh"
+		"$sim" score "$D" >"$D.score$k"
+		ratio=$(key load_ratio "$D.score$k")
+		orc=$(key oracle_ratio "$D.oracle$k")
+		case $m-$sh in
+		mixed-drain) lim=$(times "$orc" 1.15) ;;	# as e2e-quality
+		*) lim=$(times "$orc" "$(slack "$m")") ;;
+		esac
+		line="$line | $sh $ratio/$(moved) (oracle $orc)"
+		why="ratio $ratio, oracle $orc, $(moved) moved"
+		check "$m: shift $sh is followed in one run" le "$ratio" "$lim"
+	done
+	echo "$line"
+}
+
+for m in router mixed noacct shift; do
+	cron "$m"
+done
+
+### a history not to be trusted: named, not used, the run goes on
+machine router hist || exit 1
+conf "$D"
+mkdir -p "$D/state"
+printf 'irqtune-state 7\n' >"$D/state/state"
+hrun "history: of a newer irqtune" -n
+why="$(cat "$D.err")"
+check "history: a newer one is named, with what happens next" \
+	grep -q "state/state: version 7, written by a newer irqtune; planning from this window alone" "$D.err"
+check "history: and replaced by this run's" grep -q '^irqtune-state 1$' "$D/state/state"
+printf 'irqtune-state 1\nboot x\ntime 1\nirq 1 - x 0.1 0 1' >"$D/state/state"
+hrun "history: of another boot" -n
+why="$(cat "$D.err")"
+check "history: another boot's is dropped without a word" [ ! -s "$D.err" ]
+rm -f "$D/state/state"
+ln -s "$D/elsewhere" "$D/state/state"
+hrun "history: a symlink in its place" -n
+why="$(cat "$D.err")"
+# (umockdev's preload resolves the link before irqtune's O_NOFOLLOW open
+# sees it, so the refusal to read through one is tested in test_state.c.)
+check "history: a symlink in its place is not written through" \
+	sh -c 'grep -q "cannot keep the load history in .*refusing it" "$1" && [ ! -e "$2" ]' \
+	_ "$D.err" "$D/elsewhere"
+rm -f "$D/state/state"
+chmod 777 "$D/state"
+hrun "history: a directory others can write" -n
+why="$(cat "$D.err")"
+check "history: is not written into" \
+	sh -c 'grep -q "cannot keep the load history in .*refusing it" "$1" && [ ! -e "$2" ]' \
+	_ "$D.err" "$D/state/state"
+chmod 755 "$D/state"
+hrun "history: --no-state" -n --no-state
+why="$(ls "$D/state")"
+check "history: --no-state neither reads nor keeps it" [ ! -e "$D/state/state" ]
+UMOCKDEV_DIR=$D LD_PRELOAD="$PRELOAD" "$top/irqtune" -n -w 1 >"$D.out" 2>"$D.err"
+why="$(cat "$D.err")"
+check "history: without state-dir a test machine keeps none" \
+	sh -c '[ ! -e "$1" ] && ! grep -q "load history" "$2"' _ "$D/state/state" "$D.out"
+exit 0

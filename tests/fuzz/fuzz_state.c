@@ -1,0 +1,48 @@
+/* fuzz_state.c - state_parse(), the reader of /run/irqtune/state, on any
+ * text. A history it accepts holds only sane loads, IRQs in ascending
+ * order, keys that fit; one it refuses is -EINVAL or -ESTALE with a
+ * reason. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "state.h"
+#include "fuzz.h"
+
+#define BOOT "9a17a830-db8b-47e3-8c6d-cceade8bb582"
+#define NOW 1796348475.0
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct state *st = NULL;
+	char *text, why[256];
+	int r;
+
+	if (size > (1u << 20))
+		return 0;
+	text = malloc(size + 1);
+	fuzz_assert(text != NULL);
+	memcpy(text, data, size);
+	text[size] = '\0';	/* state_load() refuses NULs before parsing */
+	why[0] = '\0';
+	r = state_parse(text, BOOT, NOW, &st, why, sizeof(why));
+	if (r == 0) {
+		fuzz_assert(st->nr <= STATE_MAX_IRQS);
+		for (unsigned int i = 0; i < st->nr; i++) {
+			const struct state_irq *q = &st->irqs[i];
+
+			fuzz_assert(isfinite(q->mean) && q->mean >= 0 && isfinite(q->var) &&
+				    q->var >= 0 && q->runs > 0);
+			fuzz_assert(i == 0 || q->irq > st->irqs[i - 1].irq);
+			fuzz_assert(strlen(q->device) < STATE_KEY_MAX &&
+				    strlen(q->name) < STATE_KEY_MAX);
+		}
+		state_free(st);
+	} else {
+		fuzz_assert(r == -EINVAL || r == -ESTALE || r == -ENOMEM);
+		fuzz_assert(st == NULL && why[0] != '\0');
+	}
+	free(text);
+	return 0;
+}
