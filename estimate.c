@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devfit.h"
 #include "estimate.h"
 
 /*
@@ -195,6 +196,8 @@ struct cpu_work {
 	double events[SOFTIRQ_NR];	/* softirqs raised in the window */
 	bool have_soft;			/* in /proc/softirqs both times */
 	double soft[CLASS_NR];		/* softirq s/s per class */
+	double hard_dev;		/* sum of delta * cost * device multiplier */
+	double soft_dev[CLASS_NR];	/* sum of delta * device multiplier */
 };
 
 static bool stat_seen(const struct cpu_stats *s, unsigned int cpu,
@@ -233,9 +236,80 @@ static void cpu_work_soft(struct cpu_work *w, const double *cost, double dt)
 	}
 }
 
+/* This window's equations for the per-device multipliers: per CPU its
+ * hard-irq time against each device's interrupts times its class's cost;
+ * per CPU and class its share of softirq time against each device's
+ * interrupts times the class's average cost in this window. */
+static void add_rows(const struct estimate_dev *dev, const struct snapshot *a,
+		     const struct snapshot *b, const enum irq_class *class,
+		     const unsigned char *col, unsigned int nr_ids, struct cpu_delta *d,
+		     const struct cpu_work *work, const double *irq_raw,
+		     const double *hard_cost, double dt)
+{
+	const struct interrupts *ib = b->intr;
+	double soft_all[CLASS_NR] = { 0 }, rate_all[CLASS_NR] = { 0 }, avg[CLASS_NR];
+	double *xh = calloc((size_t)nr_ids * (dev->nr ? dev->nr : 1), sizeof(double));
+	double *xs = calloc((size_t)nr_ids * (dev->nr ? dev->nr : 1), sizeof(double));
+	unsigned int *idx = malloc((dev->nr ? dev->nr : 1) * sizeof(*idx));
+
+	if (!xh || !xs || !idx)
+		goto out;
+	for (unsigned int c = 0; c < nr_ids; c++)
+		for (int k = 0; k < CLASS_NR; k++) {
+			soft_all[k] += work[c].soft[k];
+			rate_all[k] += work[c].delta[k] / dt;
+		}
+	for (int k = 0; k < CLASS_NR; k++)
+		avg[k] = rate_all[k] > 0 ? soft_all[k] * 1e6 / rate_all[k] : 0;
+	for (unsigned int i = 0; i < ib->nr_rows; i++) {
+		const struct irq_row *rb = &ib->rows[i];
+		int v = dev->row_dev[i];
+		unsigned int n;
+
+		if (v < 0 || (unsigned int)v >= dev->nr)
+			continue;
+		n = sample_row_deltas(sample_pair_row(a->intr, rb), rb, col, nr_ids, d);
+		for (unsigned int j = 0; j < n; j++) {
+			double r = (double)d[j].delta / dt;
+
+			xh[(size_t)d[j].cpu * dev->nr + v] += r * hard_cost[class[i]];
+			xs[(size_t)d[j].cpu * dev->nr + v] += r * avg[class[i]];
+		}
+	}
+	for (unsigned int i = 0; i < dev->nr; i++)
+		idx[i] = i;
+	for (unsigned int c = 0; c < nr_ids; c++) {
+		if (irq_raw[c] > 0)
+			devfit_add(dev->fit, DEVFIT_HARD, idx, &xh[(size_t)c * dev->nr], dev->nr,
+				   irq_raw[c] * 1e6);
+		for (int k = 0; k < CLASS_NR; k++) {
+			double x[DEVFIT_MAX];
+
+			if (!(work[c].soft[k] > 0) || !work[c].have_soft)
+				continue;
+			/* only this class's devices: the class split is known */
+			for (unsigned int v = 0; v < dev->nr; v++)
+				x[v] = dev->dev_class[v] == (int)k ? xs[(size_t)c * dev->nr + v] : 0;
+			devfit_add(dev->fit, DEVFIT_SOFT, idx, x, dev->nr, work[c].soft[k] * 1e6);
+		}
+	}
+out:
+	free(xh);
+	free(xs);
+	free(idx);
+}
+
 int estimate_proc(const struct snapshot *a, const struct snapshot *b,
 		  const enum irq_class *class, long hz,
 		  const struct estimate_prior *prior, struct irq_activity **ret)
+{
+	return estimate_proc_dev(a, b, class, hz, prior, NULL, ret);
+}
+
+int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
+		      const enum irq_class *class, long hz,
+		      const struct estimate_prior *prior, const struct estimate_dev *dev,
+		      struct irq_activity **ret)
 {
 	const struct interrupts *ia, *ib;
 	struct irq_activity *act = NULL;
@@ -246,6 +320,7 @@ int estimate_proc(const struct snapshot *a, const struct snapshot *b,
 	struct estimate_prior dflt;
 	struct fit soft_fit = { 0 }, hard_fit = { 0 };
 	double soft_cost[SOFTIRQ_NR], hard_cost[CLASS_NR];
+	double *irq_raw = NULL, *hm = NULL, *sm = NULL;
 	double dt;
 	int r;
 
@@ -266,10 +341,13 @@ int estimate_proc(const struct snapshot *a, const struct snapshot *b,
 		estimate_default_prior(&dflt);
 		prior = &dflt;
 	}
+	if (dev && dev->nr > DEVFIT_MAX)
+		dev = NULL;	/* too many to fit: the class costs do */
 	col = sample_columns(a, b, &nr_ids);
 	work = calloc(nr_ids, sizeof(*work));
 	d = malloc(sample_max_deltas(a, b) * sizeof(*d));
-	if (!col || !work || !d) {
+	irq_raw = calloc(nr_ids ? nr_ids : 1, sizeof(*irq_raw));
+	if (!col || !work || !d || !irq_raw) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -328,11 +406,37 @@ int estimate_proc(const struct snapshot *a, const struct snapshot *b,
 		if (sample_softirq_class[t] < 0)
 			soft_cost[t] = prior->soft_us[t];
 	fit_costs(&hard_fit, prior->hard_us, FIT_MAX_HARD, hard_cost);
+	if (dev && (dev->hard_m || dev->soft_m)) {
+		hm = calloc(ib->nr_rows ? ib->nr_rows : 1, sizeof(*hm));
+		sm = calloc(ib->nr_rows ? ib->nr_rows : 1, sizeof(*sm));
+		if (!hm || !sm) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		/* Per row its device's multipliers; the sums they weigh. */
+		for (i = 0; i < ib->nr_rows; i++) {
+			const struct irq_row *rb = &ib->rows[i];
+			int v = dev->row_dev[i];
+			unsigned int n = sample_row_deltas(sample_pair_row(ia, rb), rb, col,
+							   nr_ids, d);
+
+			hm[i] = v >= 0 && (unsigned int)v < dev->nr && dev->hard_m ? dev->hard_m[v] : 1;
+			sm[i] = v >= 0 && (unsigned int)v < dev->nr && dev->soft_m ? dev->soft_m[v] : 1;
+			for (j = 0; j < n; j++) {
+				work[d[j].cpu].hard_dev += (double)d[j].delta * hard_cost[class[i]] * hm[i];
+				work[d[j].cpu].soft_dev[class[i]] += (double)d[j].delta * sm[i];
+			}
+		}
+	}
 	for (c = 0; c < nr_ids; c++) {
 		struct cpu_work *w = &work[c];
 
-		for (unsigned int k = 0; k < CLASS_NR; k++)
-			w->hard_w += w->delta[k] * hard_cost[k];
+		irq_raw[c] = w->irq_s;
+		if (hm)
+			w->hard_w = w->hard_dev;
+		else
+			for (unsigned int k = 0; k < CLASS_NR; k++)
+				w->hard_w += w->delta[k] * hard_cost[k];
 		/* Timer and IPI time is in irq_s too: devices take only
 		 * what their interrupts explain. */
 		if (w->irq_s > w->hard_w * 1e-6 / dt)
@@ -340,6 +444,9 @@ int estimate_proc(const struct snapshot *a, const struct snapshot *b,
 		if (w->have_soft)
 			cpu_work_soft(w, soft_cost, dt);
 	}
+
+	if (dev && dev->fit)
+		add_rows(dev, a, b, class, col, nr_ids, d, work, irq_raw, hard_cost, dt);
 
 	/* Pass 2: each IRQ's share of its CPUs' work. */
 	for (i = 0; i < ib->nr_rows; i++) {
@@ -353,12 +460,17 @@ int estimate_proc(const struct snapshot *a, const struct snapshot *b,
 			const struct cpu_work *w = &work[d[j].cpu];
 			double dd = (double)d[j].delta;
 
+			double hc = hard_cost[k] * (hm ? hm[i] : 1);
+
 			if (w->irq_s > 0 && w->hard_w > 0)
-				x->hard += w->irq_s * dd * hard_cost[k] /
-					   w->hard_w;
+				x->hard += w->irq_s * dd * hc / w->hard_w;
 			else	/* no irq time accounting (the common case) */
-				x->hard += dd * hard_cost[k] * 1e-6 / dt;
-			x->soft += w->soft[k] * dd / w->delta[k];
+				x->hard += dd * hc * 1e-6 / dt;
+			if (sm)
+				x->soft += w->soft_dev[k] > 0 ?
+					   w->soft[k] * dd * sm[i] / w->soft_dev[k] : 0;
+			else
+				x->soft += w->soft[k] * dd / w->delta[k];
 		}
 		x->load = x->hard + x->soft;
 	}
@@ -370,5 +482,8 @@ fail:
 	free(d);
 	free(work);
 	free(col);
+	free(irq_raw);
+	free(hm);
+	free(sm);
 	return r;
 }

@@ -24,4 +24,22 @@ int estimate_proc(const struct snapshot *a, const struct snapshot *b,
 		  const enum irq_class *class, long hz,
 		  const struct estimate_prior *prior, struct irq_activity **ret);
 
+/* What estimate_proc_dev() knows of devices: each row's device, the
+ * multipliers of its class's costs that earlier runs found (NULL: all 1:
+ * exactly estimate_proc()), and where to add this window's equations for
+ * the next runs (NULL: nowhere). */
+struct devfit;
+struct estimate_dev {
+	unsigned int nr;		/* devices, at most DEVFIT_MAX */
+	const int *row_dev;		/* per row of b: device index, -1 none */
+	const int *dev_class;		/* per device */
+	const double *hard_m, *soft_m;	/* per device, or NULL */
+	struct devfit *fit;
+};
+
+int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
+		      const enum irq_class *class, long hz,
+		      const struct estimate_prior *prior, const struct estimate_dev *dev,
+		      struct irq_activity **ret);
+
 #endif

@@ -21,6 +21,8 @@
 #include "costs.h"
 #include "cpuset.h"
 #include "device.h"
+#include "devfit.h"
+#include "fileio.h"
 #include "json.h"
 #include "loadsrc.h"
 #include "lock.h"
@@ -926,20 +928,47 @@ static void save_costs(const struct run *run, const struct measure_target *t,
 
 /* The load history of earlier runs: on the kernel's own /proc, in
  * /run/irqtune/state, or wherever state-dir says (a test machine's too).
- * Each IRQ's load becomes its weighted mean over the windows since it
- * last shifted; the history is then kept for the next run. A history that
- * cannot be trusted, or kept, is named once and the run goes on without.
- * -ENOMEM only. */
-static int use_history(struct run *run, char *boot, size_t len)
+ * history_begin() reads it and sets up the per-device fit for the
+ * estimate; history_end() weighs each IRQ's load with its history (its
+ * weighted mean over the windows since it last shifted) and keeps the new
+ * history for the next run. A history that cannot be trusted, or kept, is
+ * named once and the run goes on without. -ENOMEM only. */
+struct history {
+	bool on;
+	char path[PATH_MAX];
+	struct state *old;
+	struct devfit *fit;		/* the devices' equations, this window's added */
+	struct estimate_dev dev;
+	int *row_dev, *dev_class;
+	double *hard_m, *soft_m;
+	const char **ids;
+};
+
+static void history_release(struct history *h)
 {
-	char path[PATH_MAX], why[256];
-	struct state *old = NULL, *now = NULL;
-	struct state_sample *smp;
+	state_free(h->old);
+	devfit_free(h->fit);
+	free(h->row_dev);
+	free(h->dev_class);
+	free(h->hard_m);
+	free(h->soft_m);
+	free(h->ids);
+	memset(h, 0, sizeof(*h));
+}
+
+static const char *group_key(const struct device_group *g)
+{
+	return g->id[0] ? g->id : g->label;
+}
+
+static int history_begin(struct run *run, struct history *h, char *boot, size_t len)
+{
 	const char *dir = run->cfg.state_dir ? run->cfg.state_dir : _PATH_RUN_DIR;
-	double *load;
-	unsigned int n = run->map->nr_irqs;
+	unsigned int nd = run->map->nr_groups, n = run->map->nr_irqs;
+	char why[256];
 	int r;
 
+	memset(h, 0, sizeof(*h));
 	if (opt.no_state) {
 		snprintf(run->state_note, sizeof(run->state_note), "not used (--no-state)");
 		return 0;
@@ -953,12 +982,53 @@ static int use_history(struct run *run, char *boot, size_t len)
 		snprintf(run->state_note, sizeof(run->state_note), "not used: no boot id");
 		return 0;
 	}
-	snprintf(path, sizeof(path), "%s/state", dir);
-	r = state_load(path, boot, realtime(), &old, why, sizeof(why));
+	h->on = true;
+	snprintf(h->path, sizeof(h->path), "%s/state", dir);
+	r = state_load(h->path, boot, realtime(), &h->old, why, sizeof(why));
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0 && r != -ENOENT && r != -ESTALE)
-		log_msg(LOG_WARNING, "%s: %s; planning from this window alone", path, why);
+		log_msg(LOG_WARNING, "%s: %s; planning from this window alone", h->path, why);
+	if (nd == 0 || nd > DEVFIT_MAX)
+		return 0;	/* the class costs do */
+	h->ids = calloc(nd, sizeof(*h->ids));
+	h->dev_class = calloc(nd, sizeof(*h->dev_class));
+	h->hard_m = calloc(nd, sizeof(*h->hard_m));
+	h->soft_m = calloc(nd, sizeof(*h->soft_m));
+	h->row_dev = calloc(n ? n : 1, sizeof(*h->row_dev));
+	if (!h->ids || !h->dev_class || !h->hard_m || !h->soft_m || !h->row_dev)
+		return -ENOMEM;
+	for (unsigned int g = 0; g < nd; g++) {
+		h->ids[g] = group_key(&run->map->groups[g]);
+		h->dev_class[g] = run->map->groups[g].class;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		h->row_dev[i] = run->map->irqs[i].group;
+	h->fit = state_fit_for(h->old, h->ids, nd);
+	if (!h->fit)
+		return -ENOMEM;
+	/* This run's estimate uses what the runs before it found; then
+	 * their equations fade by a run's worth and this window's join. */
+	devfit_solve(h->fit, DEVFIT_HARD, h->hard_m);
+	devfit_solve(h->fit, DEVFIT_SOFT, h->soft_m);
+	devfit_decay(h->fit, exp2(-1.0 / STATE_HALF_LIFE));
+	h->dev = (struct estimate_dev){
+		.nr = nd, .row_dev = h->row_dev, .dev_class = h->dev_class,
+		.hard_m = h->hard_m, .soft_m = h->soft_m, .fit = h->fit,
+	};
+	return 0;
+}
+
+static int history_end(struct run *run, struct history *h, const char *boot)
+{
+	struct state *now = NULL;
+	struct state_sample *smp;
+	double *load;
+	unsigned int n = run->map->nr_irqs;
+	int r;
+
+	if (!h->on)
+		return 0;
 	smp = calloc(n ? n : 1, sizeof(*smp));
 	load = calloc(n ? n : 1, sizeof(*load));
 	run->window_load = calloc(n ? n : 1, sizeof(*run->window_load));
@@ -977,7 +1047,7 @@ static int use_history(struct run *run, char *boot, size_t len)
 	}
 	/* What a load must move by to be more than rounding: a clock tick of
 	 * the window with the /proc source, a thousandth of a CPU measured. */
-	r = state_update(old, smp, n, realtime(),
+	r = state_update(h->old, smp, n, realtime(),
 			 run->src.used == LOADSRC_BPF ? 0.001 :
 			 1.0 / ((double)sysconf(_SC_CLK_TCK) * (run->b.when - run->a.when)),
 			 load, &now);
@@ -985,19 +1055,32 @@ static int use_history(struct run *run, char *boot, size_t len)
 		goto out;
 	for (unsigned int i = 0; i < n; i++)
 		run->act[i].load = load[i];
+	if (h->fit) {
+		now->devs = calloc(h->dev.nr, sizeof(*now->devs));
+		if (!now->devs) {
+			r = -ENOMEM;
+			goto out;
+		}
+		for (unsigned int g = 0; g < h->dev.nr; g++) {
+			str_copy(now->devs[g].id, sizeof(now->devs[g].id), h->ids[g]);
+			now->devs[g].class = h->dev_class[g];
+		}
+		now->nr_dev = h->dev.nr;
+		now->fit = h->fit;
+		h->fit = NULL;
+	}
 	snprintf(run->state_note, sizeof(run->state_note), "%s %s",
-		 old ? "loads weighed with the history in" : "history started in", path);
-	r = state_save(path, now, boot);
+		 h->old ? "loads weighed with the history in" : "history started in", h->path);
+	r = state_save(h->path, now, boot);
 	if (r < 0) {
-		log_msg(LOG_WARNING, "cannot keep the load history in %s: %s%s", path,
+		log_msg(LOG_WARNING, "cannot keep the load history in %s: %s%s", h->path,
 			strerror(-r), r == -ELOOP || r == -EPERM ?
 			" (not a file or directory of ours: refusing it)" : "");
-		snprintf(run->state_note, sizeof(run->state_note), "not kept: %s: %s", path,
+		snprintf(run->state_note, sizeof(run->state_note), "not kept: %s: %s", h->path,
 			 strerror(-r));
 	}
 	r = 0;
 out:
-	state_free(old);
 	state_free(now);
 	free(smp);
 	free(load);
@@ -1014,6 +1097,7 @@ static int balance(struct run *run)
 	enum irq_class *class = NULL;
 	struct measure_target *target = NULL;
 	struct estimate_prior costs;
+	struct history hist = { 0 };
 	double costs_when = 0;
 	bool have_costs;
 	char where[PATH_MAX], boot[64] = "";
@@ -1075,8 +1159,10 @@ static int balance(struct run *run)
 	}
 	/* Costs measured on this kernel describe no other machine. */
 	have_costs = run->src.native && load_costs(boot, sizeof(boot), &costs, &costs_when);
-	r = loadsrc_finish(&run->src, &run->a, &run->b, target, class,
-			   sysconf(_SC_CLK_TCK), have_costs ? &costs : NULL, &run->act);
+	if (history_begin(run, &hist, boot, sizeof(boot)) < 0)
+		goto out;
+	r = loadsrc_finish(&run->src, &run->a, &run->b, target, class, sysconf(_SC_CLK_TCK),
+			   have_costs ? &costs : NULL, hist.fit ? &hist.dev : NULL, &run->act);
 	if (r == -EPROTO) {
 		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
 		ret = EXIT_NOMEASURE;
@@ -1095,7 +1181,7 @@ static int balance(struct run *run)
 			 "; per-event costs as measured %.0f min ago",
 			 fmax(0, realtime() - costs_when) / 60);
 	}
-	if (use_history(run, boot, sizeof(boot)) < 0)
+	if (history_end(run, &hist, boot) < 0)
 		goto out;
 	/* One clock tick of the window (the estimate checked it is > 0). */
 	pol.resolution = 1.0 / ((double)sysconf(_SC_CLK_TCK) * (run->b.when - run->a.when));
@@ -1124,6 +1210,7 @@ static int balance(struct run *run)
 	run->planned = true;
 	ret = 0;
 out:
+	history_release(&hist);
 	free(class);
 	free(target);
 	return ret;

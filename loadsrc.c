@@ -86,14 +86,15 @@ void loadsrc_stop(struct loadsrc *ls)
 int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 		   const struct snapshot *b, const struct measure_target *t,
 		   const enum irq_class *class, long hz,
-		   const struct estimate_prior *prior, struct irq_activity **ret)
+		   const struct estimate_prior *prior, const struct estimate_dev *dev,
+		   struct irq_activity **ret)
 {
 	struct irq_activity *est = NULL, *meas = NULL;
 	char why[LOADSRC_REASON_MAX - 64];
 	unsigned int n = b->intr->nr_rows;
 	int r;
 
-	r = estimate_proc(a, b, class, hz, prior, &est);
+	r = estimate_proc_dev(a, b, class, hz, prior, dev, &est);
 	if (r < 0)
 		return r;
 	if (!ls->bpf) {

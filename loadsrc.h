@@ -35,13 +35,15 @@ void loadsrc_start(struct loadsrc *ls);
 void loadsrc_stop(struct loadsrc *ls);
 
 /* After the second snapshot: the table for the planner in *@ret (rows of
- * b). The estimate is always made; the measurement replaces it when it
+ * b). The estimate is always made (with @dev's per-device costs, NULL for
+ * none: estimate_proc_dev()); the measurement replaces it when it
  * agrees with /proc. -EPROTO when @want is bpf and it does not; other
  * -errno for no memory or bad input. */
 int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 		   const struct snapshot *b, const struct measure_target *t,
 		   const enum irq_class *class, long hz,
-		   const struct estimate_prior *prior, struct irq_activity **ret);
+		   const struct estimate_prior *prior, const struct estimate_dev *dev,
+		   struct irq_activity **ret);
 
 /* The program is detached here at the latest. */
 void loadsrc_release(struct loadsrc *ls);

@@ -7,6 +7,10 @@
  *	time 1796347892		(seconds since the epoch)
  *	irq 38 0000:00:03.0 virtio2-input.0 0.0123 0.0000031 7
  *		(number, device or "-", name or "-", mean, variance, runs)
+ *	dev 0 0000:18:00.0 0	(index, id, class: the per-device fit's unknowns)
+ *	fit 0 0 1 3.2e7		(kind 0 hard / 1 soft, row, column, value: the
+ *	fitb 0 0 4.1e5		 normal equations, their right side, and how
+ *	fitrows 0 12.5		 many windows they hold; the base is index nr)
  *
  * A file that is not exactly that is never trusted. No logging: functions
  * return 0 or -errno with the reason in the caller's buffer. */
@@ -18,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devfit.h"
 #include "fileio.h"
 #include "state.h"
 
@@ -26,6 +31,8 @@ void state_free(struct state *st)
 	if (!st)
 		return;
 	free(st->irqs);
+	free(st->devs);
+	devfit_free(st->fit);
 	free(st);
 }
 
@@ -106,6 +113,25 @@ int state_format(const struct state *st, const char *boot_id, char **ret)
 		fprintf(f, "irq %u %s %s %.9g %.9g %u\n", q->irq, dev, name, q->mean, q->var,
 			q->runs);
 	}
+	for (unsigned int i = 0; st->fit && i < st->nr_dev; i++) {
+		escape(dev, sizeof(dev), st->devs[i].id);
+		fprintf(f, "dev %u %s %d\n", i, dev, st->devs[i].class);
+	}
+	if (st->fit) {
+		size_t m = (size_t)st->fit->nr + 1;
+
+		for (int k = 0; k < DEVFIT_KINDS; k++) {
+			for (size_t i = 0; i < m; i++) {
+				for (size_t j = 0; j < m; j++)
+					if (st->fit->n[k][i * m + j] != 0)
+						fprintf(f, "fit %d %zu %zu %.17g\n", k, i, j,
+							st->fit->n[k][i * m + j]);
+				if (st->fit->b[k][i] != 0)
+					fprintf(f, "fitb %d %zu %.17g\n", k, i, st->fit->b[k][i]);
+			}
+			fprintf(f, "fitrows %d %.17g\n", k, st->fit->rows[k]);
+		}
+	}
 	if (fclose(f) != 0) {
 		free(text);
 		return -ENOMEM;
@@ -142,6 +168,93 @@ static int parse_irq_line(const char *line, struct state_irq *q, char *why, size
 	q->var = var;
 	q->runs = runs;
 	return 0;
+}
+
+/* "dev I ID CLASS" lines, in order, before any "fit", "fitb" or
+ * "fitrows" line, whose indices must name them (or the base, I = nr). */
+static int parse_fit_line(struct state *st, const char *line, const char *what,
+			  char *why, size_t len, unsigned int lineno)
+{
+	char id[200], extra[2];
+	unsigned int i, j;
+	int k, cls;
+	double v;
+
+	if (strcmp(what, "dev") == 0) {
+		struct state_dev *p;
+
+		if (st->fit || sscanf(line, "dev %u %199s %d %1s", &i, id, &cls, extra) != 3 ||
+		    i != st->nr_dev || i >= DEVFIT_MAX || cls < 0 || cls > 2)
+			goto bad;
+		p = realloc(st->devs, (st->nr_dev + 1) * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		st->devs = p;
+		if (!unescape(p[i].id, sizeof(p[i].id), id))
+			goto bad;
+		p[i].class = cls;
+		st->nr_dev++;
+		return 0;
+	}
+	if (!st->fit) {
+		if (!st->nr_dev)
+			goto bad;
+		st->fit = devfit_new(st->nr_dev);
+		if (!st->fit)
+			return -ENOMEM;
+	}
+	if (strcmp(what, "fit") == 0 &&
+	    sscanf(line, "fit %d %u %u %lf %1s", &k, &i, &j, &v, extra) == 4 &&
+	    k >= 0 && k < DEVFIT_KINDS && i <= st->nr_dev && j <= st->nr_dev && isfinite(v)) {
+		st->fit->n[k][(size_t)i * (st->nr_dev + 1) + j] = v;
+		return 0;
+	}
+	if (strcmp(what, "fitb") == 0 &&
+	    sscanf(line, "fitb %d %u %lf %1s", &k, &i, &v, extra) == 3 &&
+	    k >= 0 && k < DEVFIT_KINDS && i <= st->nr_dev && isfinite(v)) {
+		st->fit->b[k][i] = v;
+		return 0;
+	}
+	if (strcmp(what, "fitrows") == 0 &&
+	    sscanf(line, "fitrows %d %lf %1s", &k, &v, extra) == 2 &&
+	    k >= 0 && k < DEVFIT_KINDS && isfinite(v) && v >= 0) {
+		st->fit->rows[k] = v;
+		return 0;
+	}
+bad:
+	snprintf(why, len, "line %u: not a device fit's", lineno);
+	return -EINVAL;
+}
+
+struct devfit *state_fit_for(const struct state *old, const char *const *ids,
+			     unsigned int nr)
+{
+	struct devfit *f = devfit_new(nr);
+	unsigned int map[DEVFIT_MAX + 1];
+	size_t om, nm = (size_t)nr + 1;
+
+	if (!f || !old || !old->fit)
+		return f;
+	om = (size_t)old->fit->nr + 1;
+	for (unsigned int i = 0; i < old->fit->nr; i++) {
+		map[i] = UINT_MAX;
+		for (unsigned int j = 0; j < nr; j++)
+			if (strcmp(old->devs[i].id, ids[j]) == 0)
+				map[i] = j;
+	}
+	map[old->fit->nr] = nr;		/* the base */
+	for (int k = 0; k < DEVFIT_KINDS; k++) {
+		for (size_t i = 0; i < om; i++) {
+			if (map[i] == UINT_MAX)
+				continue;
+			for (size_t j = 0; j < om; j++)
+				if (map[j] != UINT_MAX)
+					f->n[k][map[i] * nm + map[j]] = old->fit->n[k][i * om + j];
+			f->b[k][map[i]] = old->fit->b[k][i];
+		}
+		f->rows[k] = old->fit->rows[k];
+	}
+	return f;
 }
 
 int state_parse(const char *text, const char *boot_id, double now,
@@ -226,6 +339,10 @@ int state_parse(const char *text, const char *boot_id, double now,
 				goto fail;
 			}
 			st->nr++;
+		} else if (strcmp(a, "dev") == 0 || strncmp(a, "fit", 3) == 0) {
+			if ((r = parse_fit_line(st, line, a, why, len, lineno)) < 0)
+				goto fail;
+			r = -EINVAL;
 		} else {
 			snprintf(why, len, "line %u: '%.40s' is not understood", lineno, line);
 			goto fail;

@@ -26,11 +26,25 @@ struct state_irq {
 	unsigned int runs;		/* windows since it last shifted */
 };
 
+/* A device of the per-device fit (devfit.h), by its id. */
+struct state_dev {
+	char id[STATE_KEY_MAX];		/* PCI address, or the group's label */
+	int class;
+};
+
 struct state {
 	double when;			/* seconds since the epoch */
 	unsigned int nr;
 	struct state_irq *irqs;		/* ascending irq */
+	unsigned int nr_dev;
+	struct state_dev *devs;
+	struct devfit *fit;		/* over devs; NULL: none */
 };
+
+/* @old's fit over the devices @ids (@nr of them, with their classes):
+ * the equations of devices still there, kept; of others, dropped. */
+struct devfit *state_fit_for(const struct state *old, const char *const *ids,
+			     unsigned int nr);
 
 void state_free(struct state *st);
 

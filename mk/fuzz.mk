@@ -17,7 +17,7 @@ FUZZ_REALDATA ?= $(or $(IRQTUNE_REALDATA),$(abspath ..)/shared/realdata)
 # The config and udev property parsers join when their module exists.
 FUZZ_CONFIG  := $(and $(wildcard config.c),$(wildcard policy.c),$(wildcard tests/fuzz/fuzz_config.c),config)
 FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology costs state $(FUZZ_CONFIG) compat
-FUZZ_LIBSRC   = fileio.c cpuset.c sample.c estimate.c
+FUZZ_LIBSRC   = fileio.c cpuset.c sample.c estimate.c devfit.c
 # Per target: more sources and libraries.
 FUZZ_SRC_topology = topology.c
 FUZZ_SRC_costs    = costs.c measure.c

@@ -28,13 +28,18 @@ loadpid=
 
 mkdir -p "$top/tests/out"
 disk=$(mktemp -d "$top/tests/out/live-bpf.XXXXXX") || exit 1
-# The costs file measured runs leave: this machine's is put back after.
+# The costs file and load history that runs leave: this machine's are put
+# back after.
 costs=/run/irqtune/costs
+history=/run/irqtune/state
 had_costs=
+had_history=
 [ -e "$costs" ] && cp -p "$costs" "$disk/costs.saved" && had_costs=1
+[ -e "$history" ] && cp -p "$history" "$disk/state.saved" && had_history=1
 cleanup() {
-	rm -f "$costs"
+	rm -f "$costs" "$history"
 	[ -n "$had_costs" ] && cp -p "$disk/costs.saved" "$costs"
+	[ -n "$had_history" ] && cp -p "$disk/state.saved" "$history"
 	[ -n "$loadpid" ] && kill -TERM -- "-$loadpid" 2>/dev/null && wait "$loadpid" 2>/dev/null
 	[ -d "$inst" ] && { echo 0 >"$inst/tracing_on"; rmdir "$inst"; }
 	rm -rf "$disk"
@@ -86,7 +91,8 @@ traced() {
 	start_load "$2"
 	sleep 1
 	echo 1 >"$inst/tracing_on"
-	"$irqtune" -n --json --load-source=bpf -w 3 >"$disk/$1.json" 2>"$disk/$1.err"
+	# --no-state: this window's measurement, not its mean with earlier ones
+	"$irqtune" -n --json --load-source=bpf --no-state -w 3 >"$disk/$1.json" 2>"$disk/$1.err"
 	RC=$?
 	echo 0 >"$inst/tracing_on"
 	stop_load
