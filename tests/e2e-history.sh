@@ -15,7 +15,7 @@ e2e_setup e2e-history
 
 key() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }
 times() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a * b }'; }
-slack() { case $1 in mixed) echo 1.10 ;; *) echo 1.05 ;; esac; }
+slack() { case $1 in mixed|storage) echo 1.10 ;; *) echo 1.05 ;; esac; }
 moved() { sed -n 's/^irqtune: .*movable, \([0-9][0-9]*\) moved.*/\1/p' "$D.out" | tail -1; }
 
 conf() {	# conf MACHINE-DIR: a configuration whose state-dir is the machine's
@@ -88,7 +88,7 @@ cron() {	# cron MACHINE: four runs, then each shift
 	echo "$line"
 }
 
-for m in router mixed noacct shift; do
+for m in router mixed noacct shift storage managed twosocket; do
 	cron "$m"
 done
 
