@@ -214,20 +214,13 @@ int costs_load(const char *path, const char *boot_id, double now,
 int costs_save(const char *path, const struct estimate_prior *p,
 	       const char *boot_id, double when)
 {
-	char text[COSTS_FILE_MAX], dbuf[PATH_MAX];
+	char text[COSTS_FILE_MAX];
 	int r;
 
 	r = costs_format(p, boot_id, when, text, sizeof(text));
 	if (r < 0)
 		return r;
-	if (strlen(path) >= sizeof(dbuf))
-		return -ENAMETOOLONG;
-	strcpy(dbuf, path);
-	/* Its directory must be a real one, not a symlink someone planted. */
-	r = make_own_dir(dirname(dbuf));
-	if (r < 0)
-		return r;
-	return write_file_atomic(path, text, strlen(text), 0644);
+	return write_own_file(path, text, strlen(text));
 }
 
 int costs_boot_id(char *buf, size_t len)

@@ -372,3 +372,18 @@ int make_own_dir(const char *path)
 		return -EPERM;
 	return 0;
 }
+
+int write_own_file(const char *path, const char *text, size_t len)
+{
+	char dbuf[PATH_MAX];
+	int r;
+
+	if (strlen(path) >= sizeof(dbuf))
+		return -ENAMETOOLONG;
+	strcpy(dbuf, path);
+	/* Its directory must be a real one, not a symlink someone planted. */
+	r = make_own_dir(dirname(dbuf));
+	if (r < 0)
+		return r;
+	return write_file_atomic(path, text, len, 0644);
+}

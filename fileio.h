@@ -41,6 +41,8 @@ long read_own_file(const char *path, char *buf, size_t len, char *why, size_t wh
 /* Create directory @path (mode 0755) if need be; -EPERM unless it then is
  * a real directory of ours that no one else can write. */
 int make_own_dir(const char *path);
+/* Replace such a file (mode 0644) atomically, making its directory first. */
+int write_own_file(const char *path, const char *text, size_t len);
 
 /* Copy @src into @dst of size @len, truncating; always NUL-terminated. */
 void str_copy(char *dst, size_t len, const char *src);

@@ -382,19 +382,13 @@ int state_load(const char *path, const char *boot_id, double now,
 
 int state_save(const char *path, const struct state *st, const char *boot_id)
 {
-	char dbuf[PATH_MAX], *text;
+	char *text;
 	int r;
 
-	if (strlen(path) >= sizeof(dbuf))
-		return -ENAMETOOLONG;
-	strcpy(dbuf, path);
-	r = make_own_dir(dirname(dbuf));
-	if (r < 0)
-		return r;
 	r = state_format(st, boot_id, &text);
 	if (r < 0)
 		return r;
-	r = write_file_atomic(path, text, strlen(text), 0644);
+	r = write_own_file(path, text, strlen(text));
 	free(text);
 	return r;
 }
