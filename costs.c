@@ -11,7 +11,6 @@
  * return 0 or -errno, with the reason in the caller's buffer. */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>

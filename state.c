@@ -15,7 +15,6 @@
  * A file that is not exactly that is never trusted. No logging: functions
  * return 0 or -errno with the reason in the caller's buffer. */
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
