@@ -226,6 +226,17 @@ check "costs: a measured run does not write through a symlink" \
 rm -f "$costs"
 stop_load
 
+# The load history on the kernel's own /proc: kept by one run, weighed by
+# the next, the window's own figure beside it.
+rm -f "$history"
+"$irqtune" -n -w 0.3 >/dev/null 2>&1
+"$irqtune" -n -w 0.3 --json >"$disk/h.json" 2>"$disk/h.err"
+rc=$?
+why="exit $rc: $(jq -r .history "$disk/h.json") $(cat "$disk/h.err")"
+check "history: a second run weighs its loads with the first's" \
+	sh -c '[ "$1" -eq 0 ] && jq -r .history "$2" | grep -q "^loads weighed with the history in /run/irqtune/state" &&
+	       [ "$(jq "[.irqs[] | select(has(\"load_window\"))] | length" "$2")" -gt 0 ]' _ "$rc" "$disk/h.json"
+
 ###########################################################################
 ### falling back, and saying why
 
