@@ -390,7 +390,10 @@ int capture_write(struct capture *cap, const char *path, char *why, size_t why_l
 		if (i + 1 == cap->nr || strcmp(cap->m[i].name, cap->m[i + 1].name) != 0)
 			byorder[cap->m[i].order] = &cap->m[i];
 	/* pax: names of any length and bytes, sizes of any width. */
-	if (archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
+	/* No padding to a 10240-byte block after the gzip stream: a file
+	 * cut short must show as cut, not as padding lost. */
+	if (archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
+	    archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
 	    archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
 	    archive_write_open2(a, &mb, NULL, membuf_write, NULL, NULL) != ARCHIVE_OK) {
 		r = mb.err ? -mb.err : -EIO;
@@ -615,8 +618,11 @@ static int read_from(struct archive *a, int opened, struct capture **ret,
 		default:
 			r = -EINVAL;
 		}
-		say(why, why_len, "%s%s", r == -EINVAL ? "not a gzip'd tar archive: " : "",
-		    s ? s : "unreadable");
+		if (r == -EINVAL)
+			say(why, why_len, "not a gzip'd tar archive, or a truncated one: %s",
+			    s ? s : "unreadable");
+		else
+			say(why, why_len, "cannot open it: %s", strerror(-r));
 		archive_read_free(a);
 		return r;
 	}
