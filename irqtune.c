@@ -288,6 +288,27 @@ out:
 	return ret;
 }
 
+/* The captured "KEY VALUE" of the meta member, NULL when absent. */
+static const char *meta(struct run *run, const char *key, char *buf, size_t len)
+{
+	return capture_field(capture_get(run->fs.cap, CAPTURE_META), key, buf, len);
+}
+
+static int meta_double(struct run *run, const char *key, double *ret)
+{
+	char buf[64], *end;
+	double v;
+
+	if (!meta(run, key, buf, sizeof(buf)))
+		return -ENOENT;
+	errno = 0;
+	v = strtod(buf, &end);
+	if (errno || end == buf || *end || !isfinite(v))
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
 #define CONFIG_MEMBER	"config/irqtune.conf"
 
 /* A replay's configuration is the captured one, unless -c or --no-config
@@ -377,6 +398,9 @@ static int load_config(struct run *run)
 	}
 overrides:
 	if (opt.window_set || cfg->window <= 0)
+		cfg->window = opt.window;
+	/* A replay's window is the one captured (--window is refused). */
+	if (run->fs.mode == SOURCE_REPLAY && meta_double(run, "window", &cfg->window) < 0)
 		cfg->window = opt.window;
 	if (cfg->threshold < 0)
 		cfg->threshold = PLAN_DEFAULT_THRESHOLD;
@@ -533,27 +557,6 @@ static void sleep_window(double seconds)
 
 	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
 		;
-}
-
-/* The captured "KEY VALUE" of the meta member, NULL when absent. */
-static const char *meta(struct run *run, const char *key, char *buf, size_t len)
-{
-	return capture_field(capture_get(run->fs.cap, CAPTURE_META), key, buf, len);
-}
-
-static int meta_double(struct run *run, const char *key, double *ret)
-{
-	char buf[64], *end;
-	double v;
-
-	if (!meta(run, key, buf, sizeof(buf)))
-		return -ENOENT;
-	errno = 0;
-	v = strtod(buf, &end);
-	if (errno || end == buf || *end || !isfinite(v))
-		return -EINVAL;
-	*ret = v;
-	return 0;
 }
 
 /* A replay's missing or malformed member: named once, with the capture. */
@@ -1370,9 +1373,10 @@ static int balance(struct run *run)
 		log_msg(LOG_ERR, "cannot compare the two samples: %s", strerror(-r));
 		goto out;
 	}
-	if (run->src.used == LOADSRC_BPF && run->fs.mode != SOURCE_REPLAY)
-		save_costs(run, target, boot, have_costs ? &costs : NULL);
-	else if (have_costs) {
+	if (run->src.used == LOADSRC_BPF) {
+		if (run->fs.mode != SOURCE_REPLAY)
+			save_costs(run, target, boot, have_costs ? &costs : NULL);
+	} else if (have_costs) {
 		size_t l = strlen(run->src.reason);
 
 		/* A replay says what the captured run said: its age then. */
