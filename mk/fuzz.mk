@@ -16,13 +16,16 @@ FUZZ_OUT      = tests/out/fuzz
 FUZZ_REALDATA ?= $(or $(IRQTUNE_REALDATA),$(abspath ..)/shared/realdata)
 # The config and udev property parsers join when their module exists.
 FUZZ_CONFIG  := $(and $(wildcard config.c),$(wildcard policy.c),$(wildcard tests/fuzz/fuzz_config.c),config)
-FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology costs $(FUZZ_CONFIG) compat
+FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology costs $(FUZZ_CONFIG) compat capture
 FUZZ_LIBSRC   = fileio.c cpuset.c sample.c estimate.c
 # Per target: more sources and libraries.
 FUZZ_SRC_topology = topology.c
 FUZZ_SRC_costs    = costs.c measure.c
 FUZZ_SRC_config  = config.c policy.c
 FUZZ_SRC_compat  = compat.c report.c
+# --replay's reader and every parser a replay runs on a capture's members.
+FUZZ_SRC_capture = capture.c source.c replay.c topology.c device.c measure.c compat.c report.c
+FUZZ_LIBS_capture = $(shell pkg-config --libs libarchive libudev 2>/dev/null || echo -larchive -ludev)
 FUZZ_LIBS_config = $(shell pkg-config --libs inih 2>/dev/null || echo -linih)
 FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -I. -Itests/fuzz -g -O1 \
 		-fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -39,7 +42,7 @@ FUZZ_SEEDS_estimate   = $(FUZZ_OUT)/seeds/estimate
 fuzz-deps:
 	tests/fuzz/deps
 
-$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c $(wildcard config.c policy.c compat.c) $(wildcard *.h) | fuzz-deps
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c capture.c source.c replay.c device.c measure.c $(wildcard config.c policy.c compat.c) $(wildcard *.h) | fuzz-deps
 	@mkdir -p $(FUZZ_OUT)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBSRC) $(FUZZ_SRC_$*) -lm $(FUZZ_LIBS_$*)
 
@@ -57,6 +60,7 @@ fuzz: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/fuzz_%) $(FUZZ_OUT)/seeds/estimate
 		procirq) max=$(FUZZ_MAXLEN_procirq) ;; \
 		costs) max=4096 ;; \
 		topology) max=16384 ;; \
+		capture) max=262144 ;; \
 		interrupts) max=65536; seeds="$$seeds $(FUZZ_SEEDS_interrupts)" ;; \
 		stat) max=65536; seeds="$$seeds $(FUZZ_SEEDS_stat)" ;; \
 		softirqs) max=65536; seeds="$$seeds $(FUZZ_SEEDS_softirqs)" ;; \
@@ -77,7 +81,7 @@ FUZZ_REGRESS_CC     ?= $(CC)
 FUZZ_REGRESS_CFLAGS ?= -std=gnu11 -D_GNU_SOURCE -I. -Itests/fuzz -g -O1 \
 		-fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all
-$(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c $(wildcard config.c policy.c compat.c) $(wildcard *.h)
+$(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c capture.c source.c replay.c device.c measure.c $(wildcard config.c policy.c compat.c) $(wildcard *.h)
 	@mkdir -p $(FUZZ_OUT)
 	$(FUZZ_REGRESS_CC) $(FUZZ_REGRESS_CFLAGS) -o $@ $< tests/fuzz/standalone.c $(FUZZ_LIBSRC) $(FUZZ_SRC_$*) -lm $(FUZZ_LIBS_$*)
 

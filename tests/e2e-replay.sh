@@ -154,8 +154,10 @@ pack "$x/parse.cap"
 mv "$x/interrupts.orig" "$x/t/snapshot-2/proc/interrupts"
 bad "a snapshot the parser refuses" "$x/parse.cap" 65 "snapshot-2/proc/interrupts:"
 # A million IRQs: bounded by IRQ_NUM_LIMIT and the member bounds, planned
-# or refused in bounded time and memory, never a crash.
-if [ -z "$VALGRIND" ]; then
+# or refused in bounded time and memory, never a crash. Not under
+# valgrind or ASan (whose shadow needs terabytes of address space, and
+# which would take minutes and gigabytes): the fuzz target covers them.
+if [ -z "$VALGRIND" ] && [ -z "${ASAN_OPTIONS:-}" ]; then
 	for n in 1 2; do
 		awk -v n=$n 'BEGIN { print "           CPU0       CPU1";
 			for (i = 0; i < 1000000; i++) printf "%d: %d 0 PCI-MSI %d-edge q%d\n", i, i * n, i, i }' \
@@ -166,6 +168,6 @@ if [ -z "$VALGRIND" ]; then
 	( ulimit -v 4000000; "$top/irqtune" --replay "$x/million.cap" >/dev/null 2>"$work/m.err" ); mrc=$?
 	took=$(( $(date +%s) - start ))
 	why="exit $mrc after ${took}s: $(head -3 "$work/m.err")"
-	check "bad capture: a million IRQs: no crash, within 4 GB" [ "$mrc" -lt 128 ]
-	check "bad capture: a million IRQs: within 60 s" [ "$took" -le 60 ]
+	check "bad capture: a million IRQs: no crash, within 4 GB" [ "$mrc" -lt 128 ] && [ "$mrc" != 70 ]
+	check "bad capture: a million IRQs: within 120 s" [ "$took" -le 120 ]
 fi
