@@ -1551,8 +1551,9 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	/* cron, systemd and udev give no terminal: their runs go to syslog. */
-	if (opt.syslog || !isatty(STDOUT_FILENO))
+	/* cron, systemd and udev give no terminal: their runs go to syslog.
+	 * Not a replay's: its machine is another, and it writes nothing. */
+	if ((opt.syslog || !isatty(STDOUT_FILENO)) && !opt.replay)
 		log_open_syslog();
 	ret = load_config(&run);
 	if (!ret)

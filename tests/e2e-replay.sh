@@ -63,6 +63,18 @@ for m in $machines; do
 done
 
 cap=$work/tiny.cap
+### a replay reads nothing of this machine and writes nothing
+if command -v strace >/dev/null && [ -z "$VALGRIND" ]; then
+	strace -f -qq -e trace=open,openat,creat,stat,newfstatat,statx,access,connect,bpf \
+		-o "$work/strace" "$top/irqtune" --replay "$cap" -v >/dev/null 2>&1 </dev/null
+	why=$(grep -E '"/(proc|sys|run|etc/irqtune|dev/log)|bpf\(|connect\(' "$work/strace" | head -5)
+	check "replay: opens nothing of /proc, /sys, /run, no BPF, no syslog" [ -z "$why" ]
+	why=$(grep -E 'O_(WRONLY|RDWR)|creat\(' "$work/strace" | head -5)
+	check "replay: opens nothing for writing" [ -z "$why" ]
+else
+	skip "replay: reads nothing of this machine" "no strace, or under valgrind"
+fi
+
 ### what if: site options over a capture
 replay --replay "$cap" --json --bancpus 1
 why="exit $RRC: $RERR"; check "what-if: --bancpus over a replay exits 0" [ "$RRC" = 0 ]
