@@ -27,7 +27,8 @@ LDLIBS   += $(PKG_LIBS) -lm
 LIB_OBJS  = fileio.o capture.o source.o replay.o cpuset.o topology.o sample.o estimate.o measure.o bpfload.o loadsrc.o costs.o \
             device.o plan.o apply.o report.o lock.o config.o policy.o log.o json.o metrics.o compat.o
 TESTS     = tests/test_cpuset tests/test_topology tests/test_sample tests/test_estimate \
-            tests/test_measure tests/test_costs tests/test_plan tests/test_config tests/test_compat
+            tests/test_measure tests/test_costs tests/test_plan tests/test_config tests/test_compat \
+            tests/test_capture
 
 all: deps irqtune
 
