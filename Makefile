@@ -16,18 +16,20 @@ WERROR   ?=
 ifeq ($(CI),true)
 WERROR    = -Werror
 endif
-PKGS      = libudev argtable2 inih json-c libbpf
+PKGS      = libudev argtable2 inih json-c libbpf libarchive
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ludev -largtable2 -linih -ljson-c -lbpf -lelf -lz)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ludev -largtable2 -linih -ljson-c -lbpf -lelf -lz -larchive)
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 $(WERROR) \
              -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDLIBS   += $(PKG_LIBS) -lm
 
 # The pure and parsing modules; everything but main.
-LIB_OBJS  = fileio.o cpuset.o topology.o sample.o estimate.o measure.o bpfload.o loadsrc.o costs.o state.o devfit.o \
-            device.o plan.o apply.o report.o lock.o config.o policy.o log.o json.o metrics.o compat.o
+LIB_OBJS  = fileio.o capture.o source.o replay.o cpuset.o topology.o sample.o estimate.o measure.o bpfload.o \
+            loadsrc.o costs.o state.o devfit.o device.o plan.o apply.o report.o lock.o config.o policy.o \
+            log.o json.o metrics.o compat.o
 TESTS     = tests/test_cpuset tests/test_topology tests/test_sample tests/test_estimate \
-            tests/test_measure tests/test_costs tests/test_state tests/test_devfit tests/test_plan tests/test_config tests/test_compat
+            tests/test_measure tests/test_costs tests/test_state tests/test_devfit tests/test_plan \
+            tests/test_config tests/test_compat tests/test_capture
 
 all: deps irqtune
 

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "device.h"
 #include "fileio.h"
 #include "pathnames.h"
+#include "source.h"
 
 struct irq_owner {
 	unsigned int irq;
@@ -457,13 +460,13 @@ static int owner_of(const struct scan *sc, unsigned int irq)
 }
 
 /* The first CPU of a cpulist and how many it names; -1 if unreadable. */
-static int list_first(const char *path, struct cpuset *tmp, unsigned int *n,
-		      char *text, size_t text_len)
+static int list_first(struct source *src, const char *path, struct cpuset *tmp,
+		      unsigned int *n, char *text, size_t text_len)
 {
 	char buf[4096];
 
 	*n = 0;
-	if (read_small_file(path, buf, sizeof(buf)) < 0)
+	if (source_read(src, path, buf, sizeof(buf)) < 0)
 		return -1;
 	if (text)
 		str_copy(text, text_len, buf);
@@ -475,53 +478,56 @@ static int list_first(const char *path, struct cpuset *tmp, unsigned int *n,
 }
 
 /* Action names are the subdirectories of /proc/irq/N, one per handler. */
-static void read_actions(const char *dir, char *name)
+struct actions {
+	char *name;
+	size_t used;
+};
+
+static int add_action(void *ctx, const char *action)
 {
-	struct dirent *de;
-	size_t used = 0;
-	DIR *d = opendir(dir);
+	struct actions *a = ctx;
+	int n = snprintf(a->name + a->used, DEVICE_NAME_MAX - a->used, "%s%s",
+			 a->used ? "," : "", action);
 
-	name[0] = '\0';
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		int n;
-
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		n = snprintf(name + used, DEVICE_NAME_MAX - used, "%s%s",
-			     used ? "," : "", de->d_name);
-		if (n < 0 || (size_t)n >= DEVICE_NAME_MAX - used)
-			break;
-		used += (size_t)n;
-	}
-	closedir(d);
+	if (n < 0 || (size_t)n >= DEVICE_NAME_MAX - a->used)
+		return 1;	/* cut where it fills up, as always */
+	a->used += (size_t)n;
+	return 0;
 }
 
-static void read_irq_state(struct irq_info *ii, struct cpuset *tmp)
+static void read_actions(struct source *src, const char *dir, char *name)
+{
+	struct actions a = { name, 0 };
+
+	name[0] = '\0';
+	source_subdirs(src, dir, add_action, &a);
+}
+
+static void read_irq_state(struct source *src, struct irq_info *ii, struct cpuset *tmp)
 {
 	char dir[64], path[96], buf[32], hint[4096];
-	struct stat st;
 	unsigned int n;
-	int node, first;
+	mode_t mode;
+	int node, first, r;
 
 	snprintf(dir, sizeof(dir), _PATH_PROC_IRQ "/%u", ii->irq);
 	snprintf(path, sizeof(path), "%s/smp_affinity_list", dir);
-	if (stat(path, &st) < 0) {
-		ii->gone = errno == ENOENT;
+	r = source_mode(src, path, &mode);
+	if (r < 0) {
+		ii->gone = r == -ENOENT;
 		ii->pinned = ii->effective = -1;
 		return;
 	}
 	/* Kernel-managed IRQs have read-only affinity files (Linux 6.x);
 	 * older kernels only refuse the write, which apply.c reports. */
-	ii->managed = (st.st_mode & 0222) == 0;
-	first = list_first(path, tmp, &n, ii->affinity, sizeof(ii->affinity));
+	ii->managed = (mode & 0222) == 0;
+	first = list_first(src, path, tmp, &n, ii->affinity, sizeof(ii->affinity));
 	ii->pinned = n == 1 ? first : -1;
 	snprintf(path, sizeof(path), "%s/effective_affinity_list", dir);
-	ii->effective = list_first(path, tmp, &n, NULL, 0);
+	ii->effective = list_first(src, path, tmp, &n, NULL, 0);
 	if (ii->node < 0) {
 		snprintf(path, sizeof(path), "%s/node", dir);
-		if (read_small_file(path, buf, sizeof(buf)) >= 0 &&
+		if (source_read(src, path, buf, sizeof(buf)) >= 0 &&
 		    parse_int(buf, -1, 65535, &node) == 0)
 			ii->node = node;
 	}
@@ -529,10 +535,10 @@ static void read_irq_state(struct irq_info *ii, struct cpuset *tmp)
 	 * zeros or no file means none. */
 	snprintf(path, sizeof(path), "%s/affinity_hint", dir);
 	cpuset_zero(tmp);
-	if (read_small_file(path, hint, sizeof(hint)) > 0 &&
+	if (source_read(src, path, hint, sizeof(hint)) > 0 &&
 	    cpumask_parse(hint, tmp) == 0 && cpuset_count(tmp) > 0)
 		ii->hint = cpuset_dup(tmp);
-	read_actions(dir, ii->name);
+	read_actions(src, dir, ii->name);
 }
 
 static void groups_free(struct device_group *groups, unsigned int n)
@@ -546,7 +552,7 @@ static void groups_free(struct device_group *groups, unsigned int n)
 
 static void scan_release(struct scan *sc)
 {
-	for (unsigned int i = 0; i < sc->nr_groups; i++)
+	for (unsigned int i = 0; sc->syspaths && i < sc->nr_groups; i++)
 		free(sc->syspaths[i]);
 	free(sc->syspaths);
 	free(sc->owners);
@@ -556,12 +562,182 @@ static void scan_release(struct scan *sc)
 	free(sc->usb);
 }
 
+/* What libudev said, as the capture member "devices": one line per PCI
+ * function in scan order (its index is its group), every string escaped
+ * (capture_escape()), its IRQs last:
+ *	device SYSPATH ID LABEL CLASS NODE CPUS CPUS_FROM BAN BAN_FROM IRQS */
+#define DEVICES_MEMBER	"devices"
+#define DEVICE_FIELDS	11
+
+static int format_devices(const struct scan *sc, char **ret, size_t *ret_len)
+{
+	char *text = NULL, esc[8][4 * PATH_MAX + 1];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	fputs("# irqtune devices: SYSPATH ID LABEL CLASS NODE IRQTUNE_CPUS FROM "
+	      "IRQTUNE_BAN FROM IRQS\n", f);
+	for (unsigned int g = 0; g < sc->nr_groups; g++) {
+		const struct device_group *dg = &sc->groups[g];
+		bool any = false;
+
+		capture_escape(esc[0], sizeof(esc[0]), sc->syspaths[g]);
+		capture_escape(esc[1], sizeof(esc[1]), dg->id);
+		capture_escape(esc[2], sizeof(esc[2]), dg->label);
+		capture_escape(esc[3], sizeof(esc[3]), dg->policy_cpus);
+		capture_escape(esc[4], sizeof(esc[4]), dg->cpus_from);
+		capture_escape(esc[5], sizeof(esc[5]), dg->policy_ban);
+		capture_escape(esc[6], sizeof(esc[6]), dg->ban_from);
+		fprintf(f, "device %s %s %s %s %d %s %s %s %s ", esc[0], esc[1], esc[2],
+			irq_class_name(dg->class), dg->node, esc[3], esc[4], esc[5], esc[6]);
+		/* The owners are sorted by IRQ, then group. */
+		for (size_t i = 0; i < sc->nr_owners; i++)
+			if (sc->owners[i].group == g) {
+				fprintf(f, "%s%u", any ? "," : "", sc->owners[i].irq);
+				any = true;
+			}
+		fputs(any ? "\n" : "-\n", f);
+	}
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	*ret = text;
+	*ret_len = len;
+	return 0;
+}
+
+static int class_parse(const char *s, enum irq_class *ret)
+{
+	for (int c = 0; c < CLASS_NR; c++)
+		if (strcmp(s, irq_class_name((enum irq_class)c)) == 0) {
+			*ret = (enum irq_class)c;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int grow_groups(struct scan *sc)
+{
+	unsigned int cap;
+	void *p;
+
+	if (sc->nr_groups < sc->cap_groups)
+		return 0;
+	cap = sc->cap_groups ? sc->cap_groups * 2 : 64;
+	p = realloc(sc->groups, cap * sizeof(*sc->groups));
+	if (!p)
+		return -ENOMEM;
+	sc->groups = p;
+	p = realloc(sc->syspaths, cap * sizeof(*sc->syspaths));
+	if (!p)
+		return -ENOMEM;
+	sc->syspaths = p;
+	sc->cap_groups = cap;
+	return 0;
+}
+
+/* One "device" line into the next group. */
+static int parse_device(struct scan *sc, char **fv)
+{
+	char buf[4 * PATH_MAX], *save = NULL;
+	struct device_group *g;
+	int r, none;
+
+	r = grow_groups(sc);
+	if (r < 0)
+		return r;
+	g = &sc->groups[sc->nr_groups];
+	memset(g, 0, sizeof(*g));
+	sc->syspaths[sc->nr_groups] = NULL;
+	if (capture_unescape(fv[1], buf, sizeof(buf)) != 0)
+		return -EINVAL;
+	sc->syspaths[sc->nr_groups] = strdup(buf);
+	if (!sc->syspaths[sc->nr_groups])
+		return -ENOMEM;
+	sc->nr_groups++;
+	if (capture_unescape(fv[2], g->id, sizeof(g->id)) != 0 ||
+	    capture_unescape(fv[3], g->label, sizeof(g->label)) != 0 ||
+	    class_parse(fv[4], &g->class) < 0 ||
+	    parse_int(fv[5], -1, 65535, &g->node) < 0)
+		return -EINVAL;
+	none = capture_unescape(fv[6], buf, sizeof(buf));
+	if (none < 0 || (!none && !(g->policy_cpus = strdup(buf))))
+		return none < 0 ? -EINVAL : -ENOMEM;
+	if (capture_unescape(fv[7], g->cpus_from, sizeof(g->cpus_from)) < 0)
+		return -EINVAL;
+	none = capture_unescape(fv[8], buf, sizeof(buf));
+	if (none < 0 || (!none && !(g->policy_ban = strdup(buf))))
+		return none < 0 ? -EINVAL : -ENOMEM;
+	if (capture_unescape(fv[9], g->ban_from, sizeof(g->ban_from)) < 0)
+		return -EINVAL;
+	if (strcmp(fv[10], "-") == 0)
+		return 0;
+	for (char *t = strtok_r(fv[10], ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		uint64_t irq;
+
+		if (parse_u64(t, IRQ_NUM_LIMIT, &irq) < 0)
+			return -EINVAL;
+		r = add_owner(sc, (unsigned int)irq, sc->nr_groups - 1);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The scan a capture holds; -EINVAL with the line in *@ret_line when it
+ * is not one, -ENOENT when there is none. */
+static int scan_captured(struct source *src, struct scan *sc, unsigned int *ret_line)
+{
+	const struct capture_member *m = capture_get(src->cap, DEVICES_MEMBER);
+	char *text, *line, *save = NULL;
+	unsigned int nr = 0;
+	int r = 0;
+
+	if (!m || !m->data)
+		return -ENOENT;
+	text = strdup(m->data);
+	if (!text)
+		return -ENOMEM;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *fv[DEVICE_FIELDS + 1];
+
+		nr++;
+		if (line[0] == '#')
+			continue;
+		if (capture_split(line, fv, DEVICE_FIELDS + 1) != DEVICE_FIELDS ||
+		    strcmp(fv[0], "device") != 0) {
+			r = -EINVAL;
+			break;
+		}
+		r = parse_device(sc, fv);
+		if (r < 0)
+			break;
+	}
+	free(text);
+	if (r == -EINVAL)
+		*ret_line = nr;
+	if (r == 0 && sc->nr_owners)
+		qsort(sc->owners, sc->nr_owners, sizeof(*sc->owners), owner_cmp);
+	return r;
+}
+
 int device_scan(const struct interrupts *intr, unsigned int nr_ids,
 		struct device_map **ret_map)
+{
+	return device_scan_from(intr, nr_ids, NULL, ret_map, NULL);
+}
+
+int device_scan_from(const struct interrupts *intr, unsigned int nr_ids,
+		     struct source *src, struct device_map **ret_map,
+		     unsigned int *ret_line)
 {
 	struct scan sc = { 0 };
 	struct device_map *map;
 	struct cpuset *tmp;
+	unsigned int line = 0;
 	int r;
 
 	map = calloc(1, sizeof(*map));
@@ -570,9 +746,25 @@ int device_scan(const struct interrupts *intr, unsigned int nr_ids,
 		r = -ENOMEM;
 		goto out_free;
 	}
-	r = scan_pci(&sc);
+	if (src && src->mode == SOURCE_REPLAY) {
+		r = scan_captured(src, &sc, &line);
+		if (ret_line)
+			*ret_line = line;
+	} else {
+		r = scan_pci(&sc);
+	}
 	if (r < 0)
 		goto out_free;
+	if (src && src->mode == SOURCE_RECORD) {
+		char *text;
+		size_t len;
+
+		r = format_devices(&sc, &text, &len);
+		if (r < 0)
+			goto out_free;
+		source_keep(src, DEVICES_MEMBER, text, len);
+		free(text);
+	}
 	map->irqs = calloc(intr->nr_rows ? intr->nr_rows : 1, sizeof(*map->irqs));
 	if (!map->irqs) {
 		r = -ENOMEM;
@@ -587,7 +779,7 @@ int device_scan(const struct interrupts *intr, unsigned int nr_ids,
 		ii->group = g;
 		ii->class = g >= 0 ? sc.groups[g].class : CLASS_OTHER;
 		ii->node = g >= 0 ? sc.groups[g].node : -1;
-		read_irq_state(ii, tmp);
+		read_irq_state(src, ii, tmp);
 		if (!ii->name[0])
 			copy_name(ii->name, intr->rows[i].name);
 		if (g >= 0)

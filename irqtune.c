@@ -12,10 +12,12 @@
 #include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include <sys/stat.h>
 #include <argtable2.h>
 
 #include "apply.h"
+#include "capture.h"
 #include "compat.h"
 #include "config.h"
 #include "costs.h"
@@ -31,9 +33,12 @@
 #include "pathnames.h"
 #include "plan.h"
 #include "policy.h"
+#include "replay.h"
 #include "report.h"
 #include "sample.h"
+#include "source.h"
 #include "state.h"
+#include "fileio.h"
 #include "topology.h"
 
 /* Exit statuses; documented in irqtune(8). */
@@ -41,12 +46,13 @@ enum {
 	EXIT_PARTIAL = 1,		/* some IRQs could not be placed */
 	EXIT_BALANCER = 2,		/* irqbalance runs: writing would fight it */
 	EXIT_USAGE = EX_USAGE,		/* 64: bad command line */
+	EXIT_BADCAPTURE = EX_DATAERR,	/* 65: --replay: the capture is not one */
 	EXIT_NOINPUT = EX_NOINPUT,	/* 66: a kernel interface unreadable */
 	EXIT_NOCPU = EX_UNAVAILABLE,	/* 69: no CPU left to place IRQs on */
 	EXIT_SOFTWARE = EX_SOFTWARE,	/* 70: out of memory, internal error */
 	EXIT_NOMEASURE = EX_OSERR,	/* 71: --load-source=bpf, and it cannot measure */
 	EXIT_NODEVICES = EX_OSFILE,	/* 72: libudev cannot enumerate devices */
-	EXIT_CANTCREAT = EX_CANTCREAT,	/* 73: the lock file is not ours */
+	EXIT_CANTCREAT = EX_CANTCREAT,	/* 73: the lock file is not ours, or --capture's cannot be written */
 	EXIT_IOERR = EX_IOERR,		/* 74: stdout or the metrics file failed */
 	EXIT_TEMPFAIL = EX_TEMPFAIL,	/* 75: another run holds the lock */
 	EXIT_NOPERM = EX_NOPERM,	/* 77: writing needs root */
@@ -69,6 +75,10 @@ static struct {
 	char *config;		/* NULL: _PATH_CONFIG if it exists */
 	char *metrics_file;
 	enum config_load_source load_source;	/* UNSET: not given */
+	char *capture;		/* --capture FILE */
+	char *replay;		/* --replay FILE */
+	int argc;
+	char **argv;		/* for the capture's record of the command */
 } opt = { .nr_banirq = -1 };
 
 struct run {
@@ -90,6 +100,11 @@ struct run {
 	unsigned int nr;
 	double started, locked;		/* CLOCK_REALTIME */
 	struct timespec t0;		/* CLOCK_MONOTONIC, start of the work */
+	/* --capture records into fs.cap, --replay serves from it; else live. */
+	struct source fs;
+	char host[256];			/* a replay's captured hostname */
+	char begin_reason[LOADSRC_REASON_MAX];	/* the load source's, on choosing */
+	double costs_age;		/* seconds; < 0: no measured costs used */
 };
 
 static double realtime(void)
@@ -147,6 +162,10 @@ static int parse_options(int argc, char **argv)
 			"write Prometheus metrics to PATH (replaced atomically)");
 	struct arg_str *source = arg_str0(NULL, "load-source", "auto|bpf|proc",
 			"measure the load in the kernel, or estimate it from /proc");
+	struct arg_str *capture = arg_str0(NULL, "capture", "FILE",
+			"a dry run that also writes everything it read to FILE");
+	struct arg_str *replay = arg_str0(NULL, "replay", "FILE",
+			"plan from a capture instead of this machine (no root)");
 	struct arg_lit *use_syslog = arg_lit0(NULL, "syslog",
 			"log to syslog even at a terminal");
 	struct arg_lit *ignore_bal = arg_lit0(NULL, "ignore-other-balancer",
@@ -155,7 +174,7 @@ static int parse_options(int argc, char **argv)
 	struct arg_lit *help = arg_lit0("h", "help", "print this help and exit");
 	struct arg_end *end = arg_end(10);
 	void *argtable[] = { dry, win, verbose, quiet, banirq, bancpus, waitlock,
-			     config, noconfig, nostate, json, metrics, source, use_syslog,
+			     config, noconfig, nostate, json, metrics, source, capture, replay, use_syslog,
 			     ignore_bal, version, help, end };
 	int nerr, ret = -1;
 
@@ -244,6 +263,30 @@ static int parse_options(int argc, char **argv)
 			goto out;
 		}
 	}
+	if ((capture->count && !(opt.capture = strdup(capture->sval[0]))) ||
+	    (replay->count && !(opt.replay = strdup(replay->sval[0])))) {
+		ret = EXIT_SOFTWARE;
+		goto out;
+	}
+	if (opt.capture && opt.replay) {
+		ret = usage_error(argtable, "--capture and --replay exclude each other");
+		goto out;
+	}
+	if ((opt.capture && !*opt.capture) || (opt.replay && !*opt.replay)) {
+		ret = usage_error(argtable, "--%s: empty path", opt.capture ? "capture" : "replay");
+		goto out;
+	}
+	/* A replay writes nothing, and its window is the one captured. */
+	if (opt.replay && (opt.metrics_file || opt.window_set || waitlock->count)) {
+		ret = usage_error(argtable, "--replay takes no --%s",
+				  opt.metrics_file ? "metrics-file" :
+				  opt.window_set ? "window (the captured window is replayed)" :
+				  "wait-lock");
+		goto out;
+	}
+	/* Both only ever plan: a capture is a dry run that keeps what it read. */
+	if (opt.capture || opt.replay)
+		opt.dry_run = true;
 	if (opt.metrics_file && !*opt.metrics_file) {
 		ret = usage_error(argtable, "--metrics-file: empty path");
 		goto out;
@@ -253,9 +296,85 @@ out:
 	return ret;
 }
 
-/* The configuration file, then the command line over it. */
-static int load_config(struct config *cfg)
+/* The captured "KEY VALUE" of the meta member, NULL when absent. */
+static const char *meta(struct run *run, const char *key, char *buf, size_t len)
 {
+	return capture_field(capture_get(run->fs.cap, CAPTURE_META), key, buf, len);
+}
+
+static int meta_double(struct run *run, const char *key, double *ret)
+{
+	char buf[64], *end;
+	double v;
+
+	if (!meta(run, key, buf, sizeof(buf)))
+		return -ENOENT;
+	errno = 0;
+	v = strtod(buf, &end);
+	if (errno || end == buf || *end || !isfinite(v))
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+#define CONFIG_MEMBER	"config/irqtune.conf"
+
+/* A replay's configuration is the captured one, unless -c or --no-config
+ * says otherwise: the site's file of the machine captured, not this one's. */
+static int load_captured_config(struct source *fs, struct config *cfg)
+{
+	const struct capture_member *m = capture_get(fs->cap, CONFIG_MEMBER);
+	struct config_error err;
+	FILE *f;
+	int r;
+
+	if (!m || !m->data)
+		return 0;
+	f = fmemopen(m->data, m->len, "r");
+	if (!f) {
+		log_msg(LOG_ERR, "out of memory");
+		return EXIT_SOFTWARE;
+	}
+	r = config_parse(f, cfg, &err);
+	fclose(f);
+	if (r == -ENOMEM) {
+		log_msg(LOG_ERR, "out of memory");
+		return EXIT_SOFTWARE;
+	}
+	if (r < 0) {
+		log_msg(LOG_ERR, "capture %s: %s:%u: %s", opt.replay, CONFIG_MEMBER,
+			err.line, err.msg);
+		return EXIT_BADCAPTURE;
+	}
+	return 0;
+}
+
+/* A capture keeps the configuration file it ran with, as it was read. */
+static void keep_config(struct source *fs, const char *path)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *in, *out;
+	char buf[4096];
+	size_t n;
+
+	if (fs->mode != SOURCE_RECORD || !(in = fopen(path, "re")))
+		return;
+	out = open_memstream(&text, &len);
+	if (out) {
+		while ((n = fread(buf, 1, sizeof(buf), in)) > 0 && len < CAPTURE_MEMBER_MAX)
+			fwrite(buf, 1, n, out);
+		if (fclose(out) == 0)
+			source_keep(fs, CONFIG_MEMBER, text, len);
+	}
+	free(text);
+	fclose(in);
+}
+
+/* The configuration file, then the command line over it. */
+static int load_config(struct run *run)
+{
+	struct config *cfg = &run->cfg;
 	const char *path = opt.config ? opt.config : _PATH_CONFIG;
 	struct config_error err;
 	int r;
@@ -263,7 +382,15 @@ static int load_config(struct config *cfg)
 	config_init(cfg);
 	if (opt.no_config)
 		goto overrides;
+	if (run->fs.mode == SOURCE_REPLAY && !opt.config) {
+		r = load_captured_config(&run->fs, cfg);
+		if (r)
+			return r;
+		goto overrides;
+	}
 	r = config_load(path, cfg, &err);
+	if (r == 0)
+		keep_config(&run->fs, path);
 	if (r == -ENOENT && !opt.config)
 		goto overrides;		/* no file: defaults */
 	if (r == -ENOMEM) {
@@ -279,6 +406,9 @@ static int load_config(struct config *cfg)
 	}
 overrides:
 	if (opt.window_set || cfg->window <= 0)
+		cfg->window = opt.window;
+	/* A replay's window is the one captured (--window is refused). */
+	if (run->fs.mode == SOURCE_REPLAY && meta_double(run, "window", &cfg->window) < 0)
 		cfg->window = opt.window;
 	if (cfg->threshold < 0)
 		cfg->threshold = PLAN_DEFAULT_THRESHOLD;
@@ -311,9 +441,41 @@ overrides:
 		cpuset_free(cfg->bancpus);
 		cfg->bancpus = set;
 	}
-	if (!opt.metrics_file && cfg->metrics_file && !(opt.metrics_file = strdup(cfg->metrics_file)))
+	/* A replay writes nothing, the captured machine's metrics file least. */
+	if (!opt.metrics_file && cfg->metrics_file && !opt.replay &&
+	    !(opt.metrics_file = strdup(cfg->metrics_file)))
 		return EXIT_SOFTWARE;
 	return 0;
+}
+
+/* What irqbalance's settings and the cpuset partitions banned, kept by a
+ * capture (from ban @first on) and given back by its replay, which reads
+ * neither this machine's files nor its environment. */
+static int keep_bans(struct run *run, unsigned int first)
+{
+	char *text;
+	size_t len;
+	int r = replay_format_bans(&run->bans, first, &text, &len);
+
+	if (r < 0)
+		return r;
+	source_keep(&run->fs, REPLAY_BANS, text, len);
+	free(text);
+	return 0;
+}
+
+static int replay_bans(struct run *run)
+{
+	const struct capture_member *m = capture_get(run->fs.cap, REPLAY_BANS);
+	unsigned int line = 0;
+	int r;
+
+	if (!m || !m->data)
+		return 0;
+	r = replay_parse_bans(m->data, &run->bans, &line);
+	if (r == -EINVAL)
+		log_msg(LOG_ERR, "capture %s: %s:%u: not a ban", opt.replay, REPLAY_BANS, line);
+	return r;
 }
 
 /* The bans of the command line or the file, then irqbalance's and the
@@ -332,14 +494,22 @@ static int gather_bans(struct run *run)
 		.cgroup_isolated = _PATH_CGROUP_ISOLATED,
 	};
 	char from[PATH_MAX + 16];
+	unsigned int first;
 	int r = 0;
 
 	snprintf(from, sizeof(from), "bancpus in %s", opt.config ? opt.config : _PATH_CONFIG);
 	if (cfg->bancpus)
 		r = compat_add_ban(&run->bans, cpuset_dup(cfg->bancpus),
 				   opt.bancpus ? "--bancpus" : from);
-	if (r == 0)
+	first = run->bans.nr;
+	if (r == 0 && run->fs.mode == SOURCE_REPLAY)
+		r = replay_bans(run);
+	else if (r == 0)
 		r = compat_collect(&src, &run->bans);
+	if (r == 0 && run->fs.mode == SOURCE_RECORD)
+		r = keep_bans(run, first);
+	if (r == -EINVAL)
+		return EXIT_BADCAPTURE;
 	if (r == 0 && !cfg->bancpus && run->bans.nr && !(cfg->bancpus = cpuset_new(CPU_ID_LIMIT)))
 		r = -ENOMEM;
 	if (r < 0) {
@@ -364,7 +534,9 @@ static int other_balancer(const struct run *run)
 	pid_t pid;
 	int r;
 
-	if (opt.ignore_balancer || run->cfg.other_balancer == CONFIG_BALANCER_IGNORE)
+	/* A replay's machine is not this one, and it writes nothing anyway. */
+	if (opt.ignore_balancer || run->cfg.other_balancer == CONFIG_BALANCER_IGNORE ||
+	    opt.replay)
 		return 0;
 	r = compat_find_balancer(_PATH_PROC, &pid, name, sizeof(name));
 	if (r < 0)
@@ -395,20 +567,60 @@ static void sleep_window(double seconds)
 		;
 }
 
-static int take(struct snapshot *s)
+/* A replay's missing or malformed member: named once, with the capture. */
+static int bad_capture(const char *what, unsigned int line, const char *why)
+{
+	if (line)
+		log_msg(LOG_ERR, "capture %s: %s:%u: %s", opt.replay, what, line, why);
+	else
+		log_msg(LOG_ERR, "capture %s: %s: %s", opt.replay, what, why);
+	return EXIT_BADCAPTURE;
+}
+
+/* Snapshot @n (1 or 2): the live files, kept for a capture as members
+ * "snapshot-N/proc/...", or those members replayed with the time the run
+ * that captured them stamped them with. */
+static int take(struct run *run, struct snapshot *s, int n)
 {
 	const char *path = NULL;
+	char tag[16];
 	unsigned int line = 0;
-	int r = snapshot_take(s, &path, &line);
+	int r;
 
+	snprintf(tag, sizeof(tag), "snapshot-%d", n);
+	r = snapshot_take_from(s, &run->fs, tag, &path, &line);
+	if (r < 0 && run->fs.mode == SOURCE_REPLAY) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "%s%s", tag, path ? path : "/proc");
+		if (line) {
+			char why[128];
+
+			snprintf(why, sizeof(why), "cannot parse: %s", strerror(-r));
+			bad_capture(what, line, why);
+		} else {
+			bad_capture(what, 0, r == -ENOENT ? "missing" : strerror(-r));
+		}
+		return -EXIT_BADCAPTURE;
+	}
 	if (r < 0) {
 		if (line)
 			log_msg(LOG_ERR, "%s:%u: cannot parse: %s", path, line, strerror(-r));
 		else
 			log_msg(LOG_ERR, "cannot read %s: %s", path ? path : "/proc",
 				strerror(-r));
+		return -EXIT_NOINPUT;
 	}
-	return r;
+	if (run->fs.mode == SOURCE_REPLAY) {
+		double when;
+
+		if (meta_double(run, tag, &when) < 0 || when < 0) {
+			snapshot_release(s);
+			return -bad_capture(CAPTURE_META, 0, "no valid time of a snapshot");
+		}
+		s->when = when;
+	}
+	return 0;
 }
 
 /* /proc/interrupts lists online CPUs only: a CPU with no column in the
@@ -804,6 +1016,7 @@ static int finish(struct run *run, int status)
 		rr.history = run->state_note[0] ? run->state_note : NULL;
 	}
 	rr.started = run->started;
+	rr.hostname = run->fs.mode == SOURCE_REPLAY ? run->host : NULL;
 	rr.locked = run->locked;
 	if (run->topo) {
 		cpulist_format(run->topo->online, online, sizeof(online));
@@ -973,6 +1186,13 @@ static int history_begin(struct run *run, struct history *h, char *boot, size_t 
 		snprintf(run->state_note, sizeof(run->state_note), "not used (--no-state)");
 		return 0;
 	}
+	/* A capture changes nothing and a replay reads nothing of this
+	 * machine: both plan from the window alone. */
+	if (run->fs.mode != SOURCE_LIVE) {
+		snprintf(run->state_note, sizeof(run->state_note),
+			 "not used by a capture or its replay");
+		return 0;
+	}
 	if (!run->cfg.state_dir && !run->src.native) {
 		snprintf(run->state_note, sizeof(run->state_note),
 			 "not used: /proc is not the kernel's own, and no state-dir is set");
@@ -1087,6 +1307,155 @@ out:
 	return r == -ENOMEM ? r : 0;
 }
 
+#define TOPOLOGY_MEMBER	"topology"
+
+/* The topology from /sys, kept by a capture as topology_read() saw it;
+ * a replay takes that instead. An exit status, 0 when read. */
+static int read_topology(struct run *run, char *where, size_t where_len)
+{
+	const struct capture_member *m;
+	unsigned int line = 0;
+	char *text;
+	size_t len;
+	int r;
+
+	if (run->fs.mode == SOURCE_REPLAY) {
+		m = capture_get(run->fs.cap, TOPOLOGY_MEMBER);
+		if (!m || !m->data)
+			return bad_capture(TOPOLOGY_MEMBER, 0, "missing");
+		r = topology_parse(m->data, run->cfg.bancpus, &run->topo, &line);
+		if (r == -ENOMEM) {
+			log_msg(LOG_ERR, "out of memory");
+			return EXIT_SOFTWARE;
+		}
+		return r < 0 ? bad_capture(TOPOLOGY_MEMBER, line, "not a topology line") : 0;
+	}
+	r = topology_read_where("", run->cfg.bancpus, &run->topo, where, where_len);
+	if (r < 0) {
+		log_msg(LOG_ERR, "cannot read the CPU topology: %s: %s",
+			where[0] ? where : _PATH_SYS_CPU, strerror(-r));
+		return EXIT_NOINPUT;
+	}
+	if (run->fs.mode == SOURCE_RECORD) {
+		if (topology_format(run->topo, &text, &len) < 0) {
+			log_msg(LOG_ERR, "out of memory");
+			return EXIT_SOFTWARE;
+		}
+		source_keep(&run->fs, TOPOLOGY_MEMBER, text, len);
+		free(text);
+	}
+	return 0;
+}
+
+/* The load source: the kernel program, or for a replay the measurement
+ * the capture holds. An exit status, 0 when chosen. */
+static int choose_source(struct run *run)
+{
+	const struct capture_member *m;
+	struct measure_raw *raw = NULL;
+	unsigned int line = 0;
+	char want[16];
+	int r;
+
+	if (run->fs.mode != SOURCE_REPLAY) {
+		r = loadsrc_begin(&run->src, run->cfg.load_source);
+		str_copy(run->begin_reason, sizeof(run->begin_reason), run->src.reason);
+		if (r < 0) {
+			log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
+			return EXIT_NOMEASURE;
+		}
+		return 0;
+	}
+	m = capture_get(run->fs.cap, REPLAY_MEASURE);
+	if (m && m->data && run->cfg.load_source != CONFIG_LOAD_PROC) {
+		r = replay_parse_measure(m->data, &raw, &line);
+		if (r == -ENOMEM) {
+			log_msg(LOG_ERR, "out of memory");
+			return EXIT_SOFTWARE;
+		}
+		if (r < 0)
+			return bad_capture(REPLAY_MEASURE, line, "not a measurement line");
+	}
+	if (!meta(run, "load-source-begin", run->begin_reason, sizeof(run->begin_reason)))
+		str_copy(run->begin_reason, sizeof(run->begin_reason), "not recorded");
+	if (!raw && meta(run, "load-source-wanted", want, sizeof(want)) &&
+	    strcmp(want, "proc") == 0)
+		snprintf(run->begin_reason, sizeof(run->begin_reason),
+			 "the capture holds no measurement (taken with --load-source=proc)");
+	r = loadsrc_replay(&run->src, run->cfg.load_source, raw, run->begin_reason);
+	if (r < 0) {
+		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
+		return EXIT_NOMEASURE;
+	}
+	return 0;
+}
+
+/* What the measurement summed, kept by a capture after the run read it. */
+static void keep_measure(struct run *run)
+{
+	char *text;
+	size_t len;
+
+	if (run->fs.mode != SOURCE_RECORD || !run->src.raw)
+		return;
+	if (replay_format_measure(run->src.raw, &text, &len) < 0) {
+		run->fs.err = run->fs.err ? run->fs.err : -ENOMEM;
+		return;
+	}
+	source_keep(&run->fs, REPLAY_MEASURE, text, len);
+	free(text);
+}
+
+static void keep_costs(struct run *run, const struct estimate_prior *p, double when)
+{
+	char *text;
+	size_t len;
+
+	if (run->fs.mode != SOURCE_RECORD)
+		return;
+	run->costs_age = realtime() - when;
+	if (replay_format_costs(p, &text, &len) < 0) {
+		run->fs.err = run->fs.err ? run->fs.err : -ENOMEM;
+		return;
+	}
+	source_keep(&run->fs, REPLAY_COSTS, text, len);
+	free(text);
+}
+
+/* The measured per-event costs the captured run estimated with, if any. */
+static int replay_costs(struct run *run, struct estimate_prior *p, bool *ret_have,
+			double *ret_when)
+{
+	const struct capture_member *m = capture_get(run->fs.cap, REPLAY_COSTS);
+	unsigned int line = 0;
+
+	*ret_have = false;
+	*ret_when = 0;
+	if (!m || !m->data)
+		return 0;
+	if (replay_parse_costs(m->data, p, &line) < 0)
+		return bad_capture(REPLAY_COSTS, line, "not a costs line");
+	if (meta_double(run, "costs-age", &run->costs_age) < 0)
+		run->costs_age = 0;
+	*ret_have = true;
+	return 0;
+}
+
+/* USER_HZ of /proc/stat: this kernel's, or the captured one's. */
+static int clock_ticks(struct run *run, long *ret)
+{
+	double hz;
+
+	if (run->fs.mode != SOURCE_REPLAY) {
+		*ret = sysconf(_SC_CLK_TCK);
+		return 0;
+	}
+	if (meta_double(run, "hz", &hz) < 0 || hz < 1 || hz > 100000 || hz != floor(hz))
+		return bad_capture(CAPTURE_META, 0, "no valid hz");
+	*ret = (long)hz;
+	return 0;
+}
+
 /* Sample, plan and apply; the status so far, for finish(). */
 static int balance(struct run *run)
 {
@@ -1101,44 +1470,47 @@ static int balance(struct run *run)
 	double costs_when = 0;
 	bool have_costs;
 	char where[PATH_MAX], boot[64] = "";
+	unsigned int line = 0;
 	struct stat st;
+	double now;
+	long hz;
 	int r, ret;
 
-	r = topology_read_where("", run->cfg.bancpus, &run->topo, where, sizeof(where));
-	if (r < 0) {
-		log_msg(LOG_ERR, "cannot read the CPU topology: %s: %s",
-			where[0] ? where : _PATH_SYS_CPU, strerror(-r));
-		return EXIT_NOINPUT;
-	}
+	r = read_topology(run, where, sizeof(where));
+	if (r)
+		return r;
 	if (cpuset_count(run->topo->eligible) == 0) {
 		log_msg(LOG_ERR, "no CPU left for IRQs: every online CPU is isolated, nohz_full or banned");
 		return EXIT_NOCPU;
 	}
-	if (stat(_PATH_PROC_IRQ, &st) < 0) {
+	if (run->fs.mode != SOURCE_REPLAY && stat(_PATH_PROC_IRQ, &st) < 0) {
 		log_msg(LOG_ERR, "cannot read %s: %s (in a container?); nothing to balance",
 			_PATH_PROC_IRQ, strerror(errno));
 		return EXIT_NOINPUT;
 	}
-	r = loadsrc_begin(&run->src, run->cfg.load_source);
-	if (r < 0) {
-		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
-		return EXIT_NOMEASURE;
-	}
+	r = choose_source(run);
+	if (r)
+		return r;
 	run->src_chosen = true;
 	loadsrc_start(&run->src);
-	if (take(&run->a) < 0)
-		return EXIT_NOINPUT;
-	sleep_window(run->cfg.window);
-	r = take(&run->b);
+	r = take(run, &run->a, 1);
+	if (r < 0)
+		return -r;
+	if (run->fs.mode != SOURCE_REPLAY)
+		sleep_window(run->cfg.window);
+	r = take(run, &run->b, 2);
 	loadsrc_stop(&run->src);
 	if (r < 0)
-		return EXIT_NOINPUT;
+		return -r;
 	forget_offline(run->topo, run->b.intr);
 	if (cpuset_count(run->topo->eligible) == 0) {
 		log_msg(LOG_ERR, "no CPU left for IRQs: every online CPU is isolated, nohz_full or banned");
 		return EXIT_NOCPU;
 	}
-	r = device_scan(run->b.intr, run->topo->nr_ids, &run->map);
+	r = device_scan_from(run->b.intr, run->topo->nr_ids, &run->fs, &run->map, &line);
+	if (r < 0 && run->fs.mode == SOURCE_REPLAY)
+		return r == -ENOMEM ? EXIT_SOFTWARE : bad_capture("devices", line,
+			r == -ENOENT ? "missing" : "not a device line");
 	if (r < 0) {
 		log_msg(LOG_ERR, "cannot map IRQs to devices with libudev: %s", strerror(-r));
 		return r == -ENOMEM ? EXIT_SOFTWARE : EXIT_NODEVICES;
@@ -1158,11 +1530,24 @@ static int balance(struct run *run)
 		};
 	}
 	/* Costs measured on this kernel describe no other machine. */
-	have_costs = run->src.native && load_costs(boot, sizeof(boot), &costs, &costs_when);
+	if (run->fs.mode == SOURCE_REPLAY) {
+		r = replay_costs(run, &costs, &have_costs, &costs_when);
+		if (r)
+			goto out_status;
+	} else {
+		have_costs = run->src.native &&
+			     load_costs(boot, sizeof(boot), &costs, &costs_when);
+		if (have_costs)
+			keep_costs(run, &costs, costs_when);
+	}
+	r = clock_ticks(run, &hz);
+	if (r)
+		goto out_status;
 	if (history_begin(run, &hist, boot, sizeof(boot)) < 0)
 		goto out;
-	r = loadsrc_finish(&run->src, &run->a, &run->b, target, class, sysconf(_SC_CLK_TCK),
-			   have_costs ? &costs : NULL, hist.fit ? &hist.dev : NULL, &run->act);
+	r = loadsrc_finish(&run->src, &run->a, &run->b, target, class,
+			   hz, have_costs ? &costs : NULL, hist.fit ? &hist.dev : NULL, &run->act);
+	keep_measure(run);
 	if (r == -EPROTO) {
 		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
 		ret = EXIT_NOMEASURE;
@@ -1172,19 +1557,22 @@ static int balance(struct run *run)
 		log_msg(LOG_ERR, "cannot compare the two samples: %s", strerror(-r));
 		goto out;
 	}
-	if (run->src.used == LOADSRC_BPF)
-		save_costs(run, target, boot, have_costs ? &costs : NULL);
-	else if (have_costs) {
+	if (run->src.used == LOADSRC_BPF) {
+		if (run->fs.mode != SOURCE_REPLAY)
+			save_costs(run, target, boot, have_costs ? &costs : NULL);
+	} else if (have_costs) {
 		size_t l = strlen(run->src.reason);
 
+		/* A replay says what the captured run said: its age then. */
+		now = run->fs.mode == SOURCE_REPLAY ? costs_when + run->costs_age : realtime();
 		snprintf(run->src.reason + l, sizeof(run->src.reason) - l,
 			 "; per-event costs as measured %.0f min ago",
-			 fmax(0, realtime() - costs_when) / 60);
+			 fmax(0, now - costs_when) / 60);
 	}
 	if (history_end(run, &hist, boot) < 0)
 		goto out;
 	/* One clock tick of the window (the estimate checked it is > 0). */
-	pol.resolution = 1.0 / ((double)sysconf(_SC_CLK_TCK) * (run->b.when - run->a.when));
+	pol.resolution = 1.0 / ((double)hz * (run->b.when - run->a.when));
 	if (policy_build(&run->cfg, run->topo, run->map, &run->pol) < 0)
 		goto out;
 	report_policy_errors(run);
@@ -1214,6 +1602,9 @@ out:
 	free(class);
 	free(target);
 	return ret;
+out_status:
+	ret = r;
+	goto out;
 }
 
 static int take_lock(struct run *run)
@@ -1237,17 +1628,121 @@ static int take_lock(struct run *run)
 	return fd;
 }
 
+/* The meta member: what the capture is, and of what run. */
+static int keep_meta(struct run *run, int status)
+{
+	static const char *const wants[] = { "auto", "auto", "bpf", "proc" };
+	char *text = NULL, host[256] = "", esc[4 * 1024];
+	struct utsname u;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	if (uname(&u) < 0)
+		memset(&u, 0, sizeof(u));
+	gethostname(host, sizeof(host) - 1);
+	fprintf(f, "format %s\nversion %d\nirqtune %s\n", CAPTURE_FORMAT, CAPTURE_VERSION,
+		IRQTUNE_VERSION);
+	fprintf(f, "kernel %s %s %s\nhostname %s\ntime %.0f\n", u.sysname, u.release,
+		u.machine, host, run->started);
+	fputs("command", f);
+	for (int i = 0; i < opt.argc; i++) {
+		capture_escape(esc, sizeof(esc), opt.argv[i]);
+		fprintf(f, " %s", esc);
+	}
+	fprintf(f, "\nstatus %d\nhz %ld\nwindow %.17g\n", status, sysconf(_SC_CLK_TCK),
+		run->cfg.window);
+	if (run->a.intr)
+		fprintf(f, "snapshot-1 %.17g\n", run->a.when);
+	if (run->b.intr)
+		fprintf(f, "snapshot-2 %.17g\n", run->b.when);
+	if (run->src_chosen) {
+		fprintf(f, "load-source-wanted %s\n", wants[run->src.want]);
+		fprintf(f, "load-source-begin %s\n", run->begin_reason);
+		fprintf(f, "load-source %s\n", loadsrc_name(run->src.used));
+		fprintf(f, "load-source-reason %s\n", run->src.reason);
+	}
+	if (run->costs_age >= 0)
+		fprintf(f, "costs-age %.17g\n", run->costs_age);
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	source_keep(&run->fs, CAPTURE_META, text, len);
+	free(text);
+	return 0;
+}
+
+/* --capture's file, whatever the run's outcome: a failed run is what a
+ * bug report is about. The status, or EXIT_CANTCREAT when not written. */
+static int write_capture(struct run *run, int status)
+{
+	char why[CAPTURE_WHY_MAX];
+	int r = keep_meta(run, status);
+
+	if (r == 0 && run->fs.err)
+		r = run->fs.err;
+	if (r < 0) {
+		log_msg(LOG_ERR, "capture %s: not written: %s%s", opt.capture, strerror(-r),
+			r == -EFBIG ? " (beyond what a capture may hold)" : "");
+		return EXIT_CANTCREAT;
+	}
+	r = capture_write(run->fs.cap, opt.capture, why, sizeof(why));
+	if (r < 0) {
+		log_msg(LOG_ERR, "capture %s: not written: %s", opt.capture, why);
+		return EXIT_CANTCREAT;
+	}
+	return status;
+}
+
+/* --replay's file, read whole and checked before anything else runs. */
+static int open_replay(struct run *run)
+{
+	char why[CAPTURE_WHY_MAX] = "";
+	int r = capture_read(opt.replay, &run->fs.cap, why, sizeof(why));
+
+	if (r < 0) {
+		log_msg(LOG_ERR, "capture %s: %s", opt.replay, why);
+		return r == -ENOENT || r == -EACCES || r == -EPERM || r == -EISDIR ?
+		       EXIT_NOINPUT : r == -ENOMEM ? EXIT_SOFTWARE : EXIT_BADCAPTURE;
+	}
+	run->fs.mode = SOURCE_REPLAY;
+	meta(run, "hostname", run->host, sizeof(run->host));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct run run = { .started = realtime() };
+	struct run run = { .started = realtime(), .costs_age = -1 };
 	int ret = parse_options(argc, argv), lock_fd = -1;
 
 	if (ret >= 0)
 		goto out;
-	/* cron, systemd and udev give no terminal: their runs go to syslog. */
-	if (opt.syslog || !isatty(STDOUT_FILENO))
+	opt.argc = argc;
+	opt.argv = argv;
+	if (opt.replay) {
+		ret = open_replay(&run);
+		if (ret)
+			goto out;
+	} else if (opt.capture) {
+		run.fs.cap = capture_new();
+		if (!run.fs.cap) {
+			ret = EXIT_SOFTWARE;
+			goto out;
+		}
+		run.fs.mode = SOURCE_RECORD;
+		/* First in the archive, so that what it is is read first. */
+		if (keep_meta(&run, 0) < 0) {
+			ret = EXIT_SOFTWARE;
+			goto out;
+		}
+	}
+	/* cron, systemd and udev give no terminal: their runs go to syslog.
+	 * Not a replay's: its machine is another, and it writes nothing. */
+	if ((opt.syslog || !isatty(STDOUT_FILENO)) && !opt.replay)
 		log_open_syslog();
-	ret = load_config(&run.cfg);
+	ret = load_config(&run);
 	if (!ret)
 		ret = gather_bans(&run);
 	if (ret)
@@ -1267,6 +1762,8 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &run.t0);
 	ret = other_balancer(&run);
 	ret = finish(&run, ret ? ret : balance(&run));
+	if (opt.capture)
+		ret = write_capture(&run, ret);
 	if (fflush(stdout) != 0 && ret == 0)
 		ret = EXIT_IOERR;
 	lock_release(lock_fd);
@@ -1276,6 +1773,9 @@ out:
 	free(opt.bancpus);
 	free(opt.config);
 	free(opt.metrics_file);
+	free(opt.capture);
+	free(opt.replay);
+	capture_free(run.fs.cap);
 	if (fflush(stdout) != 0 && ret == 0)
 		ret = EXIT_IOERR;
 	log_close();

@@ -141,7 +141,10 @@ static struct json_object *build(const struct report_run *run)
 	}
 
 	r |= add(root, "machine", machine);
-	gethostname(host, sizeof(host) - 1);
+	if (run->hostname)
+		snprintf(host, sizeof(host), "%s", run->hostname);
+	else
+		gethostname(host, sizeof(host) - 1);
 	r |= add(machine, "hostname", text(host));
 	r |= add(machine, "online_cpus", text(run->online));
 	r |= add(machine, "eligible_cpus", text(run->eligible));

@@ -71,6 +71,22 @@ int loadsrc_begin(struct loadsrc *ls, enum config_load_source want)
 	return 0;
 }
 
+int loadsrc_replay(struct loadsrc *ls, enum config_load_source want,
+		   struct measure_raw *raw, const char *reason)
+{
+	memset(ls, 0, sizeof(*ls));
+	ls->want = want == CONFIG_LOAD_UNSET ? CONFIG_LOAD_AUTO : want;
+	ls->used = LOADSRC_PROC;
+	if (ls->want == CONFIG_LOAD_PROC) {
+		measure_raw_free(raw);
+		snprintf(ls->reason, sizeof(ls->reason), "asked for");
+		return 0;
+	}
+	ls->raw = raw;
+	snprintf(ls->reason, sizeof(ls->reason), "%s", reason);
+	return !raw && ls->want == CONFIG_LOAD_BPF ? -ENODATA : 0;
+}
+
 void loadsrc_start(struct loadsrc *ls)
 {
 	if (ls->bpf)
@@ -97,17 +113,19 @@ int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 	r = estimate_proc_dev(a, b, class, hz, prior, dev, &est);
 	if (r < 0)
 		return r;
-	if (!ls->bpf) {
+	if (!ls->bpf && !ls->raw) {
 		*ret = est;
 		return 0;
 	}
-	r = bpfload_read(ls->bpf, &ls->raw);
-	/* Read once: nothing more is wanted of the kernel. */
-	bpfload_free(ls->bpf);
-	ls->bpf = NULL;
-	if (r < 0) {
-		snprintf(why, sizeof(why), "cannot read its maps: %s", strerror(-r));
-		goto disagree;
+	if (ls->bpf) {
+		r = bpfload_read(ls->bpf, &ls->raw);
+		/* Read once: nothing more is wanted of the kernel. */
+		bpfload_free(ls->bpf);
+		ls->bpf = NULL;
+		if (r < 0) {
+			snprintf(why, sizeof(why), "cannot read its maps: %s", strerror(-r));
+			goto disagree;
+		}
 	}
 	r = sample_counts(a, b, &meas);
 	if (r < 0)

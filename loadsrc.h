@@ -30,6 +30,12 @@ struct loadsrc {
  * why); otherwise 0, with the proc source chosen and its reason set when
  * the program cannot run. */
 int loadsrc_begin(struct loadsrc *ls, enum config_load_source want);
+/* The same for a replay: the measurement a capture holds (@raw, taken
+ * over; NULL: none) in place of the program, and @reason what the run
+ * that captured it said on choosing. -ENODATA when @want is bpf and there
+ * is none. */
+int loadsrc_replay(struct loadsrc *ls, enum config_load_source want,
+		   struct measure_raw *raw, const char *reason);
 /* Bracket the snapshots with these. */
 void loadsrc_start(struct loadsrc *ls);
 void loadsrc_stop(struct loadsrc *ls);

@@ -80,6 +80,7 @@ struct report_run {
 	double finished;
 	double duration;		/* CLOCK_MONOTONIC, seconds */
 	int status;			/* exit status */
+	const char *hostname;		/* a replay's captured one; NULL: this host's */
 };
 
 /* Copy @src to @dst with control and non-ASCII bytes as \xNN, truncating. */

@@ -15,6 +15,7 @@
 #include "cpuset.h"	/* CPU_ID_LIMIT only */
 #include "pathnames.h"
 #include "sample.h"
+#include "source.h"
 
 /* The longest line believed. A 1152-CPU /proc/interrupts row is ~13 KB and
  * 8192 CPUs make ~100 KB; the cap keeps a corrupt file from growing the
@@ -896,6 +897,12 @@ void cpu_stats_release(struct cpu_stats *stats)
 int snapshot_take(struct snapshot *snap, const char **ret_path,
 		  unsigned int *ret_line)
 {
+	return snapshot_take_from(snap, NULL, NULL, ret_path, ret_line);
+}
+
+int snapshot_take_from(struct snapshot *snap, struct source *src, const char *tag,
+		       const char **ret_path, unsigned int *ret_line)
+{
 	struct snapshot s = { 0 };
 	struct timespec ts;
 	const char *path = NULL;
@@ -914,22 +921,18 @@ int snapshot_take(struct snapshot *snap, const char **ret_path,
 	s.when = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 
 	path = _PATH_PROC_INTERRUPTS;
-	f = fopen(path, "re");
-	if (!f) {
-		r = -errno;
+	r = source_fopen(src, tag, path, &f);
+	if (r < 0)
 		goto fail;
-	}
 	r = interrupts_parse(f, &s.intr, &line);
 	fclose(f);
 	if (r < 0)
 		goto fail;
 
 	path = _PATH_PROC_STAT;
-	f = fopen(path, "re");
-	if (!f) {
-		r = -errno;
+	r = source_fopen(src, tag, path, &f);
+	if (r < 0)
 		goto fail;
-	}
 	r = stat_parse(f, &s.stats, &line);
 	fclose(f);
 	if (r < 0)
@@ -937,14 +940,13 @@ int snapshot_take(struct snapshot *snap, const char **ret_path,
 
 	/* /proc/softirqs came with 2.6.31; without it softirq work stays 0. */
 	path = _PATH_PROC_SOFTIRQS;
-	f = fopen(path, "re");
-	if (f) {
+	r = source_fopen(src, tag, path, &f);
+	if (r == 0) {
 		r = softirqs_parse(f, &s.stats, &line);
 		fclose(f);
 		if (r < 0)
 			goto fail;
-	} else if (errno != ENOENT) {
-		r = -errno;
+	} else if (r != -ENOENT) {
 		goto fail;
 	}
 	*snap = s;

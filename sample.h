@@ -83,6 +83,11 @@ struct snapshot {
  * the file and *@ret_line the line (0 when the file could not be read). */
 int snapshot_take(struct snapshot *snap, const char **ret_path,
 		  unsigned int *ret_line);
+/* The same through @src (NULL: the live files), the files kept or served
+ * as members "@tag/proc/..." (@tag NULL: "root/proc/..."). */
+struct source;
+int snapshot_take_from(struct snapshot *snap, struct source *src, const char *tag,
+		       const char **ret_path, unsigned int *ret_line);
 void snapshot_release(struct snapshot *snap);
 
 /* What one IRQ did between two snapshots. */

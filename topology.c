@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -808,4 +809,128 @@ void topology_update_sets(struct topology *topo)
 		if (topo->cpus[i].avoid == 0)
 			cpuset_set(topo->eligible, i);
 	}
+}
+
+/* The topology as a capture keeps it (text, one CPU a line), avoided CPUs
+ * without the bans, which are the run's and not the machine's:
+ *	cpus NR_IDS
+ *	nodes NR_NODES
+ *	cpu ID ONLINE CORE LLC PACKAGE NODE AVOID	(AVOID: i, n, in or -) */
+int topology_format(const struct topology *topo, char **ret, size_t *ret_len)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	fputs("# irqtune topology: CPU ONLINE CORE LLC PACKAGE NODE AVOIDED\n", f);
+	fprintf(f, "cpus %u\nnodes %d\n", topo->nr_ids, topo->nr_nodes);
+	for (unsigned int i = 0; i < topo->nr_ids; i++) {
+		const struct cpu_info *ci = &topo->cpus[i];
+		unsigned int a = ci->avoid & (AVOID_ISOLATED | AVOID_NOHZ_FULL);
+
+		fprintf(f, "cpu %u %d %d %d %d %d %s%s%s\n", i, ci->online ? 1 : 0,
+			ci->core, ci->llc, ci->package, ci->node, a & AVOID_ISOLATED ? "i" : "",
+			a & AVOID_NOHZ_FULL ? "n" : "", a ? "" : "-");
+	}
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	*ret = text;
+	*ret_len = len;
+	return 0;
+}
+
+static int parse_cpu_line(struct topology *t, char *line)
+{
+	char *fv[9], *save = NULL;
+	unsigned int n = 0;
+	int id, online, core, llc, package, node;
+	struct cpu_info *ci;
+
+	for (char *p = strtok_r(line, " ", &save); p && n < 9; p = strtok_r(NULL, " ", &save))
+		fv[n++] = p;
+	if (n != 8 || strcmp(fv[0], "cpu") != 0 ||
+	    parse_int(fv[1], 0, (int)t->nr_ids - 1, &id) < 0 ||
+	    parse_int(fv[2], 0, 1, &online) < 0 ||
+	    parse_int(fv[3], -1, (int)t->nr_ids - 1, &core) < 0 ||
+	    parse_int(fv[4], -1, (int)t->nr_ids - 1, &llc) < 0 ||
+	    parse_int(fv[5], -1, INT32_MAX, &package) < 0 ||
+	    parse_int(fv[6], -1, t->nr_nodes - 1, &node) < 0)
+		return -EINVAL;
+	ci = &t->cpus[id];
+	ci->online = online;
+	ci->core = core;
+	ci->llc = llc;
+	ci->package = package;
+	ci->node = node;
+	ci->avoid = 0;
+	if (strcmp(fv[7], "-") != 0)
+		for (const char *p = fv[7]; *p; p++) {
+			if (*p == 'i')
+				ci->avoid |= AVOID_ISOLATED;
+			else if (*p == 'n')
+				ci->avoid |= AVOID_NOHZ_FULL;
+			else
+				return -EINVAL;
+		}
+	return 0;
+}
+
+int topology_parse(const char *text, const struct cpuset *banned,
+		   struct topology **ret_topo, unsigned int *ret_line)
+{
+	char *copy = strdup(text), *line, *save = NULL;
+	struct topology *t = NULL;
+	unsigned int nr = 0, nr_ids = 0;
+	int nodes = -1, r = 0, cpu;
+
+	if (!copy)
+		return -ENOMEM;
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		nr++;
+		if (line[0] == '#')
+			continue;
+		if (!t && strncmp(line, "cpus ", 5) == 0 && !nr_ids) {
+			int v;
+
+			if (parse_int(line + 5, 1, CPU_ID_LIMIT, &v) < 0) {
+				r = -EINVAL;
+				break;
+			}
+			nr_ids = (unsigned int)v;
+		} else if (!t && strncmp(line, "nodes ", 6) == 0 && nr_ids) {
+			if (parse_int(line + 6, 0, NODE_ID_LIMIT, &nodes) < 0) {
+				r = -EINVAL;
+				break;
+			}
+			t = topology_new(nr_ids);
+			if (!t) {
+				r = -ENOMEM;
+				break;
+			}
+			t->nr_nodes = nodes;
+		} else if (!t || (r = parse_cpu_line(t, line)) < 0) {
+			r = -EINVAL;
+			break;
+		}
+	}
+	free(copy);
+	if (r == 0 && !t)
+		r = -EINVAL;
+	if (r < 0) {
+		if (ret_line)
+			*ret_line = r == -EINVAL ? nr : 0;
+		topology_free(t);
+		return r;
+	}
+	if (banned)
+		for (cpu = cpuset_first(banned); cpu >= 0 && (unsigned int)cpu < nr_ids;
+		     cpu = cpuset_next(banned, cpu))
+			t->cpus[cpu].avoid |= AVOID_BANNED;
+	topology_update_sets(t);
+	*ret_topo = t;
+	return 0;
 }

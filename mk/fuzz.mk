@@ -16,14 +16,19 @@ FUZZ_OUT      = tests/out/fuzz
 FUZZ_REALDATA ?= $(or $(IRQTUNE_REALDATA),$(abspath ..)/shared/realdata)
 # The config and udev property parsers join when their module exists.
 FUZZ_CONFIG  := $(and $(wildcard config.c),$(wildcard policy.c),$(wildcard tests/fuzz/fuzz_config.c),config)
-FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology costs state $(FUZZ_CONFIG) compat
-FUZZ_LIBSRC   = fileio.c cpuset.c sample.c estimate.c devfit.c
+FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology costs state $(FUZZ_CONFIG) compat capture
+# sample.c reads through source.c, which keeps and serves capture members.
+FUZZ_LIBSRC   = fileio.c cpuset.c sample.c estimate.c devfit.c source.c capture.c
+FUZZ_LIBS_ALL = $(shell pkg-config --libs libarchive 2>/dev/null || echo -larchive)
 # Per target: more sources and libraries.
 FUZZ_SRC_topology = topology.c
 FUZZ_SRC_costs    = costs.c measure.c
 FUZZ_SRC_state    = state.c
 FUZZ_SRC_config  = config.c policy.c
 FUZZ_SRC_compat  = compat.c report.c
+# --replay's reader and every parser a replay runs on a capture's members.
+FUZZ_SRC_capture = replay.c topology.c device.c measure.c compat.c report.c
+FUZZ_LIBS_capture = $(shell pkg-config --libs libudev 2>/dev/null || echo -ludev)
 FUZZ_LIBS_config = $(shell pkg-config --libs inih 2>/dev/null || echo -linih)
 FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -I. -Itests/fuzz -g -O1 \
 		-fno-omit-frame-pointer -fsanitize=address,undefined \
@@ -40,9 +45,9 @@ FUZZ_SEEDS_estimate   = $(FUZZ_OUT)/seeds/estimate
 fuzz-deps:
 	tests/fuzz/deps
 
-$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c $(wildcard config.c policy.c compat.c) $(wildcard *.h) | fuzz-deps
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c replay.c device.c measure.c $(wildcard config.c policy.c compat.c) $(wildcard *.h) | fuzz-deps
 	@mkdir -p $(FUZZ_OUT)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBSRC) $(FUZZ_SRC_$*) -lm $(FUZZ_LIBS_$*)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBSRC) $(FUZZ_SRC_$*) -lm $(FUZZ_LIBS_$*) $(FUZZ_LIBS_ALL)
 
 $(FUZZ_OUT)/seeds/estimate: tests/fuzz/estimate-seeds tests/sim/irqsim
 	tests/fuzz/estimate-seeds tests/sim/irqsim $@
@@ -59,6 +64,7 @@ fuzz: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/fuzz_%) $(FUZZ_OUT)/seeds/estimate
 		costs) max=4096 ;; \
 		state) max=65536 ;; \
 		topology) max=16384 ;; \
+		capture) max=262144 ;; \
 		interrupts) max=65536; seeds="$$seeds $(FUZZ_SEEDS_interrupts)" ;; \
 		stat) max=65536; seeds="$$seeds $(FUZZ_SEEDS_stat)" ;; \
 		softirqs) max=65536; seeds="$$seeds $(FUZZ_SEEDS_softirqs)" ;; \
@@ -79,9 +85,9 @@ FUZZ_REGRESS_CC     ?= $(CC)
 FUZZ_REGRESS_CFLAGS ?= -std=gnu11 -D_GNU_SOURCE -I. -Itests/fuzz -g -O1 \
 		-fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all
-$(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c $(wildcard config.c policy.c compat.c) $(wildcard *.h)
+$(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c replay.c device.c measure.c $(wildcard config.c policy.c compat.c) $(wildcard *.h)
 	@mkdir -p $(FUZZ_OUT)
-	$(FUZZ_REGRESS_CC) $(FUZZ_REGRESS_CFLAGS) -o $@ $< tests/fuzz/standalone.c $(FUZZ_LIBSRC) $(FUZZ_SRC_$*) -lm $(FUZZ_LIBS_$*)
+	$(FUZZ_REGRESS_CC) $(FUZZ_REGRESS_CFLAGS) -o $@ $< tests/fuzz/standalone.c $(FUZZ_LIBSRC) $(FUZZ_SRC_$*) -lm $(FUZZ_LIBS_$*) $(FUZZ_LIBS_ALL)
 
 fuzz-regress: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/replay_%) $(FUZZ_OUT)/seeds/estimate
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -97,7 +103,8 @@ fuzz-regress: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/replay_%) $(FUZZ_OUT)/seeds/estimate
 
 # Line coverage of the product sources by each target's corpus (what the
 # fuzzing reached), with clang's source-based coverage.
-FUZZ_COV_SRC = sample.c estimate.c cpuset.c fileio.c topology.c $(wildcard config.c policy.c) compat.c costs.c state.c
+FUZZ_COV_SRC = sample.c estimate.c cpuset.c fileio.c topology.c $(wildcard config.c policy.c) compat.c costs.c \
+	       state.c capture.c source.c replay.c device.c
 fuzz-coverage: $(FUZZ_OUT)/seeds/estimate | fuzz-deps
 	@mkdir -p $(FUZZ_OUT)/cov
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -105,7 +112,9 @@ fuzz-coverage: $(FUZZ_OUT)/seeds/estimate | fuzz-deps
 			-fcoverage-mapping -o $(FUZZ_OUT)/cov/$$t tests/fuzz/fuzz_$$t.c \
 			$(FUZZ_LIBSRC) $$(case $$t in topology) echo topology.c ;; \
 			config) echo config.c policy.c ;; \
-			compat) echo compat.c report.c ;; esac) -lm \
+			compat) echo compat.c report.c ;; \
+			capture) echo replay.c topology.c device.c measure.c compat.c report.c -ludev ;; esac) \
+			-lm $(FUZZ_LIBS_ALL) \
 			$$([ $$t = config ] && echo "$(FUZZ_LIBS_config)"); \
 		set --; for d in $(FUZZ_OUT)/corpus/$$t tests/fuzz/seeds/$$t tests/fuzz/regress/$$t; do \
 			[ -d "$$d" ] && set -- "$$@" "$$d"; done; \

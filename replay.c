@@ -1,0 +1,366 @@
+/* replay.c - the run records of a capture, to text and back. Written by
+ * open_memstream(3), read a line at a time with strict number parsing. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "cpuset.h"
+#include "fileio.h"
+#include "replay.h"
+
+/* No machine has more IRQ-and-CPU pairs than this; corrupt input might. */
+#define MEASURE_ROWS_MAX	(1u << 22)
+
+static int parse_double(const char *s, double *ret)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+static int parse_u64_field(const char *s, uint64_t *ret)
+{
+	return parse_u64(s, UINT64_MAX, ret);
+}
+
+int replay_format_measure(const struct measure_raw *raw, char **ret, size_t *ret_len)
+{
+	char *text = NULL, name[4 * MEASURE_NAME_LEN + 1];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	fputs("# irqtune measure: what the kernel program summed\n", f);
+	fprintf(f, "window %.9f\nuse_ctx %d\ncpus %u\ndropped %llu\nmissed %llu\n",
+		raw->window, raw->use_ctx ? 1 : 0, raw->nr_cpus,
+		(unsigned long long)raw->dropped, (unsigned long long)raw->missed);
+	fputs("# soft CPU NS[HI..RCU] EVENTS[HI..RCU]\n", f);
+	for (unsigned int c = 0; c < raw->nr_cpus; c++) {
+		fprintf(f, "soft %u", c);
+		for (int v = 0; v < MEASURE_NR_SOFTIRQS; v++)
+			fprintf(f, " %llu", (unsigned long long)raw->soft_ns[c][v]);
+		for (int v = 0; v < MEASURE_NR_SOFTIRQS; v++)
+			fprintf(f, " %llu", (unsigned long long)raw->soft_events[c][v]);
+		fputc('\n', f);
+	}
+	fputs("# irq IRQ CPU HANDLER_NS CTX_NS COUNT NAME\n", f);
+	for (unsigned int i = 0; i < raw->nr_irqs; i++) {
+		const struct measure_irq *m = &raw->irqs[i];
+
+		capture_escape(name, sizeof(name), m->name);
+		fprintf(f, "irq %u %u %llu %llu %llu %s\n", m->irq, m->cpu,
+			(unsigned long long)m->handler_ns, (unsigned long long)m->ctx_ns,
+			(unsigned long long)m->count, name);
+	}
+	fputs("# napi CPU IRQ NS POLLS DEV\n", f);
+	for (unsigned int i = 0; i < raw->nr_napi; i++) {
+		const struct measure_napi *n = &raw->napi[i];
+
+		capture_escape(name, sizeof(name), n->dev);
+		fprintf(f, "napi %u %d %llu %llu %s\n", n->cpu, n->irq,
+			(unsigned long long)n->ns, (unsigned long long)n->polls, name);
+	}
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	*ret = text;
+	*ret_len = len;
+	return 0;
+}
+
+/* Room for one more of @n elements of @size in *@p (capacity *@cap). */
+static int grow(void **p, unsigned int n, unsigned int *cap, size_t size)
+{
+	void *q;
+	unsigned int c;
+
+	if (n < *cap)
+		return 0;
+	if (n >= MEASURE_ROWS_MAX)
+		return -EINVAL;
+	c = *cap ? *cap * 2 : 64;
+	q = realloc(*p, c * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+static int measure_line(struct measure_raw **rawp, char *line, double *window,
+			int *use_ctx, uint64_t *dropped, uint64_t *missed)
+{
+	char *fv[2 * MEASURE_NR_SOFTIRQS + 3];
+	unsigned int n = capture_split(line, fv, sizeof(fv) / sizeof(fv[0]));
+	struct measure_raw *raw = *rawp;
+	uint64_t v[6];
+	int r;
+
+	if (n == 0)
+		return -EINVAL;
+	if (!raw) {
+		int cpus;
+
+		if (n != 2)
+			return -EINVAL;
+		if (strcmp(fv[0], "window") == 0)
+			return parse_double(fv[1], window);
+		if (strcmp(fv[0], "use_ctx") == 0)
+			return parse_int(fv[1], 0, 1, use_ctx);
+		if (strcmp(fv[0], "dropped") == 0)
+			return parse_u64_field(fv[1], dropped);
+		if (strcmp(fv[0], "missed") == 0)
+			return parse_u64_field(fv[1], missed);
+		if (strcmp(fv[0], "cpus") != 0 || parse_int(fv[1], 0, CPU_ID_LIMIT, &cpus) < 0)
+			return -EINVAL;
+		*rawp = measure_raw_new((unsigned int)cpus);
+		return *rawp ? 0 : -ENOMEM;
+	}
+	if (strcmp(fv[0], "dropped") == 0 && n == 2)
+		return parse_u64_field(fv[1], &raw->dropped);
+	if (strcmp(fv[0], "missed") == 0 && n == 2)
+		return parse_u64_field(fv[1], &raw->missed);
+	if (strcmp(fv[0], "soft") == 0 && n == 2 * MEASURE_NR_SOFTIRQS + 2) {
+		int c;
+
+		if (parse_int(fv[1], 0, (int)raw->nr_cpus - 1, &c) < 0)
+			return -EINVAL;
+		for (int k = 0; k < MEASURE_NR_SOFTIRQS; k++)
+			if (parse_u64_field(fv[2 + k], &raw->soft_ns[c][k]) < 0 ||
+			    parse_u64_field(fv[2 + MEASURE_NR_SOFTIRQS + k],
+					    &raw->soft_events[c][k]) < 0)
+				return -EINVAL;
+		return 0;
+	}
+	if (strcmp(fv[0], "irq") == 0 && n == 7) {
+		struct measure_irq *m;
+
+		for (int k = 0; k < 5; k++)
+			if (parse_u64_field(fv[1 + k], &v[k]) < 0)
+				return -EINVAL;
+		if (v[0] >= IRQ_NUM_LIMIT || v[1] >= CPU_ID_LIMIT)
+			return -EINVAL;
+		r = grow((void **)&raw->irqs, raw->nr_irqs, &raw->cap_irqs, sizeof(*raw->irqs));
+		if (r < 0)
+			return r;
+		m = &raw->irqs[raw->nr_irqs];
+		memset(m, 0, sizeof(*m));
+		m->irq = (unsigned int)v[0];
+		m->cpu = (unsigned int)v[1];
+		m->handler_ns = v[2];
+		m->ctx_ns = v[3];
+		m->count = v[4];
+		if (capture_unescape(fv[6], m->name, sizeof(m->name)) < 0)
+			return -EINVAL;
+		raw->nr_irqs++;
+		return 0;
+	}
+	if (strcmp(fv[0], "napi") == 0 && n == 6) {
+		struct measure_napi *q;
+		int irq;
+
+		if (parse_u64_field(fv[1], &v[0]) < 0 || v[0] >= CPU_ID_LIMIT ||
+		    parse_int(fv[2], -1, (int)IRQ_NUM_LIMIT - 1, &irq) < 0 ||
+		    parse_u64_field(fv[3], &v[1]) < 0 || parse_u64_field(fv[4], &v[2]) < 0)
+			return -EINVAL;
+		r = grow((void **)&raw->napi, raw->nr_napi, &raw->cap_napi, sizeof(*raw->napi));
+		if (r < 0)
+			return r;
+		q = &raw->napi[raw->nr_napi];
+		memset(q, 0, sizeof(*q));
+		q->cpu = (unsigned int)v[0];
+		q->irq = irq;
+		q->ns = v[1];
+		q->polls = v[2];
+		if (capture_unescape(fv[5], q->dev, sizeof(q->dev)) < 0)
+			return -EINVAL;
+		raw->nr_napi++;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int replay_parse_measure(const char *text, struct measure_raw **ret,
+			 unsigned int *ret_line)
+{
+	char *copy = strdup(text), *line, *save = NULL;
+	struct measure_raw *raw = NULL;
+	unsigned int nr = 0;
+	double window = 0;
+	int use_ctx = 0, r = 0;
+	uint64_t dropped = 0, missed = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		nr++;
+		if (line[0] == '#')
+			continue;
+		r = measure_line(&raw, line, &window, &use_ctx, &dropped, &missed);
+		if (r < 0)
+			break;
+	}
+	free(copy);
+	if (r == 0 && (!raw || window <= 0))
+		r = -EINVAL;
+	if (r < 0) {
+		if (ret_line)
+			*ret_line = r == -EINVAL ? nr : 0;
+		measure_raw_free(raw);
+		return r;
+	}
+	raw->window = window;
+	raw->use_ctx = use_ctx;
+	if (dropped)
+		raw->dropped = dropped;
+	if (missed)
+		raw->missed = missed;
+	*ret = raw;
+	return 0;
+}
+
+int replay_format_bans(const struct compat_bans *b, unsigned int from,
+		       char **ret, size_t *ret_len)
+{
+	char *text = NULL, src[4 * COMPAT_SOURCE_MAX + 1];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	fputs("# irqtune bans: CPULIST SOURCE, of irqbalance's settings and cpuset partitions\n", f);
+	for (unsigned int i = from; i < b->nr; i++) {
+		capture_escape(src, sizeof(src), b->bans[i].source);
+		fprintf(f, "ban %s %s\n", b->bans[i].cpulist, src);
+	}
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	*ret = text;
+	*ret_len = len;
+	return 0;
+}
+
+int replay_parse_bans(const char *text, struct compat_bans *b, unsigned int *ret_line)
+{
+	char *copy = strdup(text), *line, *save = NULL;
+	unsigned int nr = 0;
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *fv[4], src[COMPAT_SOURCE_MAX];
+		struct cpuset *set;
+
+		nr++;
+		if (line[0] == '#')
+			continue;
+		if (capture_split(line, fv, 4) != 3 || strcmp(fv[0], "ban") != 0 ||
+		    capture_unescape(fv[2], src, sizeof(src)) != 0) {
+			r = -EINVAL;
+			break;
+		}
+		set = cpuset_new(CPU_ID_LIMIT);
+		if (!set) {
+			r = -ENOMEM;
+			break;
+		}
+		if (cpulist_parse(fv[1], set) < 0) {
+			cpuset_free(set);
+			r = -EINVAL;
+			break;
+		}
+		r = compat_add_ban(b, set, src);
+		if (r < 0)
+			break;
+	}
+	free(copy);
+	if (r == -EINVAL && ret_line)
+		*ret_line = nr;
+	return r;
+}
+
+int replay_format_costs(const struct estimate_prior *p, char **ret, size_t *ret_len)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	fputs("# irqtune costs: the per-event costs (us) the estimate used\nhard_us", f);
+	for (int c = 0; c < CLASS_NR; c++)
+		fprintf(f, " %.17g", p->hard_us[c]);
+	fputs("\nsoft_us", f);
+	for (int v = 0; v < SOFTIRQ_NR; v++)
+		fprintf(f, " %.17g", p->soft_us[v]);
+	fputc('\n', f);
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	*ret = text;
+	*ret_len = len;
+	return 0;
+}
+
+int replay_parse_costs(const char *text, struct estimate_prior *p, unsigned int *ret_line)
+{
+	char *copy = strdup(text), *line, *save = NULL;
+	unsigned int nr = 0, got = 0;
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *fv[SOFTIRQ_NR + 2];
+		unsigned int n;
+		double *dst;
+		int want;
+
+		nr++;
+		if (line[0] == '#')
+			continue;
+		n = capture_split(line, fv, SOFTIRQ_NR + 2);
+		if (n > 0 && strcmp(fv[0], "hard_us") == 0) {
+			dst = p->hard_us;
+			want = CLASS_NR;
+			got |= 1;
+		} else if (n > 0 && strcmp(fv[0], "soft_us") == 0) {
+			dst = p->soft_us;
+			want = SOFTIRQ_NR;
+			got |= 2;
+		} else {
+			r = -EINVAL;
+			break;
+		}
+		if (n != (unsigned int)want + 1) {
+			r = -EINVAL;
+			break;
+		}
+		for (int k = 0; k < want && r == 0; k++)
+			r = parse_double(fv[1 + k], &dst[k]);
+		if (r < 0)
+			break;
+	}
+	free(copy);
+	if (r == 0 && got != 3)
+		r = -EINVAL;
+	if (r == -EINVAL && ret_line)
+		*ret_line = nr;
+	return r;
+}

@@ -1,0 +1,187 @@
+#!/bin/bash
+# End-to-end tests of --capture and --replay: a capture taken on every
+# simulated machine replays, with nothing of that machine around (no
+# preload, no tree), to the report the live run printed there; two replays
+# are identical; site options apply on top; and captures that are not one
+# (truncated, corrupt, foreign, another version, hostile) are refused with
+# a message naming the capture, exit 65, and no crash.
+# Prints "PASS name" or "FAIL name: why" per test.
+set -u
+. "$(dirname "$0")/lib.sh"
+e2e_setup replay
+
+# replay ARGS...: irqtune on this host, with no simulated machine at all:
+# whatever it printed came from the capture. stdout $ROUT, stderr $RERR.
+replay() {
+	($VALGRIND "$top/irqtune" "$@" >"$work/r.out" 2>"$work/r.err" </dev/null; exit $?) 2>/dev/null
+	RRC=$?
+	ROUT=$(cat "$work/r.out")
+	RERR=$(cat "$work/r.err")
+}
+
+# The report without the run's own timestamps, which are a replay's.
+untimed() { jq -S 'del(.run.started, .run.finished, .run.duration_seconds, .run.locked)'; }
+# The plan, IRQ for IRQ: number, outcome and CPU.
+plan() { jq -c '.irqs[] | [.irq, .outcome, .to]'; }
+
+machines=$(cd tests/sim/machines && ls *.txt | sed 's/\.txt$//')
+# Under valgrind, the machines that differ in kind; the rest cost minutes.
+[ -n "$VALGRIND" ] && machines="tiny offline cloud-vm numa2-managed"
+
+for m in $machines; do
+	machine "$m" "$m" || continue
+	run --capture "$work/$m.cap" -v
+	live_rc=$RC
+	printf '%s\n' "$OUT" >"$work/$m.live"
+	why="exit $RC: $ERR"; check "$m: capture written" [ -s "$work/$m.cap" ]
+	rm -rf "$D"	# nothing of the machine is left to read
+	replay --replay "$work/$m.cap" -v
+	printf '%s\n' "$ROUT" >"$work/$m.replay"
+	why="exit $RRC, live $live_rc: $RERR"; check "$m: replay exits as the live run did" \
+		[ "$RRC" = "$live_rc" ]
+	why=$(diff "$work/$m.live" "$work/$m.replay" | head -20)
+	check "$m: replay prints the live report, byte for byte" \
+		cmp -s "$work/$m.live" "$work/$m.replay"
+
+	machine "$m" "$m" || continue
+	run --capture "$work/$m.json.cap" --json
+	printf '%s\n' "$OUT" | untimed >"$work/$m.live.json"
+	rm -rf "$D"
+	replay --replay "$work/$m.json.cap" --json
+	printf '%s\n' "$ROUT" | untimed >"$work/$m.r1.json"
+	replay --replay "$work/$m.json.cap" --json
+	printf '%s\n' "$ROUT" | untimed >"$work/$m.r2.json"
+	why=$(diff <(plan <"$work/$m.live.json") <(plan <"$work/$m.r1.json") | head -20)
+	check "$m: replayed plan equals the live plan, IRQ for IRQ" \
+		[ -s "$work/$m.live.json" ] && [ -z "$why" ]
+	why=$(diff "$work/$m.live.json" "$work/$m.r1.json" | head -20)
+	check "$m: replayed JSON equals the live JSON but for the timestamps" \
+		cmp -s "$work/$m.live.json" "$work/$m.r1.json"
+	why=$(diff "$work/$m.r1.json" "$work/$m.r2.json" | head -20)
+	check "$m: two replays are identical but for the timestamps" \
+		cmp -s "$work/$m.r1.json" "$work/$m.r2.json"
+done
+
+cap=$work/tiny.cap
+### a replay reads nothing of this machine and writes nothing
+if command -v strace >/dev/null && [ -z "$VALGRIND" ]; then
+	strace -f -qq -e trace=open,openat,creat,stat,newfstatat,statx,access,connect,bpf \
+		-o "$work/strace" "$top/irqtune" --replay "$cap" -v >/dev/null 2>&1 </dev/null
+	# /proc/self is the process's own (ASan's runtime reads its maps).
+	why=$(grep -E '"/(proc|sys|run|etc/irqtune|dev/log)|bpf\(|connect\(' "$work/strace" |
+		grep -v '"/proc/self/' | head -5)
+	check "replay: opens nothing of /proc, /sys, /run, no BPF, no syslog" [ -z "$why" ]
+	why=$(grep -E 'O_(WRONLY|RDWR)|creat\(' "$work/strace" | head -5)
+	check "replay: opens nothing for writing" [ -z "$why" ]
+else
+	skip "replay: reads nothing of this machine" "no strace, or under valgrind"
+fi
+
+### what if: site options over a capture
+replay --replay "$cap" --json --bancpus 1
+why="exit $RRC: $RERR"; check "what-if: --bancpus over a replay exits 0" [ "$RRC" = 0 ]
+why=$(printf '%s\n' "$ROUT" | plan)
+check "what-if: --bancpus 1 keeps every planned move off CPU 1" \
+	sh -c '! printf "%s\n" "$1" | jq -e ".irqs[] | select(.outcome == \"would_move\" and .to == 1)" >/dev/null' _ "$ROUT"
+check "what-if: the ban is reported" \
+	sh -c 'printf "%s\n" "$1" | jq -e ".machine.banned | length > 0" >/dev/null' _ "$ROUT"
+replay --replay "$cap" --load-source=bpf
+why="exit $RRC: $RERR"; check "what-if: --load-source=bpf with no measurement captured exits 71" \
+	[ "$RRC" = 71 ]
+printf '[irqtune]\nthreshold = 2.0\n' >"$work/alt.conf"
+replay --replay "$cap" -c "$work/alt.conf" --json
+why="exit $RRC: $RERR"; check "what-if: -c FILE over a replay" \
+	sh -c 'printf "%s\n" "$1" | jq -e "[.irqs[] | select(.outcome == \"would_move\")] | length == 0" >/dev/null' _ "$ROUT"
+replay --replay "$cap" --window 2
+why="exit $RRC"; check "usage: --replay refuses --window" [ "$RRC" = 64 ]
+replay --replay "$cap" --capture "$work/x.cap"
+why="exit $RRC"; check "usage: --replay and --capture exclude each other" [ "$RRC" = 64 ]
+
+### the capture names what is in it
+tar -tzf "$cap" >"$work/list" 2>/dev/null
+why=$(head -3 "$work/list"); check "format: the meta member comes first" \
+	[ "$(head -1 "$work/list")" = irqtune-capture ]
+for mem in devices topology bans snapshot-1/proc/interrupts snapshot-2/proc/softirqs \
+	   root/proc/irq/24/smp_affinity_list; do
+	why="members: $(tr '\n' ' ' <"$work/list" | head -c 300)"
+	check "format: holds $mem" grep -qx "$mem" "$work/list"
+done
+meta=$(tar -xzOf "$cap" irqtune-capture)
+for key in "format irqtune-capture" "version 1" hostname kernel time hz snapshot-1 load-source; do
+	why="$meta"; check "format: meta says $key" sh -c 'printf "%s\n" "$1" | grep -q "^$2"' _ "$meta" "$key"
+done
+why=$(stat -c %a "$cap"); check "format: the capture is mode 0600" [ "$(stat -c %a "$cap")" = 600 ]
+
+### bad captures: a message naming the capture, exit 65 (66: unreadable), no crash
+bad() {	# bad NAME FILE STATUS PATTERN
+	replay --replay "$2" -v
+	why="exit $RRC: $RERR"
+	check "bad capture: $1: exit $3" [ "$RRC" = "$3" ]
+	check "bad capture: $1: says so, naming it" \
+		sh -c 'printf "%s\n" "$1" | grep -q "capture $2: .*$3"' _ "$RERR" "$2" "$4"
+}
+x=$work/bad
+mkdir -p "$x"
+bad "missing" "$x/none.cap" 66 "No such file"
+: >"$x/empty.cap"
+bad "empty" "$x/empty.cap" 65 "not a gzip'd tar"
+head -c 4096 /dev/urandom >"$x/random.cap"
+bad "random bytes" "$x/random.cap" 65 "not a gzip'd tar"
+head -c $(($(stat -c %s "$cap") / 2)) "$cap" >"$x/truncated.cap"
+bad "truncated" "$x/truncated.cap" 65 "truncated"
+{ head -c 600 "$cap"; head -c 2000 /dev/urandom; tail -c +2601 "$cap"; } >"$x/corrupt.cap"
+bad "corrupt" "$x/corrupt.cap" 65 "corrupt\|not a gzip"
+mkdir -p "$x/foreign" && echo hello >"$x/foreign/README"
+tar -C "$x/foreign" -czf "$x/foreign.cap" README
+bad "foreign archive" "$x/foreign.cap" 65 "not an irqtune capture"
+# Rebuilt captures: $x/t is tiny's unpacked; pack NAME lists the meta first.
+mkdir -p "$x/t" && tar -C "$x/t" -xzf "$cap"
+pack() { (cd "$x/t" && tar -czf "$1" irqtune-capture $(ls | grep -vx irqtune-capture)); }
+sed -i 's/^version 1$/version 2/' "$x/t/irqtune-capture"
+pack "$x/version.cap"
+bad "another version" "$x/version.cap" 65 "format version 2"
+sed -i 's/^version 2$/version 1/' "$x/t/irqtune-capture"
+(cd "$x/t" && tar -czPf "$x/dotdot.cap" irqtune-capture root/../devices 2>/dev/null)
+bad "a name with .." "$x/dotdot.cap" 65 "not a safe relative name"
+truncate -s 200M "$x/t/huge"
+pack "$x/huge.cap"
+rm -f "$x/t/huge"
+bad "a member beyond the bounds" "$x/huge.cap" 65 "beyond the bounds"
+cp "$x/t/topology" "$x/topology.orig"
+sed -i 's/^cpus 2$/cpus 999999999/' "$x/t/topology"
+pack "$x/cpus.cap"
+cp "$x/topology.orig" "$x/t/topology"
+bad "absurd CPU count" "$x/cpus.cap" 65 "topology:2"
+cp "$x/t/devices" "$x/devices.orig"
+echo "device /sys/x id label net 0 - . - . 99999999999" >>"$x/t/devices"
+pack "$x/devices.cap"
+cp "$x/devices.orig" "$x/t/devices"
+bad "an absurd IRQ number" "$x/devices.cap" 65 "devices:4"
+rm "$x/t/topology"
+pack "$x/notopo.cap"
+cp "$x/topology.orig" "$x/t/topology"
+bad "no topology" "$x/notopo.cap" 65 "topology: missing"
+printf 'CPU0 CPU1\n 24: 1 2 PCI-MSI x\ngarbage\n' >"$x/t/snapshot-2/proc/interrupts.new"
+mv "$x/t/snapshot-2/proc/interrupts" "$x/interrupts.orig"
+mv "$x/t/snapshot-2/proc/interrupts.new" "$x/t/snapshot-2/proc/interrupts"
+pack "$x/parse.cap"
+mv "$x/interrupts.orig" "$x/t/snapshot-2/proc/interrupts"
+bad "a snapshot the parser refuses" "$x/parse.cap" 65 "snapshot-2/proc/interrupts:"
+# A million IRQs: bounded by IRQ_NUM_LIMIT and the member bounds, planned
+# or refused in bounded time and memory, never a crash. Not under
+# valgrind or ASan (whose shadow needs terabytes of address space, and
+# which would take minutes and gigabytes): the fuzz target covers them.
+if [ -z "$VALGRIND" ] && [ -z "${ASAN_OPTIONS:-}" ]; then
+	for n in 1 2; do
+		awk -v n=$n 'BEGIN { print "           CPU0       CPU1";
+			for (i = 0; i < 1000000; i++) printf "%d: %d 0 PCI-MSI %d-edge q%d\n", i, i * n, i, i }' \
+			>"$x/t/snapshot-$n/proc/interrupts"
+	done
+	pack "$x/million.cap"
+	start=$(date +%s)
+	( ulimit -v 4000000; "$top/irqtune" --replay "$x/million.cap" >/dev/null 2>"$work/m.err" ); mrc=$?
+	took=$(( $(date +%s) - start ))
+	why="exit $mrc after ${took}s: $(head -3 "$work/m.err")"
+	check "bad capture: a million IRQs: no crash, within 4 GB" [ "$mrc" -lt 128 ] && [ "$mrc" != 70 ]
+	check "bad capture: a million IRQs: within 120 s" [ "$took" -le 120 ]
+fi
