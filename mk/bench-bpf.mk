@@ -9,7 +9,8 @@
 
 BENCH_BPF_OUT = tests/out/bench-bpf
 
-$(BENCH_BPF_OUT)/bpfbench: tests/bench/bpfbench.c bpfload.o measure.o sample.o | .deps.stamp
+$(BENCH_BPF_OUT)/bpfbench: tests/bench/bpfbench.c bpfload.o measure.o sample.o source.o capture.o \
+		fileio.o | .deps.stamp
 	@mkdir -p $(BENCH_BPF_OUT)
 	$(CC) $(ALL_CFLAGS) -I. $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
