@@ -281,17 +281,6 @@ void capture_escape(char *dst, size_t len, const char *s)
 	dst[o] = '\0';
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int capture_unescape(const char *field, char *dst, size_t len)
 {
 	size_t o = 0;
@@ -309,7 +298,7 @@ int capture_unescape(const char *field, char *dst, size_t len)
 		if (c == '\\') {
 			int hi, lo;
 
-			if (p[1] != 'x' || (hi = hexval(p[2])) < 0 || (lo = hexval(p[3])) < 0)
+			if (p[1] != 'x' || (hi = hex_digit(p[2])) < 0 || (lo = hex_digit(p[3])) < 0)
 				return -EINVAL;
 			c = hi << 4 | lo;
 			p += 3;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cpuset.h"
+#include "fileio.h"
 
 #define WORD_BITS	64u
 #define MASK_GROUP_BITS	32u	/* one comma-separated group of a cpumask */
@@ -333,17 +334,6 @@ fail:
 	return r;
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Whether a whole group of eight zeros starts at @q. */
 static bool zero_group(const char *q, const char *end)
 {
@@ -379,7 +369,7 @@ int cpumask_parse(const char *s, struct cpuset *set)
 				return -EINVAL;
 			ngroups++;
 			digits = 0;
-		} else if (hex_value(*q) < 0 || ++digits > MASK_GROUP_HEX) {
+		} else if (hex_digit(*q) < 0 || ++digits > MASK_GROUP_HEX) {
 			return -EINVAL;
 		}
 	}
@@ -395,7 +385,7 @@ int cpumask_parse(const char *s, struct cpuset *set)
 		}
 
 		for (; q < end && *q != ','; q++)
-			v = v << 4 | (uint64_t)hex_value(*q);
+			v = v << 4 | (uint64_t)hex_digit(*q);
 		if (!v)
 			continue;
 		/* Zero groups past nbits are fine: old kernels print

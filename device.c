@@ -145,6 +145,26 @@ static void sysname_of(char *dst, const char *syspath)
 			*p = '/';
 }
 
+static int grow_groups(struct scan *sc)
+{
+	unsigned int cap;
+	void *p;
+
+	if (sc->nr_groups < sc->cap_groups)
+		return 0;
+	cap = sc->cap_groups ? sc->cap_groups * 2 : 64;
+	p = realloc(sc->groups, cap * sizeof(*sc->groups));
+	if (!p)
+		return -ENOMEM;
+	sc->groups = p;
+	p = realloc(sc->syspaths, cap * sizeof(*sc->syspaths));
+	if (!p)
+		return -ENOMEM;
+	sc->syspaths = p;
+	sc->cap_groups = cap;
+	return 0;
+}
+
 static int add_pci_device(struct scan *sc, struct udev_device *dev)
 {
 	struct device_group *g;
@@ -152,19 +172,8 @@ static int add_pci_device(struct scan *sc, struct udev_device *dev)
 	uint64_t pci_class;
 	int node = -1;
 
-	if (sc->nr_groups == sc->cap_groups) {
-		unsigned int cap = sc->cap_groups ? sc->cap_groups * 2 : 64;
-		void *p = realloc(sc->groups, cap * sizeof(*sc->groups));
-
-		if (!p)
-			return -ENOMEM;
-		sc->groups = p;
-		p = realloc(sc->syspaths, cap * sizeof(*sc->syspaths));
-		if (!p)
-			return -ENOMEM;
-		sc->syspaths = p;
-		sc->cap_groups = cap;
-	}
+	if (grow_groups(sc) < 0)
+		return -ENOMEM;
 	g = &sc->groups[sc->nr_groups];
 	memset(g, 0, sizeof(*g));
 	copy_name(g->id, udev_device_get_sysname(dev));
@@ -619,25 +628,6 @@ static int class_parse(const char *s, enum irq_class *ret)
 	return -EINVAL;
 }
 
-static int grow_groups(struct scan *sc)
-{
-	unsigned int cap;
-	void *p;
-
-	if (sc->nr_groups < sc->cap_groups)
-		return 0;
-	cap = sc->cap_groups ? sc->cap_groups * 2 : 64;
-	p = realloc(sc->groups, cap * sizeof(*sc->groups));
-	if (!p)
-		return -ENOMEM;
-	sc->groups = p;
-	p = realloc(sc->syspaths, cap * sizeof(*sc->syspaths));
-	if (!p)
-		return -ENOMEM;
-	sc->syspaths = p;
-	sc->cap_groups = cap;
-	return 0;
-}
 
 /* One "device" line into the next group. */
 static int parse_device(struct scan *sc, char **fv)

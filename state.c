@@ -58,15 +58,6 @@ static void escape(char *dst, size_t len, const char *src)
 	dst[o] = '\0';
 }
 
-static int unhex(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The inverse; false for a malformed escape or a result too long. */
 static bool unescape(char *dst, size_t len, const char *src)
 {
@@ -80,7 +71,7 @@ static bool unescape(char *dst, size_t len, const char *src)
 		int c = (unsigned char)*src;
 
 		if (c == '%') {
-			int h = unhex(src[1]), l = h < 0 ? -1 : unhex(src[2]);
+			int h = hex_digit(src[1]), l = h < 0 ? -1 : hex_digit(src[2]);
 
 			if (h < 0 || l < 0 || (h == 0 && l == 0))
 				return false;
