@@ -1,6 +1,7 @@
-/* apply.c - writes one CPU per IRQ into /proc/irq/N/smp_affinity_list and
- * reads back what the kernel did. One open+write per attempt, so a refusal
- * is seen at the write, with its errno, and never leaves a partial value. */
+/* apply.c - writes one CPU per IRQ into /proc/irq/N/smp_affinity_list and,
+ * when every write was refused, reads back where the kernel left it. One
+ * open+write per attempt, so a refusal is seen at the write, with its errno,
+ * and never leaves a partial value. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -85,7 +86,13 @@ int apply_irq(unsigned int irq, const int *cpus, unsigned int nr_cpus,
 			res->outcome = APPLY_GONE;
 		break;
 	}
-	if (res->outcome != APPLY_GONE)
+	/* An accepted write is its own answer (the kernel takes a cpulist whole
+	 * or refuses it); only a refusal is reported with what stays. */
+	if (res->outcome == APPLY_MOVED) {
+		snprintf(res->now, sizeof(res->now), "%d", res->cpu);
+		res->effective = -1;
+	} else if (res->outcome != APPLY_GONE) {
 		read_back(irq, res);
+	}
 	return res->outcome == APPLY_MOVED ? 0 : r;
 }

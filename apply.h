@@ -15,8 +15,10 @@ struct apply_result {
 	int cpu;		/* CPU written, -1 if none was accepted */
 	int tried;		/* CPUs tried */
 	int err;		/* errno of the last refusal, 0 if none */
-	int effective;		/* first CPU of effective_affinity_list after */
-	char now[32];		/* smp_affinity_list after the attempt */
+	int effective;		/* first CPU of effective_affinity_list after a
+				 * refusal; -1 if unread (also when moved) */
+	char now[32];		/* smp_affinity_list after the attempt (when
+				 * moved: the CPU written, not read back) */
 };
 
 /* Try the CPUs of @cpus in order (plan target first, then its fallbacks; -1
