@@ -1,20 +1,50 @@
 /* log.c - stderr and syslog. The one piece of state, whether syslog is open,
  * mirrors what openlog(3) itself keeps process-wide. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include "log.h"
 
 static bool syslog_open;
 
+/* Whether a syslog daemon listens on /dev/log, as glibc's syslog(3) would
+ * reach it: a datagram socket, or a stream one where the other refuses. */
+static bool syslog_reachable(void)
+{
+	static const int types[] = { SOCK_DGRAM, SOCK_STREAM };
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	_Static_assert(sizeof(_PATH_LOG) <= sizeof(sa.sun_path), "/dev/log fits");
+	memcpy(sa.sun_path, _PATH_LOG, sizeof(_PATH_LOG));
+	for (unsigned int i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		int fd = socket(AF_UNIX, types[i] | SOCK_CLOEXEC, 0), err = 0;
+
+		if (fd < 0)
+			return false;
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			err = errno;
+		close(fd);
+		if (err != EPROTOTYPE)
+			return err == 0;
+	}
+	return false;
+}
+
 void log_open_syslog(void)
 {
-	/* No LOG_CONS: without a syslog daemon the message is dropped, never
-	 * written over the console. */
+	/* Without a daemon on /dev/log, syslog(3) makes a socket and tries to
+	 * connect it again for every message, then drops it: messages go to
+	 * stderr instead, as from a terminal. No LOG_CONS: a message syslog
+	 * cannot take is dropped, never written over the console. */
+	if (!syslog_reachable())
+		return;
 	openlog("irqtune", LOG_PID | LOG_NDELAY, LOG_DAEMON);
 	syslog_open = true;
 }
