@@ -37,6 +37,12 @@ void source_keep(struct source *src, const char *name, const char *data, size_t 
 
 long source_read(struct source *src, const char *path, char *buf, size_t len)
 {
+	return source_read_tag(src, NULL, path, buf, len);
+}
+
+long source_read_tag(struct source *src, const char *tag, const char *path,
+		     char *buf, size_t len)
+{
 	char name[CAPTURE_NAME_MAX];
 	const struct capture_member *m;
 	long n;
@@ -44,7 +50,7 @@ long source_read(struct source *src, const char *path, char *buf, size_t len)
 
 	if (!src || src->mode == SOURCE_LIVE)
 		return read_small_file(path, buf, len);
-	if (member_name(name, sizeof(name), NULL, path) < 0)
+	if (member_name(name, sizeof(name), tag, path) < 0)
 		return -ENAMETOOLONG;
 	if (src->mode == SOURCE_RECORD) {
 		n = read_small_file(path, buf, len);
@@ -97,6 +103,12 @@ int source_mode(struct source *src, const char *path, mode_t *ret)
 int source_subdirs(struct source *src, const char *dir,
 		   int (*fn)(void *ctx, const char *name), void *ctx)
 {
+	return source_subdirs_tag(src, NULL, dir, fn, ctx);
+}
+
+int source_subdirs_tag(struct source *src, const char *tag, const char *dir,
+		       int (*fn)(void *ctx, const char *name), void *ctx)
+{
 	char name[CAPTURE_NAME_MAX], sub[CAPTURE_NAME_MAX];
 	const struct capture_member **subs;
 	unsigned int nr;
@@ -107,7 +119,7 @@ int source_subdirs(struct source *src, const char *dir,
 	if (src && src->mode == SOURCE_REPLAY) {
 		size_t pl;
 
-		if (member_name(name, sizeof(name), NULL, dir) < 0)
+		if (member_name(name, sizeof(name), tag, dir) < 0)
 			return 0;
 		r = capture_subdirs(src->cap, name, &subs, &nr);
 		if (r < 0)
@@ -126,7 +138,7 @@ int source_subdirs(struct source *src, const char *dir,
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
 		if (src && src->mode == SOURCE_RECORD &&
-		    member_name(name, sizeof(name), NULL, dir) == 0 &&
+		    member_name(name, sizeof(name), tag, dir) == 0 &&
 		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", name, de->d_name) < sizeof(sub))
 			record_failed(src, capture_put_dir(src->cap, sub));
 		r = fn(ctx, de->d_name);

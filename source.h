@@ -28,6 +28,10 @@ struct source {
 
 /* read_small_file() of @path. */
 long source_read(struct source *src, const char *path, char *buf, size_t len);
+/* The same as member "@tag/..." (@tag NULL: "root/..."), for a file read
+ * at each snapshot. */
+long source_read_tag(struct source *src, const char *tag, const char *path,
+		     char *buf, size_t len);
 /* The permission bits of @path in *@ret; -ENOENT when it is not there. */
 int source_mode(struct source *src, const char *path, mode_t *ret);
 /* Call @fn with the name of every directory directly under @dir, in the
@@ -35,6 +39,8 @@ int source_mode(struct source *src, const char *path, mode_t *ret);
  * @fn returned when it was not 0 (that stops the walk). */
 int source_subdirs(struct source *src, const char *dir,
 		   int (*fn)(void *ctx, const char *name), void *ctx);
+int source_subdirs_tag(struct source *src, const char *tag, const char *dir,
+		       int (*fn)(void *ctx, const char *name), void *ctx);
 /* A stream of the whole of @path (member "@tag/..." when @tag is not
  * NULL). 0 with *@ret set, or -errno (-ENOENT: not there). */
 int source_fopen(struct source *src, const char *tag, const char *path, FILE **ret);
