@@ -711,11 +711,54 @@ static int parse_stat_cpu(const char *p, struct stat_entry *ret)
 	return 0;
 }
 
+/* "intr SUM N0 N1 ...": the count of IRQ k is the (k + 2)th number. */
+static int parse_intr_line(const char *p, struct irq_totals *ret)
+{
+	struct irq_totals t = { 0 };
+	unsigned int alloc = 0;
+	uint64_t x;
+
+	p = skip_blanks(p + 4);
+	if (scan_u64(&p, UINT64_MAX, &x) < 0)
+		return -EINVAL;
+	for (;;) {
+		p = skip_blanks(p);
+		if (!*p)
+			break;
+		if (t.nr == IRQ_NUM_LIMIT || scan_u64(&p, UINT64_MAX, &x) < 0) {
+			free(t.total);
+			return -EINVAL;
+		}
+		if (t.nr == alloc) {
+			unsigned int na = alloc ? alloc * 2 : 1024;
+			uint64_t *nt = reallocarray(t.total, na, sizeof(*nt));
+
+			if (!nt) {
+				free(t.total);
+				return -ENOMEM;
+			}
+			t.total = nt;
+			alloc = na;
+		}
+		t.total[t.nr++] = x;
+	}
+	*ret = t;
+	return 0;
+}
+
 int stat_parse(FILE *f, struct cpu_stats *stats, unsigned int *ret_line)
+{
+	return stat_parse_totals(f, stats, NULL, ret_line);
+}
+
+int stat_parse_totals(FILE *f, struct cpu_stats *stats, struct irq_totals *ret_totals,
+		      unsigned int *ret_line)
 {
 	struct stat_entry *ents = NULL;
 	unsigned char *dup = NULL;
 	unsigned int n = 0, alloc = 0, nr_ids = 0, i;
+	struct irq_totals totals = { 0 };
+	bool have_totals = false;
 	struct line_reader lr;
 	struct line l;
 	int r;
@@ -733,8 +776,20 @@ int stat_parse(FILE *f, struct cpu_stats *stats, unsigned int *ret_line)
 	while ((r = reader_next(&lr, &l)) > 0) {
 		struct stat_entry e;
 
-		/* Not "cpu " (the sum), and not intr, which can be 130 KB
-		 * or, past LINE_LIMIT, truncated: neither is looked at. */
+		/* intr can be 130 KB or, past LINE_LIMIT, truncated: looked
+		 * at only when asked for, and then it must be whole. */
+		if (ret_totals && strncmp(l.s, "intr ", 5) == 0) {
+			if (have_totals || !line_ok(&l)) {
+				r = -EINVAL;
+				goto out;
+			}
+			r = parse_intr_line(l.s, &totals);
+			if (r < 0)
+				goto out;
+			have_totals = true;
+			continue;
+		}
+		/* Not "cpu " (the sum). */
 		if (strncmp(l.s, "cpu", 3) != 0 || !is_digit(l.s[3]))
 			continue;
 		if (!line_ok(&l) || parse_stat_cpu(l.s, &e) < 0 || dup[e.cpu]) {
@@ -777,9 +832,18 @@ int stat_parse(FILE *f, struct cpu_stats *stats, unsigned int *ret_line)
 		c->softirq = ents[i].softirq;
 		c->seen |= SAMPLE_SEEN_STAT;
 	}
+	if (ret_totals) {
+		if (!have_totals) {
+			r = -ENODATA;
+			goto out;
+		}
+		*ret_totals = totals;
+		totals.total = NULL;
+	}
 out:
 	if (r == -EINVAL && ret_line)
 		*ret_line = lr.lineno;
+	free(totals.total);
 	free(ents);
 	free(dup);
 	reader_done(&lr);
@@ -955,6 +1019,244 @@ fail:
 	snapshot_release(&s);
 	if (ret_path)
 		*ret_path = path;	/* NULL if the clock failed */
+	if (ret_line)
+		*ret_line = line;
+	return r;
+}
+
+/* ---- counts without /proc/interrupts ---- */
+
+/* The IRQ numbers of /proc/irq, ascending. */
+struct irq_list {
+	unsigned int *v;
+	unsigned int n, alloc;
+};
+
+static int add_irq_dir(void *ctx, const char *name)
+{
+	struct irq_list *l = ctx;
+	unsigned long long x = 0;
+	size_t len = strlen(name);
+
+	if (!all_digits(name, len) || len > 8)
+		return 0;
+	for (const char *p = name; *p; p++)
+		x = x * 10 + (unsigned long long)(*p - '0');
+	if (x >= IRQ_NUM_LIMIT)
+		return 0;
+	if (l->n == l->alloc) {
+		unsigned int na = l->alloc ? l->alloc * 2 : 256;
+		unsigned int *nv = reallocarray(l->v, na, sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->alloc = na;
+	}
+	l->v[l->n++] = (unsigned int)x;
+	return 0;
+}
+
+static int uint_cmp(const void *pa, const void *pb)
+{
+	unsigned int a = *(const unsigned int *)pa, b = *(const unsigned int *)pb;
+
+	return (a > b) - (a < b);
+}
+
+static int found_action(void *ctx, const char *name)
+{
+	(void)name;
+	*(bool *)ctx = true;
+	return 1;	/* one is enough */
+}
+
+/* The one CPU of /proc/irq/N/effective_affinity_list; -1 when it names
+ * several, none, or cannot be read. */
+static int effective_cpu(struct source *src, const char *tag, unsigned int irq)
+{
+	char path[64], buf[64];
+	long n;
+	int cpu = 0;
+
+	snprintf(path, sizeof(path), _PATH_PROC_IRQ "/%u/effective_affinity_list", irq);
+	n = source_read_tag(src, tag, path, buf, sizeof(buf));
+	if (n <= 0 || n > 5 || !all_digits(buf, (size_t)n))
+		return -1;
+	for (long j = 0; j < n; j++)
+		cpu = cpu * 10 + (buf[j] - '0');
+	return cpu < CPU_ID_LIMIT ? cpu : -1;
+}
+
+static int stat_row(struct irq_row *row, unsigned int irq, uint64_t total, int cpu)
+{
+	*row = (struct irq_row){ .irq = irq, .total = total };
+	row->desc = strdup("");
+	row->name = strdup("");
+	if (cpu >= 0) {
+		row->counts = malloc(sizeof(*row->counts));
+		if (row->counts) {
+			row->counts[0] = (struct cpu_count){ (unsigned int)cpu, total };
+			row->nr_counts = 1;
+		}
+	}
+	if (!row->desc || !row->name || (cpu >= 0 && !row->counts)) {
+		irq_row_release(row);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int snapshot_take_stat(struct snapshot *snap, struct source *src, const char *tag,
+		       const struct snapshot *prev, const char **ret_path,
+		       unsigned int *ret_line)
+{
+	struct snapshot s = { .input = SNAPSHOT_STAT };
+	struct irq_totals t = { 0 };
+	struct irq_list dirs = { 0 };
+	struct interrupts *intr = NULL;
+	unsigned int i = 0, k = 0, alloc = 0, line = 0, bad = 0;
+	const char *path = NULL;
+	struct timespec ts;
+	FILE *f;
+	int r;
+
+	if (!snap || (prev && (!prev->intr || prev->input != SNAPSHOT_STAT)))
+		return -EINVAL;
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	s.when = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+
+	path = _PATH_PROC_STAT;
+	r = source_fopen(src, tag, path, &f);
+	if (r < 0)
+		goto fail;
+	r = stat_parse_totals(f, &s.stats, &t, &line);
+	fclose(f);
+	if (r == -ENODATA)
+		r = -EDOM;	/* no intr line: only /proc/interrupts can tell */
+	if (r < 0)
+		goto fail;
+
+	path = _PATH_PROC_SOFTIRQS;
+	r = source_fopen(src, tag, path, &f);
+	if (r == 0) {
+		r = softirqs_parse(f, &s.stats, &line);
+		fclose(f);
+		if (r < 0)
+			goto fail;
+	} else if (r != -ENOENT) {
+		goto fail;
+	}
+
+	path = _PATH_PROC_IRQ;
+	line = 0;
+	r = -ENOMEM;
+	intr = calloc(1, sizeof(*intr));
+	if (!intr)
+		goto fail;
+	s.intr = intr;
+	/* The columns /proc/interrupts would have: the online CPUs, which
+	 * are /proc/stat's cpuN lines (both list online CPUs only). */
+	intr->col_cpu = malloc((s.stats.nr_ids ? s.stats.nr_ids : 1) * sizeof(*intr->col_cpu));
+	if (!intr->col_cpu)
+		goto fail;
+	for (unsigned int c = 0; c < s.stats.nr_ids; c++)
+		if (s.stats.cpu[c].seen & SAMPLE_SEEN_STAT)
+			intr->col_cpu[intr->nr_cols++] = c;
+	r = source_subdirs_tag(src, tag, _PATH_PROC_IRQ, add_irq_dir, &dirs);
+	if (r < 0)
+		goto fail;
+	if (dirs.n)
+		qsort(dirs.v, dirs.n, sizeof(*dirs.v), uint_cmp);
+
+	/* The rows /proc/interrupts would show: an IRQ with a handler, or
+	 * with counts (Linux's show_interrupts()). Numbers of the intr line
+	 * with counts, merged with those of /proc/irq. */
+	for (;;) {
+		unsigned int irq;
+		uint64_t total;
+		bool listed = false;
+		int cpu = -1;
+
+		while (k < t.nr && t.total[k] == 0)
+			k++;
+		if (i < dirs.n && (k >= t.nr || dirs.v[i] <= k)) {
+			irq = dirs.v[i++];
+			listed = true;
+			while (i < dirs.n && dirs.v[i] == irq)
+				i++;
+			if (k == irq)
+				k++;
+		} else if (k < t.nr) {
+			irq = k++;
+		} else {
+			break;
+		}
+		total = irq < t.nr ? t.total[irq] : 0;
+		if (total == 0) {
+			char dir[48];
+			bool any = false;
+
+			if (!listed)
+				continue;
+			snprintf(dir, sizeof(dir), _PATH_PROC_IRQ "/%u", irq);
+			r = source_subdirs_tag(src, tag, dir, found_action, &any);
+			if (r < 0)
+				goto fail;
+			if (!any)
+				continue;
+		}
+		if (!prev) {
+			cpu = effective_cpu(src, tag, irq);
+		} else {
+			const struct irq_row *pr = interrupts_find(prev->intr, irq);
+
+			/* Counts pair with the first snapshot's only when they
+			 * were all on one CPU, the same then and now. */
+			if (pr && pr->total == total) {
+				cpu = pr->nr_counts ? (int)pr->counts[0].cpu : -1;
+			} else if (pr) {
+				cpu = effective_cpu(src, tag, irq);
+				if (total < pr->total || cpu < 0 || !pr->nr_counts ||
+				    pr->counts[0].cpu != (unsigned int)cpu) {
+					bad = irq + 1;
+					break;
+				}
+			}
+		}
+		if (intr->nr_rows == alloc) {
+			unsigned int na = alloc ? alloc * 2 : 256;
+			struct irq_row *nr = reallocarray(intr->rows, na, sizeof(*nr));
+
+			r = -ENOMEM;
+			if (!nr)
+				goto fail;
+			intr->rows = nr;
+			alloc = na;
+		}
+		r = stat_row(&intr->rows[intr->nr_rows], irq, total, cpu);
+		if (r < 0)
+			goto fail;
+		intr->nr_rows++;
+	}
+	if (bad) {
+		r = -EDOM;
+		line = bad - 1;
+		goto fail;
+	}
+	free(t.total);
+	free(dirs.v);
+	*snap = s;
+	return 0;
+fail:
+	free(t.total);
+	free(dirs.v);
+	snapshot_release(&s);
+	if (ret_path)
+		*ret_path = path;
 	if (ret_line)
 		*ret_line = line;
 	return r;

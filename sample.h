@@ -70,10 +70,25 @@ const struct irq_row *interrupts_find(const struct interrupts *intr,
 /* Fill @stats (allocated or grown as needed) from /proc/stat and
  * /proc/softirqs. Same error convention as interrupts_parse(). */
 int stat_parse(FILE *f, struct cpu_stats *stats, unsigned int *ret_line);
+/* The count of each IRQ number, summed over CPUs: /proc/stat's intr line. */
+struct irq_totals {
+	unsigned int nr;	/* IRQs 0 .. nr - 1 */
+	uint64_t *total;
+};
+/* stat_parse(), and the intr line into *@ret_totals (-ENODATA: none). */
+int stat_parse_totals(FILE *f, struct cpu_stats *stats, struct irq_totals *ret_totals,
+		      unsigned int *ret_line);
 int softirqs_parse(FILE *f, struct cpu_stats *stats, unsigned int *ret_line);
 void cpu_stats_release(struct cpu_stats *stats);	/* frees the contents */
 
+/* Where a snapshot's per-IRQ counts came from. */
+enum snapshot_input {
+	SNAPSHOT_INTERRUPTS,	/* /proc/interrupts, every CPU's count */
+	SNAPSHOT_STAT,		/* /proc/stat's totals on each effective CPU */
+};
+
 struct snapshot {
+	enum snapshot_input input;
 	struct interrupts *intr;
 	struct cpu_stats stats;
 	double when;		/* CLOCK_MONOTONIC seconds */
@@ -89,6 +104,21 @@ struct source;
 int snapshot_take_from(struct snapshot *snap, struct source *src, const char *tag,
 		       const char **ret_path, unsigned int *ret_line);
 void snapshot_release(struct snapshot *snap);
+/* A snapshot without /proc/interrupts, whose size grows with CPUs x IRQs
+ * (1.4 GB a reading at 8192 CPUs and 16000 IRQs): the rows it would show
+ * (IRQs with a handler, a directory under /proc/irq/N, or with counts),
+ * each IRQ's total from /proc/stat's intr line put on the one CPU of its
+ * effective_affinity_list (no count: several or none), the columns the
+ * online CPUs of /proc/stat. A zero count is kept on that CPU, for the
+ * second snapshot. The second (@prev the first, taken so) reads only the
+ * effective CPUs of IRQs whose totals moved. The deltas between two are
+ * /proc/interrupts' exactly when every IRQ that moved was on one CPU,
+ * the same at both, and its total grew: otherwise -EDOM, with the IRQ in
+ * *@ret_line, and only /proc/interrupts can tell (-EDOM also without an
+ * intr line). Files as members "@tag/proc/...", as snapshot_take_from(). */
+int snapshot_take_stat(struct snapshot *snap, struct source *src, const char *tag,
+		       const struct snapshot *prev, const char **ret_path,
+		       unsigned int *ret_line);
 
 /* What one IRQ did between two snapshots. */
 struct irq_activity {

@@ -21,6 +21,7 @@
 #include "cpuset.h"
 #include "fileio.h"
 #include "sample.h"
+#include "source.h"
 
 /* sample.c's cap on one line; a test pins the boundary. */
 #define LINE_LIMIT	(4u << 20)
@@ -1441,6 +1442,163 @@ static int fake_proc_off(void **state)
 	return 0;
 }
 
+/* ---- counts without /proc/interrupts ---- */
+
+/* One IRQ of a 4-CPU machine at the two snapshots. */
+struct cnt_irq {
+	unsigned int irq;
+	const char *action;		/* NULL: no handler */
+	unsigned int a[4], b[4];	/* per-CPU counts */
+	const char *eff_a, *eff_b;	/* effective_affinity_list */
+};
+
+static void cnt_put(struct capture *cap, const char *tag, const char *file,
+		    const char *text)
+{
+	char name[CAPTURE_NAME_MAX];
+
+	snprintf(name, sizeof(name), "%s/proc/%s", tag, file);
+	assert_int_equal(capture_put(cap, name, text, strlen(text), 0444), 0);
+}
+
+static void cnt_dir(struct capture *cap, const char *tag, const char *dir)
+{
+	char name[CAPTURE_NAME_MAX];
+
+	snprintf(name, sizeof(name), "%s/proc/%s", tag, dir);
+	assert_int_equal(capture_put_dir(cap, name), 0);
+}
+
+/* Both ways of the snapshot @n (1: a, 2: b) of @v into @cap. */
+static void cnt_render(struct capture *cap, const struct cnt_irq *v, unsigned int nv,
+		       int n)
+{
+	char tag[16], *text = malloc(1 << 16), buf[128];
+	size_t len = 0;
+	uint64_t totals[64] = { 0 };
+
+	assert_non_null(text);
+	snprintf(tag, sizeof(tag), "snapshot-%d", n);
+	len += (size_t)sprintf(text + len, "           CPU0       CPU1       CPU2       CPU3\n");
+	for (unsigned int i = 0; i < nv; i++) {
+		const unsigned int *c = n == 1 ? v[i].a : v[i].b;
+		uint64_t sum = (uint64_t)c[0] + c[1] + c[2] + c[3];
+
+		totals[v[i].irq] = sum;
+		/* Linux's show_interrupts(): a handler or counts. */
+		if (v[i].action || sum) {
+			len += (size_t)sprintf(text + len, "%3u: %10u %10u %10u %10u  IR-PCI-MSI %u-edge %s\n",
+					       v[i].irq, c[0], c[1], c[2], c[3], v[i].irq,
+					       v[i].action ? v[i].action : "");
+		}
+		snprintf(buf, sizeof(buf), "irq/%u", v[i].irq);
+		cnt_dir(cap, tag, buf);
+		if (v[i].action) {
+			snprintf(buf, sizeof(buf), "irq/%u/%s", v[i].irq, v[i].action);
+			cnt_dir(cap, tag, buf);
+		}
+		snprintf(buf, sizeof(buf), "irq/%u/effective_affinity_list", v[i].irq);
+		cnt_put(cap, tag, buf, n == 1 ? v[i].eff_a : v[i].eff_b);
+	}
+	text[len] = '\0';
+	cnt_put(cap, tag, "interrupts", text);
+	len = (size_t)sprintf(text, "cpu  1 2 3 4 5 6 7 8 9 10\n");
+	for (int c = 0; c < 4; c++)
+		len += (size_t)sprintf(text + len, "cpu%d 1 2 3 4 5 %d %d 8 9 10\n", c, 6 + n, 7 + n);
+	len += (size_t)sprintf(text + len, "intr 12345");
+	for (unsigned int k = 0; k < 40; k++)
+		len += (size_t)sprintf(text + len, " %llu", (unsigned long long)totals[k]);
+	sprintf(text + len, "\nctxt 1\n");
+	cnt_put(cap, tag, "stat", text);
+	free(text);
+}
+
+/* sample_counts() of the two snapshots of @v read one way. */
+static int cnt_counts(const struct cnt_irq *v, unsigned int nv, bool stat,
+		      struct irq_activity **ret, unsigned int *ret_n, unsigned int *ret_line)
+{
+	struct capture *cap = capture_new();
+	struct source src = { .mode = SOURCE_REPLAY };
+	struct snapshot a, b;
+	unsigned int line = 0;
+	int r;
+
+	assert_non_null(cap);
+	src.cap = cap;
+	cnt_render(cap, v, nv, 1);
+	cnt_render(cap, v, nv, 2);
+	r = stat ? snapshot_take_stat(&a, &src, "snapshot-1", NULL, NULL, &line) :
+		   snapshot_take_from(&a, &src, "snapshot-1", NULL, &line);
+	assert_int_equal(r, 0);
+	r = stat ? snapshot_take_stat(&b, &src, "snapshot-2", &a, NULL, &line) :
+		   snapshot_take_from(&b, &src, "snapshot-2", NULL, &line);
+	if (r == 0) {
+		b.when = a.when + 1.0;
+		assert_int_equal(sample_counts(&a, &b, ret), 0);
+		*ret_n = b.intr->nr_rows;
+		snapshot_release(&b);
+	}
+	if (ret_line)
+		*ret_line = line;
+	snapshot_release(&a);
+	capture_free(cap);
+	return r;
+}
+
+static void test_counts_stat_path(void **state)
+{
+	/* Exact: every IRQ that fired stayed on one CPU. Some fired on other
+	 * CPUs before (their totals include that), one has a handler and no
+	 * counts, one no handler and no counts (not a row), one counts and no
+	 * handler (a row), one spreads over CPUs but is quiet in the window. */
+	static const struct cnt_irq exact[] = {
+		{ 0, "timer", { 50, 0, 0, 0 }, { 50, 0, 0, 0 }, "0", "0" },
+		{ 3, "eth0-0", { 10, 20, 0, 0 }, { 10, 95, 0, 0 }, "1", "1" },
+		{ 4, "eth0-1", { 7, 0, 0, 4000000000u }, { 7, 0, 0, 4000100000u }, "3", "3" },
+		{ 9, "idle", { 0 }, { 0 }, "2", "2" },
+		{ 11, NULL, { 0 }, { 0 }, "2", "2" },
+		{ 12, NULL, { 0, 0, 5, 0 }, { 0, 0, 9, 0 }, "2", "2" },
+		{ 17, "spread", { 1, 2, 3, 4 }, { 1, 2, 3, 4 }, "0-3", "0-3" },
+		{ 30, "nvme0q1", { 0 }, { 0, 0, 0, 77 }, "3", "3" },
+	};
+	/* Not exact, each alone: moved in the window, spread and firing,
+	 * counts that fell (the number freed and given again). */
+	static const struct cnt_irq moved[] = {
+		{ 3, "eth0-0", { 10, 20, 0, 0 }, { 10, 25, 5, 0 }, "1", "2" },
+	};
+	static const struct cnt_irq spread[] = {
+		{ 17, "spread", { 1, 2, 3, 4 }, { 2, 2, 3, 9 }, "0-3", "0-3" },
+	};
+	static const struct cnt_irq fell[] = {
+		{ 0, "timer", { 50, 0, 0, 0 }, { 50, 0, 0, 0 }, "0", "0" },
+		{ 21, "ahci", { 0, 900, 0, 0 }, { 0, 3, 0, 0 }, "1", "1" },
+	};
+	struct irq_activity *full = NULL, *fast = NULL;
+	unsigned int nf = 0, ns = 0, line = 0;
+
+	(void)state;
+	assert_int_equal(cnt_counts(exact, ARRAY_SIZE(exact), false, &full, &nf, NULL), 0);
+	assert_int_equal(cnt_counts(exact, ARRAY_SIZE(exact), true, &fast, &ns, NULL), 0);
+	assert_int_equal(nf, 7);	/* irq 11 is no row of /proc/interrupts */
+	assert_int_equal(ns, nf);
+	for (unsigned int i = 0; i < nf; i++) {
+		check_u64("irq", fast[i].irq, full[i].irq);
+		check_u64("delta", fast[i].delta, full[i].delta);
+		check_u64("top", (uint64_t)(fast[i].top_cpu + 1), (uint64_t)(full[i].top_cpu + 1));
+	}
+	check_u64("eth0-0", full[1].delta, 75);
+	check_u64("nvme", full[6].delta, 77);
+	free(full);
+	free(fast);
+
+	assert_int_equal(cnt_counts(moved, ARRAY_SIZE(moved), true, &fast, &ns, &line), -EDOM);
+	check_u64("moved", line, 3);
+	assert_int_equal(cnt_counts(spread, ARRAY_SIZE(spread), true, &fast, &ns, &line), -EDOM);
+	check_u64("spread", line, 17);
+	assert_int_equal(cnt_counts(fell, ARRAY_SIZE(fell), true, &fast, &ns, &line), -EDOM);
+	check_u64("fell", line, 21);
+}
+
 /* ---- snapshots of this machine ---- */
 
 static void test_snapshot_live(void **state)
@@ -1631,6 +1789,7 @@ int main(void)
 		cmocka_unit_test(test_softirqs_bad_inputs),
 		cmocka_unit_test_teardown(test_snapshot_take_files, fake_proc_off),
 		cmocka_unit_test(test_snapshot_live),
+		cmocka_unit_test(test_counts_stat_path),
 		cmocka_unit_test(test_parse_numbers),
 		cmocka_unit_test(test_read_small_file),
 	};
