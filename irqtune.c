@@ -86,6 +86,10 @@ struct run {
 	struct compat_bans bans;	/* every banned CPU, by source */
 	struct topology *topo;
 	struct snapshot a, b;
+	/* Where the snapshots' counts come from, and why (-v, the JSON). */
+	enum snapshot_input counts;
+	char counts_reason[160];
+	double when[4];			/* snapshot-N's time, 0: not taken */
 	struct loadsrc src;
 	bool src_chosen;
 	double *window_load;		/* this window's loads, when history smoothed them */
@@ -588,7 +592,21 @@ static int take(struct run *run, struct snapshot *s, int n)
 	int r;
 
 	snprintf(tag, sizeof(tag), "snapshot-%d", n);
-	r = snapshot_take_from(s, &run->fs, tag, &path, &line);
+	if (run->counts == SNAPSHOT_STAT) {
+		r = snapshot_take_stat(s, &run->fs, tag, n == 2 ? &run->a : NULL, &path, &line);
+		if (r == -EDOM) {
+			if (n == 2 && line)
+				snprintf(run->counts_reason, sizeof(run->counts_reason),
+					 "/proc/interrupts, a window later: irq %u did not stay "
+					 "on one CPU, or its total fell", line);
+			else
+				str_copy(run->counts_reason, sizeof(run->counts_reason),
+					 "/proc/interrupts: /proc/stat has no intr line");
+			return -EDOM;
+		}
+	} else {
+		r = snapshot_take_from(s, &run->fs, tag, &path, &line);
+	}
 	if (r < 0 && run->fs.mode == SOURCE_REPLAY) {
 		char what[64];
 
@@ -620,7 +638,76 @@ static int take(struct run *run, struct snapshot *s, int n)
 		}
 		s->when = when;
 	}
+	run->when[n - 1] = s->when;
 	return 0;
+}
+
+/* At this many online CPUs and more, /proc/interrupts is not read: it holds
+ * a count per CPU and IRQ (1.4 GB at 8192 CPUs and 16000 IRQs, each time),
+ * where /proc/stat and one small file per IRQ say the same. */
+#define COUNTS_STAT_CPUS 2048
+
+static void choose_counts(struct run *run)
+{
+	const char *e = getenv("IRQTUNE_COUNTS");
+	unsigned int online = cpuset_count(run->topo->online);
+	char buf[32];
+
+	run->counts = SNAPSHOT_INTERRUPTS;
+	if (run->fs.mode == SOURCE_REPLAY) {
+		if (meta(run, "counts", buf, sizeof(buf)) && strcmp(buf, "stat") == 0)
+			run->counts = SNAPSHOT_STAT;
+		str_copy(run->counts_reason, sizeof(run->counts_reason), run->counts ==
+			 SNAPSHOT_STAT ? "/proc/stat and effective affinities, as captured" :
+			 "/proc/interrupts, as captured");
+		return;
+	}
+	if (e && (strcmp(e, "stat") == 0 || strcmp(e, "interrupts") == 0)) {
+		run->counts = strcmp(e, "stat") == 0 ? SNAPSHOT_STAT : SNAPSHOT_INTERRUPTS;
+		snprintf(run->counts_reason, sizeof(run->counts_reason), "%s: IRQTUNE_COUNTS=%s",
+			 run->counts == SNAPSHOT_STAT ? "/proc/stat and effective affinities" :
+			 "/proc/interrupts", e);
+		return;
+	}
+	if (online >= COUNTS_STAT_CPUS) {
+		run->counts = SNAPSHOT_STAT;
+		snprintf(run->counts_reason, sizeof(run->counts_reason),
+			 "/proc/stat and effective affinities: %u online CPUs", online);
+	} else {
+		snprintf(run->counts_reason, sizeof(run->counts_reason),
+			 "/proc/interrupts: %u online CPUs", online);
+	}
+}
+
+/* The two snapshots around the window. Counts read without
+ * /proc/interrupts that it alone could tell (an IRQ moved or spread over
+ * CPUs in the window) are taken again from it, a window later, as
+ * snapshots 3 and 4. */
+static int take_window(struct run *run)
+{
+	int r;
+
+	choose_counts(run);
+	loadsrc_start(&run->src);
+	r = take(run, &run->a, 1);
+	if (r == 0) {
+		if (run->fs.mode != SOURCE_REPLAY)
+			sleep_window(run->cfg.window);
+		r = take(run, &run->b, 2);
+	}
+	if (r == -EDOM) {
+		snapshot_release(&run->a);
+		run->counts = SNAPSHOT_INTERRUPTS;
+		loadsrc_start(&run->src);
+		r = take(run, &run->a, 3);
+		if (r == 0) {
+			if (run->fs.mode != SOURCE_REPLAY)
+				sleep_window(run->cfg.window);
+			r = take(run, &run->b, 4);
+		}
+	}
+	loadsrc_stop(&run->src);
+	return r;
 }
 
 /* /proc/interrupts lists online CPUs only: a CPU with no column in the
@@ -954,6 +1041,8 @@ static void print_text(const struct run *run, const struct report_irq *ri,
 	}
 	report_summary(stdout, t);
 	report_source(stdout, loadsrc_name(run->src.used), run->src.reason);
+	if (opt.verbose)
+		printf("irqtune: counts from %s\n", run->counts_reason);
 	if (opt.verbose && run->state_note[0])
 		printf("irqtune: load history: %s\n", run->state_note);
 }
@@ -1009,6 +1098,10 @@ static int finish(struct run *run, int status)
 	if (run->b.intr) {
 		rr.window_from = run->a.when;
 		rr.window_to = run->b.when;
+	}
+	if (run->b.intr) {
+		rr.counts = run->counts == SNAPSHOT_STAT ? "stat" : "interrupts";
+		rr.counts_reason = run->counts_reason;
 	}
 	if (run->src_chosen) {
 		rr.load_source = loadsrc_name(run->src.used);
@@ -1492,14 +1585,7 @@ static int balance(struct run *run)
 	if (r)
 		return r;
 	run->src_chosen = true;
-	loadsrc_start(&run->src);
-	r = take(run, &run->a, 1);
-	if (r < 0)
-		return -r;
-	if (run->fs.mode != SOURCE_REPLAY)
-		sleep_window(run->cfg.window);
-	r = take(run, &run->b, 2);
-	loadsrc_stop(&run->src);
+	r = take_window(run);
 	if (r < 0)
 		return -r;
 	forget_offline(run->topo, run->b.intr);
@@ -1653,10 +1739,13 @@ static int keep_meta(struct run *run, int status)
 	}
 	fprintf(f, "\nstatus %d\nhz %ld\nwindow %.17g\n", status, sysconf(_SC_CLK_TCK),
 		run->cfg.window);
-	if (run->a.intr)
-		fprintf(f, "snapshot-1 %.17g\n", run->a.when);
-	if (run->b.intr)
-		fprintf(f, "snapshot-2 %.17g\n", run->b.when);
+	for (int n = 0; n < 4; n++)
+		if (run->when[n] > 0)
+			fprintf(f, "snapshot-%d %.17g\n", n + 1, run->when[n]);
+	if (run->when[0] > 0)
+		/* The input the first snapshots used, as a replay must. */
+		fprintf(f, "counts %s\n", run->when[2] > 0 || run->counts == SNAPSHOT_STAT ?
+			"stat" : "interrupts");
 	if (run->src_chosen) {
 		fprintf(f, "load-source-wanted %s\n", wants[run->src.want]);
 		fprintf(f, "load-source-begin %s\n", run->begin_reason);

@@ -119,6 +119,9 @@ static struct json_object *build(const struct report_run *run)
 	r |= add(root, "version", json_object_new_string(IRQTUNE_VERSION));
 	r |= add(root, "dry_run", json_object_new_boolean(run->dry_run));
 	r |= add(root, "status", json_object_new_int(run->status));
+	r |= run->counts ? add(root, "counts", text(run->counts)) : add_null(root, "counts");
+	r |= run->counts ? add(root, "counts_reason", text(run->counts_reason)) :
+			   add_null(root, "counts_reason");
 	r |= run->load_source ? add(root, "load_source", text(run->load_source)) :
 				add_null(root, "load_source");
 	r |= run->load_source ? add(root, "load_source_reason", text(run->load_source_reason)) :

@@ -261,7 +261,9 @@ int measure_check(const struct measure_raw *raw, const struct interrupts *intr,
 			goto out;
 		}
 		for (unsigned int m = i; m < k; m++)
-			if (e[m].name[0] && !strstr(intr->rows[j].desc, e[m].name)) {
+			/* No description: counts read without /proc/interrupts. */
+			if (e[m].name[0] && intr->rows[j].desc[0] &&
+			    !strstr(intr->rows[j].desc, e[m].name)) {
 				snprintf(why, len, "it saw irq %u as \"%s\", /proc/interrupts as \"%s\"",
 					 e[m].irq, e[m].name, intr->rows[j].name);
 				goto out;

@@ -64,6 +64,8 @@ struct report_run {
 	double window_from, window_to;	/* CLOCK_MONOTONIC of the two samples; 0: none */
 	const char *load_source;	/* "bpf" or "proc"; NULL before it was chosen */
 	const char *load_source_reason;
+	const char *counts;		/* "interrupts" or "stat"; NULL: no snapshots */
+	const char *counts_reason;	/* the files read, and why */
 	const char *history;		/* what became of the load history; NULL: not reached */
 	const char *online;		/* cpulists */
 	const char *eligible;
