@@ -468,11 +468,14 @@ static int owner_of(const struct scan *sc, unsigned int irq)
 	return -1;
 }
 
-/* The first CPU of a cpulist and how many it names; -1 if unreadable. */
+/* The first CPU of a cpulist, and in *@n whether it names none, one or
+ * more (0, 1, 2: never a count of thousands of CPUs, only for one of them);
+ * -1 if unreadable. */
 static int list_first(struct source *src, const char *path, struct cpuset *tmp,
 		      unsigned int *n, char *text, size_t text_len)
 {
 	char buf[4096];
+	int first;
 
 	*n = 0;
 	if (source_read(src, path, buf, sizeof(buf)) < 0)
@@ -482,8 +485,10 @@ static int list_first(struct source *src, const char *path, struct cpuset *tmp,
 	cpuset_zero(tmp);
 	if (cpulist_parse(buf, tmp) < 0)
 		return -1;
-	*n = cpuset_count(tmp);
-	return cpuset_first(tmp);
+	first = cpuset_first(tmp);
+	if (first >= 0)
+		*n = cpuset_next(tmp, first) < 0 ? 1 : 2;
+	return first;
 }
 
 /* Action names are the subdirectories of /proc/irq/N, one per handler. */
@@ -512,7 +517,9 @@ static void read_actions(struct source *src, const char *dir, char *name)
 	source_subdirs(src, dir, add_action, &a);
 }
 
-static void read_irq_state(struct source *src, struct irq_info *ii, struct cpuset *tmp)
+/* @row's effective CPU, when the snapshot read it, is not read again. */
+static void read_irq_state(struct source *src, struct irq_info *ii, struct cpuset *tmp,
+			   const struct interrupts *intr, const struct irq_row *row)
 {
 	char dir[64], path[96], buf[32], hint[4096];
 	unsigned int n;
@@ -532,8 +539,12 @@ static void read_irq_state(struct source *src, struct irq_info *ii, struct cpuse
 	ii->managed = (mode & 0222) == 0;
 	first = list_first(src, path, tmp, &n, ii->affinity, sizeof(ii->affinity));
 	ii->pinned = n == 1 ? first : -1;
-	snprintf(path, sizeof(path), "%s/effective_affinity_list", dir);
-	ii->effective = list_first(src, path, tmp, &n, NULL, 0);
+	if (intr->effective_read) {
+		ii->effective = row->effective;
+	} else {
+		snprintf(path, sizeof(path), "%s/effective_affinity_list", dir);
+		ii->effective = list_first(src, path, tmp, &n, NULL, 0);
+	}
 	if (ii->node < 0) {
 		snprintf(path, sizeof(path), "%s/node", dir);
 		if (source_read(src, path, buf, sizeof(buf)) >= 0 &&
@@ -545,7 +556,7 @@ static void read_irq_state(struct source *src, struct irq_info *ii, struct cpuse
 	snprintf(path, sizeof(path), "%s/affinity_hint", dir);
 	cpuset_zero(tmp);
 	if (source_read(src, path, hint, sizeof(hint)) > 0 &&
-	    cpumask_parse(hint, tmp) == 0 && cpuset_count(tmp) > 0)
+	    cpumask_parse(hint, tmp) == 0 && cpuset_first(tmp) >= 0)
 		ii->hint = cpuset_dup(tmp);
 	read_actions(src, dir, ii->name);
 }
@@ -769,7 +780,7 @@ int device_scan_from(const struct interrupts *intr, unsigned int nr_ids,
 		ii->group = g;
 		ii->class = g >= 0 ? sc.groups[g].class : CLASS_OTHER;
 		ii->node = g >= 0 ? sc.groups[g].node : -1;
-		read_irq_state(src, ii, tmp);
+		read_irq_state(src, ii, tmp, intr, &intr->rows[i]);
 		if (!ii->name[0])
 			copy_name(ii->name, intr->rows[i].name);
 		if (g >= 0)

@@ -12,7 +12,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "cpuset.h"	/* CPU_ID_LIMIT only */
+#include "cpuset.h"
 #include "pathnames.h"
 #include "sample.h"
 #include "source.h"
@@ -1072,25 +1072,38 @@ static int found_action(void *ctx, const char *name)
 }
 
 /* The one CPU of /proc/irq/N/effective_affinity_list; -1 when it names
- * several, none, or cannot be read. */
-static int effective_cpu(struct source *src, const char *tag, unsigned int irq)
+ * several, none, or cannot be read. The first CPU it names in *@ret_first
+ * (-1: none, or not a cpulist), as the device scan would take it. */
+static int effective_cpu(struct source *src, const char *tag, unsigned int irq,
+			 struct cpuset *tmp, int *ret_first)
 {
-	char path[64], buf[64];
+	char path[64], buf[4096];
 	long n;
 	int cpu = 0;
 
+	*ret_first = -1;
 	snprintf(path, sizeof(path), _PATH_PROC_IRQ "/%u/effective_affinity_list", irq);
 	n = source_read_tag(src, tag, path, buf, sizeof(buf));
-	if (n <= 0 || n > 5 || !all_digits(buf, (size_t)n))
+	if (n <= 0)
 		return -1;
+	if (n > 5 || !all_digits(buf, (size_t)n)) {
+		cpuset_zero(tmp);
+		if (cpulist_parse(buf, tmp) == 0)
+			*ret_first = cpuset_first(tmp);
+		return -1;
+	}
 	for (long j = 0; j < n; j++)
 		cpu = cpu * 10 + (buf[j] - '0');
-	return cpu < CPU_ID_LIMIT ? cpu : -1;
+	if (cpu >= CPU_ID_LIMIT)
+		return -1;
+	*ret_first = cpu;
+	return cpu;
 }
 
-static int stat_row(struct irq_row *row, unsigned int irq, uint64_t total, int cpu)
+static int stat_row(struct irq_row *row, unsigned int irq, uint64_t total, int cpu,
+		    int first)
 {
-	*row = (struct irq_row){ .irq = irq, .total = total };
+	*row = (struct irq_row){ .irq = irq, .total = total, .effective = first };
 	row->desc = strdup("");
 	row->name = strdup("");
 	if (cpu >= 0) {
@@ -1115,6 +1128,7 @@ int snapshot_take_stat(struct snapshot *snap, struct source *src, const char *ta
 	struct irq_totals t = { 0 };
 	struct irq_list dirs = { 0 };
 	struct interrupts *intr = NULL;
+	struct cpuset *tmp = NULL;
 	unsigned int i = 0, k = 0, alloc = 0, line = 0, bad = 0;
 	const char *path = NULL;
 	struct timespec ts;
@@ -1155,8 +1169,12 @@ int snapshot_take_stat(struct snapshot *snap, struct source *src, const char *ta
 	line = 0;
 	r = -ENOMEM;
 	intr = calloc(1, sizeof(*intr));
-	if (!intr)
+	tmp = cpuset_new(CPU_ID_LIMIT);
+	if (!intr || !tmp) {
+		free(intr);
+		intr = NULL;
 		goto fail;
+	}
 	s.intr = intr;
 	/* The columns /proc/interrupts would have: the online CPUs, which
 	 * are /proc/stat's cpuN lines (both list online CPUs only). */
@@ -1179,7 +1197,7 @@ int snapshot_take_stat(struct snapshot *snap, struct source *src, const char *ta
 		unsigned int irq;
 		uint64_t total;
 		bool listed = false;
-		int cpu = -1;
+		int cpu = -1, first = -1;
 
 		while (k < t.nr && t.total[k] == 0)
 			k++;
@@ -1209,17 +1227,16 @@ int snapshot_take_stat(struct snapshot *snap, struct source *src, const char *ta
 			if (!any)
 				continue;
 		}
-		if (!prev) {
-			cpu = effective_cpu(src, tag, irq);
-		} else {
+		cpu = effective_cpu(src, tag, irq, tmp, &first);
+		if (prev) {
 			const struct irq_row *pr = interrupts_find(prev->intr, irq);
 
 			/* Counts pair with the first snapshot's only when they
-			 * were all on one CPU, the same then and now. */
+			 * were all on one CPU, the same then and now; a count
+			 * that did not move stays where it was counted. */
 			if (pr && pr->total == total) {
 				cpu = pr->nr_counts ? (int)pr->counts[0].cpu : -1;
 			} else if (pr) {
-				cpu = effective_cpu(src, tag, irq);
 				if (total < pr->total || cpu < 0 || !pr->nr_counts ||
 				    pr->counts[0].cpu != (unsigned int)cpu) {
 					bad = irq + 1;
@@ -1237,7 +1254,7 @@ int snapshot_take_stat(struct snapshot *snap, struct source *src, const char *ta
 			intr->rows = nr;
 			alloc = na;
 		}
-		r = stat_row(&intr->rows[intr->nr_rows], irq, total, cpu);
+		r = stat_row(&intr->rows[intr->nr_rows], irq, total, cpu, first);
 		if (r < 0)
 			goto fail;
 		intr->nr_rows++;
@@ -1247,11 +1264,14 @@ int snapshot_take_stat(struct snapshot *snap, struct source *src, const char *ta
 		line = bad - 1;
 		goto fail;
 	}
+	intr->effective_read = prev != NULL;
+	cpuset_free(tmp);
 	free(t.total);
 	free(dirs.v);
 	*snap = s;
 	return 0;
 fail:
+	cpuset_free(tmp);
 	free(t.total);
 	free(dirs.v);
 	snapshot_release(&s);

@@ -4,6 +4,7 @@
 #ifndef IRQTUNE_SAMPLE_H
 #define IRQTUNE_SAMPLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "irqclass.h"
@@ -24,6 +25,9 @@ struct irq_row {
 	struct cpu_count *counts;	/* non-zero counts only, ascending cpu */
 	char *desc;	/* text after the counts: chip, hwirq, type, actions */
 	char *name;	/* best-effort action names from @desc, may be "" */
+	/* Read without /proc/interrupts (interrupts.effective_read): the
+	 * first CPU of its effective_affinity_list, -1 if none. */
+	int effective;
 };
 
 struct interrupts {
@@ -31,6 +35,7 @@ struct interrupts {
 	unsigned int *col_cpu;		/* CPU id of each count column */
 	unsigned int nr_rows;
 	struct irq_row *rows;		/* ascending irq, no duplicates */
+	bool effective_read;		/* every row's .effective is set */
 };
 
 /* Softirq types that belong to device classes; the rest are not device work. */
@@ -110,8 +115,7 @@ void snapshot_release(struct snapshot *snap);
  * each IRQ's total from /proc/stat's intr line put on the one CPU of its
  * effective_affinity_list (no count: several or none), the columns the
  * online CPUs of /proc/stat. A zero count is kept on that CPU, for the
- * second snapshot. The second (@prev the first, taken so) reads only the
- * effective CPUs of IRQs whose totals moved. The deltas between two are
+ * second snapshot; @prev is the first, taken so, when this is the second. The deltas between two are
  * /proc/interrupts' exactly when every IRQ that moved was on one CPU,
  * the same at both, and its total grew: otherwise -EDOM, with the IRQ in
  * *@ret_line, and only /proc/interrupts can tell (-EDOM also without an
