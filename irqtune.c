@@ -89,6 +89,7 @@ struct run {
 	/* Where the snapshots' counts come from, and why (-v, the JSON). */
 	enum snapshot_input counts;
 	char counts_reason[160];
+	char counts_first[160];		/* the first snapshots' reason, for a capture */
 	double when[4];			/* snapshot-N's time, 0: not taken */
 	struct loadsrc src;
 	bool src_chosen;
@@ -655,11 +656,12 @@ static void choose_counts(struct run *run)
 
 	run->counts = SNAPSHOT_INTERRUPTS;
 	if (run->fs.mode == SOURCE_REPLAY) {
+		/* The way and the words of the run that captured it. */
 		if (meta(run, "counts", buf, sizeof(buf)) && strcmp(buf, "stat") == 0)
 			run->counts = SNAPSHOT_STAT;
-		str_copy(run->counts_reason, sizeof(run->counts_reason), run->counts ==
-			 SNAPSHOT_STAT ? "/proc/stat and effective affinities, as captured" :
-			 "/proc/interrupts, as captured");
+		if (!meta(run, "counts-reason", run->counts_reason, sizeof(run->counts_reason)))
+			str_copy(run->counts_reason, sizeof(run->counts_reason),
+				 "/proc/interrupts, as captured");
 		return;
 	}
 	if (e && (strcmp(e, "stat") == 0 || strcmp(e, "interrupts") == 0)) {
@@ -688,6 +690,7 @@ static int take_window(struct run *run)
 	int r;
 
 	choose_counts(run);
+	str_copy(run->counts_first, sizeof(run->counts_first), run->counts_reason);
 	loadsrc_start(&run->src);
 	r = take(run, &run->a, 1);
 	if (r == 0) {
@@ -1744,8 +1747,8 @@ static int keep_meta(struct run *run, int status)
 			fprintf(f, "snapshot-%d %.17g\n", n + 1, run->when[n]);
 	if (run->when[0] > 0)
 		/* The input the first snapshots used, as a replay must. */
-		fprintf(f, "counts %s\n", run->when[2] > 0 || run->counts == SNAPSHOT_STAT ?
-			"stat" : "interrupts");
+		fprintf(f, "counts %s\ncounts-reason %s\n", run->when[2] > 0 ||
+			run->counts == SNAPSHOT_STAT ? "stat" : "interrupts", run->counts_first);
 	if (run->src_chosen) {
 		fprintf(f, "load-source-wanted %s\n", wants[run->src.want]);
 		fprintf(f, "load-source-begin %s\n", run->begin_reason);
