@@ -111,10 +111,10 @@ int source_subdirs_tag(struct source *src, const char *tag, const char *dir,
 {
 	char name[CAPTURE_NAME_MAX], sub[CAPTURE_NAME_MAX];
 	const struct capture_member **subs;
+	/* As glibc's readdir(3) buffers: 32 KiB, aligned for struct dirent64. */
+	char ents[32768] __attribute__((aligned(8)));
 	unsigned int nr;
-	struct dirent *de;
-	DIR *d;
-	int r = 0;
+	int fd, r = 0;
 
 	if (src && src->mode == SOURCE_REPLAY) {
 		size_t pl;
@@ -130,20 +130,33 @@ int source_subdirs_tag(struct source *src, const char *tag, const char *dir,
 		free(subs);
 		return r;
 	}
-	d = opendir(dir);
-	if (!d)
+	/* getdents64(2) on an fd, not opendir(3): that fstat(2)s every
+	 * directory it opens, 16,000 of /proc/irq's at 8192 CPUs. */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
 		return 0;
-	while (r == 0 && (de = readdir(d))) {
-		/* "." and ".." cannot be members; no action name starts so. */
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+	while (r == 0) {
+		ssize_t n = getdents64(fd, ents, sizeof(ents));
+
+		if (n < 0 && errno == EINTR)
 			continue;
-		if (src && src->mode == SOURCE_RECORD &&
-		    member_name(name, sizeof(name), tag, dir) == 0 &&
-		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", name, de->d_name) < sizeof(sub))
-			record_failed(src, capture_put_dir(src->cap, sub));
-		r = fn(ctx, de->d_name);
+		if (n <= 0)
+			break;
+		for (ssize_t off = 0; off < n && r == 0;) {
+			struct dirent64 *de = (struct dirent64 *)(ents + off);
+
+			off += de->d_reclen;
+			/* "." and ".." cannot be members; no action name starts so. */
+			if (de->d_type != DT_DIR || de->d_name[0] == '.')
+				continue;
+			if (src && src->mode == SOURCE_RECORD &&
+			    member_name(name, sizeof(name), tag, dir) == 0 &&
+			    (size_t)snprintf(sub, sizeof(sub), "%s/%s", name, de->d_name) < sizeof(sub))
+				record_failed(src, capture_put_dir(src->cap, sub));
+			r = fn(ctx, de->d_name);
+		}
 	}
-	closedir(d);
+	close(fd);
 	return r;
 }
 
