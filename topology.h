@@ -44,6 +44,13 @@ int topology_read_where(const char *root, const struct cpuset *banned,
 			struct topology **ret_topo, char *where, size_t where_len);
 void topology_free(struct topology *topo);
 
+/* The same through @src (NULL: the live filesystem): recording keeps every
+ * file and directory listing read, and a replay reads them from the
+ * capture with the same parsers, @root "" then. */
+struct source;
+int topology_read_from(struct source *src, const char *root, const struct cpuset *banned,
+		       struct topology **ret_topo, char *where, size_t where_len);
+
 /* What a capture keeps of a topology (text, malloc'd into *@ret), and the
  * topology back from it with @banned (may be NULL) applied as in
  * topology_read(). -EINVAL with the line in *@ret_line for text that is not
