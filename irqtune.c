@@ -104,7 +104,7 @@ struct run {
 	struct source fs;
 	char host[256];			/* a replay's captured hostname */
 	char begin_reason[LOADSRC_REASON_MAX];	/* the load source's, on choosing */
-	double costs_age;		/* seconds; < 0: no measured costs used */
+	double costs_now;		/* when the costs file was judged; 0: not read */
 };
 
 static double realtime(void)
@@ -448,38 +448,10 @@ overrides:
 	return 0;
 }
 
-/* What irqbalance's settings and the cpuset partitions banned, kept by a
- * capture (from ban @first on) and given back by its replay, which reads
- * neither this machine's files nor its environment. */
-static int keep_bans(struct run *run, unsigned int first)
-{
-	char *text;
-	size_t len;
-	int r = replay_format_bans(&run->bans, first, &text, &len);
-
-	if (r < 0)
-		return r;
-	source_keep(&run->fs, REPLAY_BANS, text, len);
-	free(text);
-	return 0;
-}
-
-static int replay_bans(struct run *run)
-{
-	const struct capture_member *m = capture_get(run->fs.cap, REPLAY_BANS);
-	unsigned int line = 0;
-	int r;
-
-	if (!m || !m->data)
-		return 0;
-	r = replay_parse_bans(m->data, &run->bans, &line);
-	if (r == -EINVAL)
-		log_msg(LOG_ERR, "capture %s: %s:%u: not a ban", opt.replay, REPLAY_BANS, line);
-	return r;
-}
-
 /* The bans of the command line or the file, then irqbalance's and the
- * isolated partitions' added to them, each with its source. */
+ * isolated partitions' added to them, each with its source. Their files
+ * and variables are read through run->fs: a capture keeps them as they
+ * were, and a replay parses those, never this machine's. */
 static int gather_bans(struct run *run)
 {
 	static const char *const defaults[] = {
@@ -487,6 +459,7 @@ static int gather_bans(struct run *run)
 	};
 	struct config *cfg = &run->cfg;
 	struct compat_sources src = {
+		.fs = &run->fs,
 		.off = cfg->irqbalance_off,
 		.getenv_fn = getenv,
 		.envfile = cfg->irqbalance_env,
@@ -494,22 +467,14 @@ static int gather_bans(struct run *run)
 		.cgroup_isolated = _PATH_CGROUP_ISOLATED,
 	};
 	char from[PATH_MAX + 16];
-	unsigned int first;
 	int r = 0;
 
 	snprintf(from, sizeof(from), "bancpus in %s", opt.config ? opt.config : _PATH_CONFIG);
 	if (cfg->bancpus)
 		r = compat_add_ban(&run->bans, cpuset_dup(cfg->bancpus),
 				   opt.bancpus ? "--bancpus" : from);
-	first = run->bans.nr;
-	if (r == 0 && run->fs.mode == SOURCE_REPLAY)
-		r = replay_bans(run);
-	else if (r == 0)
+	if (r == 0)
 		r = compat_collect(&src, &run->bans);
-	if (r == 0 && run->fs.mode == SOURCE_RECORD)
-		r = keep_bans(run, first);
-	if (r == -EINVAL)
-		return EXIT_BADCAPTURE;
 	if (r == 0 && !cfg->bancpus && run->bans.nr && !(cfg->bancpus = cpuset_new(CPU_ID_LIMIT)))
 		r = -ENOMEM;
 	if (r < 0) {
@@ -1101,19 +1066,30 @@ static void run_release(struct run *run)
 }
 
 /* The costs a measured run recorded, when they are this boot's and fresh;
- * a file that is there but not to be trusted is named once, and ignored. */
-static bool load_costs(char *boot, size_t len, struct estimate_prior *ret, double *ret_when)
+ * a file that is there but not to be trusted is named once, and ignored.
+ * Through run->fs: a capture keeps the file, the boot id and the time it
+ * was judged at (meta "costs-now"), and a replay judges them again. */
+static bool load_costs(struct run *run, char *boot, size_t len, struct estimate_prior *ret,
+		       double *ret_when)
 {
 	struct estimate_prior base;
 	char why[256];
 	int r;
 
-	if (costs_boot_id(boot, len) < 0) {
+	if (run->fs.mode == SOURCE_REPLAY) {
+		/* No time: the captured run read no costs. */
+		if (meta_double(run, "costs-now", &run->costs_now) < 0)
+			return false;
+	} else {
+		run->costs_now = realtime();
+	}
+	if (costs_boot_id_from(&run->fs, boot, len) < 0) {
 		boot[0] = '\0';
 		return false;
 	}
 	estimate_default_prior(&base);
-	r = costs_load(_PATH_COSTS, boot, realtime(), &base, ret, ret_when, why, sizeof(why));
+	r = costs_load_from(&run->fs, _PATH_COSTS, boot, run->costs_now, &base, ret, ret_when,
+			    why, sizeof(why));
 	if (r < 0 && r != -ENOENT && r != -ESTALE)
 		log_msg(LOG_WARNING, "%s: %s; estimating with the built-in costs",
 			_PATH_COSTS, why);
@@ -1307,42 +1283,43 @@ out:
 	return r == -ENOMEM ? r : 0;
 }
 
-#define TOPOLOGY_MEMBER	"topology"
+/* Why a topology parser refused a file, for a replay's message. */
+static const char *topology_why(int r)
+{
+	switch (r) {
+	case -ENOENT:	return "missing";
+	case -ENOTDIR:	return "not a directory";
+	case -EFBIG:	return "larger than any such sysfs file";
+	case -ERANGE:	return "an id out of range";
+	case -ENODEV:	return "no online CPU";
+	case -EINVAL:	return "not what the kernel writes there";
+	default:	return strerror(-r);
+	}
+}
 
-/* The topology from /sys, kept by a capture as topology_read() saw it;
- * a replay takes that instead. An exit status, 0 when read. */
+/* The topology from /sys, through run->fs: a capture keeps the files and
+ * directory listings read, a replay parses those. An exit status, 0 when
+ * read. */
 static int read_topology(struct run *run, char *where, size_t where_len)
 {
-	const struct capture_member *m;
-	unsigned int line = 0;
-	char *text;
-	size_t len;
+	char member[CAPTURE_NAME_MAX];
 	int r;
 
-	if (run->fs.mode == SOURCE_REPLAY) {
-		m = capture_get(run->fs.cap, TOPOLOGY_MEMBER);
-		if (!m || !m->data)
-			return bad_capture(TOPOLOGY_MEMBER, 0, "missing");
-		r = topology_parse(m->data, run->cfg.bancpus, &run->topo, &line);
-		if (r == -ENOMEM) {
-			log_msg(LOG_ERR, "out of memory");
-			return EXIT_SOFTWARE;
-		}
-		return r < 0 ? bad_capture(TOPOLOGY_MEMBER, line, "not a topology line") : 0;
+	r = topology_read_from(&run->fs, "", run->cfg.bancpus, &run->topo, where, where_len);
+	if (r == -ENOMEM) {
+		log_msg(LOG_ERR, "out of memory");
+		return EXIT_SOFTWARE;
 	}
-	r = topology_read_where("", run->cfg.bancpus, &run->topo, where, where_len);
+	if (r < 0 && run->fs.mode == SOURCE_REPLAY) {
+		if (source_member(member, sizeof(member), NULL, where[0] ? where : _PATH_SYS_CPU) < 0)
+			str_copy(member, sizeof(member), "root" _PATH_SYS_CPU);
+		log_msg(LOG_ERR, "capture %s: member %s: %s", opt.replay, member, topology_why(r));
+		return EXIT_BADCAPTURE;
+	}
 	if (r < 0) {
 		log_msg(LOG_ERR, "cannot read the CPU topology: %s: %s",
 			where[0] ? where : _PATH_SYS_CPU, strerror(-r));
 		return EXIT_NOINPUT;
-	}
-	if (run->fs.mode == SOURCE_RECORD) {
-		if (topology_format(run->topo, &text, &len) < 0) {
-			log_msg(LOG_ERR, "out of memory");
-			return EXIT_SOFTWARE;
-		}
-		source_keep(&run->fs, TOPOLOGY_MEMBER, text, len);
-		free(text);
 	}
 	return 0;
 }
@@ -1406,41 +1383,6 @@ static void keep_measure(struct run *run)
 	free(text);
 }
 
-static void keep_costs(struct run *run, const struct estimate_prior *p, double when)
-{
-	char *text;
-	size_t len;
-
-	if (run->fs.mode != SOURCE_RECORD)
-		return;
-	run->costs_age = realtime() - when;
-	if (replay_format_costs(p, &text, &len) < 0) {
-		run->fs.err = run->fs.err ? run->fs.err : -ENOMEM;
-		return;
-	}
-	source_keep(&run->fs, REPLAY_COSTS, text, len);
-	free(text);
-}
-
-/* The measured per-event costs the captured run estimated with, if any. */
-static int replay_costs(struct run *run, struct estimate_prior *p, bool *ret_have,
-			double *ret_when)
-{
-	const struct capture_member *m = capture_get(run->fs.cap, REPLAY_COSTS);
-	unsigned int line = 0;
-
-	*ret_have = false;
-	*ret_when = 0;
-	if (!m || !m->data)
-		return 0;
-	if (replay_parse_costs(m->data, p, &line) < 0)
-		return bad_capture(REPLAY_COSTS, line, "not a costs line");
-	if (meta_double(run, "costs-age", &run->costs_age) < 0)
-		run->costs_age = 0;
-	*ret_have = true;
-	return 0;
-}
-
 /* USER_HZ of /proc/stat: this kernel's, or the captured one's. */
 static int clock_ticks(struct run *run, long *ret)
 {
@@ -1472,7 +1414,6 @@ static int balance(struct run *run)
 	char where[PATH_MAX], boot[64] = "";
 	unsigned int line = 0;
 	struct stat st;
-	double now;
 	long hz;
 	int r, ret;
 
@@ -1529,17 +1470,10 @@ static int balance(struct run *run)
 			.label = ii->group >= 0 ? run->map->groups[ii->group].label : NULL,
 		};
 	}
-	/* Costs measured on this kernel describe no other machine. */
-	if (run->fs.mode == SOURCE_REPLAY) {
-		r = replay_costs(run, &costs, &have_costs, &costs_when);
-		if (r)
-			goto out_status;
-	} else {
-		have_costs = run->src.native &&
-			     load_costs(boot, sizeof(boot), &costs, &costs_when);
-		if (have_costs)
-			keep_costs(run, &costs, costs_when);
-	}
+	/* Costs measured on this kernel describe no other machine; a
+	 * replay's are the captured machine's, if its run read any. */
+	have_costs = (run->src.native || run->fs.mode == SOURCE_REPLAY) &&
+		     load_costs(run, boot, sizeof(boot), &costs, &costs_when);
 	r = clock_ticks(run, &hz);
 	if (r)
 		goto out_status;
@@ -1563,11 +1497,11 @@ static int balance(struct run *run)
 	} else if (have_costs) {
 		size_t l = strlen(run->src.reason);
 
-		/* A replay says what the captured run said: its age then. */
-		now = run->fs.mode == SOURCE_REPLAY ? costs_when + run->costs_age : realtime();
+		/* Their age when they were read, so that a replay says
+		 * what the captured run said. */
 		snprintf(run->src.reason + l, sizeof(run->src.reason) - l,
 			 "; per-event costs as measured %.0f min ago",
-			 fmax(0, now - costs_when) / 60);
+			 fmax(0, run->costs_now - costs_when) / 60);
 	}
 	if (history_end(run, &hist, boot) < 0)
 		goto out;
@@ -1663,8 +1597,8 @@ static int keep_meta(struct run *run, int status)
 		fprintf(f, "load-source %s\n", loadsrc_name(run->src.used));
 		fprintf(f, "load-source-reason %s\n", run->src.reason);
 	}
-	if (run->costs_age >= 0)
-		fprintf(f, "costs-age %.17g\n", run->costs_age);
+	if (run->costs_now > 0)
+		fprintf(f, "costs-now %.17g\n", run->costs_now);
 	if (fclose(f) != 0) {
 		free(text);
 		return -ENOMEM;
@@ -1714,7 +1648,7 @@ static int open_replay(struct run *run)
 
 int main(int argc, char **argv)
 {
-	struct run run = { .started = realtime(), .costs_age = -1 };
+	struct run run = { .started = realtime() };
 	int ret = parse_options(argc, argv), lock_fd = -1;
 
 	if (ret >= 0)

@@ -104,12 +104,12 @@ long source_read(struct source *src, const char *path, char *buf, size_t len)
 			record_error(src, path, (int)n, strerror((int)-n));
 		return n;
 	}
-	n = replayed_error(src, path, why, sizeof(why));
-	if (n < 0)
-		return n;
+	/* The file if it was read, else why it could not be. */
 	m = capture_get(src->cap, name);
-	if (!m || !m->data)
-		return -ENOENT;
+	if (!m || !m->data) {
+		n = replayed_error(src, path, why, sizeof(why));
+		return n < 0 ? n : -ENOENT;
+	}
 	if (len == 0)
 		return -EINVAL;
 	if (m->len >= len)
@@ -403,11 +403,11 @@ int source_fopen_trusted(struct source *src, const char *path, FILE **ret,
 		return r;
 	}
 	if (src->mode == SOURCE_REPLAY) {
-		r = replayed_error(src, path, why, why_len);
-		if (r < 0)
-			return r;
 		m = capture_get(src->cap, name);
 		if (!m || !m->data) {
+			r = replayed_error(src, path, why, why_len);
+			if (r < 0)
+				return r;
 			snprintf(why, why_len, "%s", strerror(ENOENT));
 			return -ENOENT;
 		}
@@ -469,11 +469,11 @@ long source_read_own(struct source *src, const char *path, char *buf, size_t len
 				      stat(path, &st) == 0 ? st.st_mode & 07777 : 0644));
 		return n;
 	}
-	r = replayed_error(src, path, why, why_len);
-	if (r < 0)
-		return r;
 	m = capture_get(src->cap, name);
 	if (!m || !m->data) {
+		r = replayed_error(src, path, why, why_len);
+		if (r < 0)
+			return r;
 		snprintf(why, why_len, "%s", strerror(ENOENT));
 		return -ENOENT;
 	}
