@@ -481,7 +481,7 @@ static int read_data(struct archive *a, size_t declared, char **ret, size_t *ret
 	return 0;
 }
 
-/* "format irqtune-capture" and "version 1" in the meta member. */
+/* "format irqtune-capture" and "version CAPTURE_VERSION" in the meta member. */
 static int check_meta(struct capture *cap, char *why, size_t why_len)
 {
 	const struct capture_member *m = capture_get(cap, CAPTURE_META);
