@@ -253,7 +253,7 @@ why="exit $RRC: $RERR"
 check "bad capture: no online nor possible file: read as an old kernel's tree would be, no crash" \
 	[ "$RRC" -lt 128 ] && [ "$RRC" != 70 ]
 cp "$x/t/devices" "$x/devices.orig"
-echo "device /sys/x id label net 0 - . - . 99999999999" >>"$x/t/devices"
+echo "device /sys/x pci id drv 0x020000 0 - - - . - . 99999999999" >>"$x/t/devices"
 pack "$x/devices.cap"
 cp "$x/devices.orig" "$x/t/devices"
 bad "an absurd IRQ number" "$x/devices.cap" 65 "devices:4"

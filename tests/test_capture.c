@@ -19,6 +19,7 @@
 
 #include "capture.h"
 #include "costs.h"
+#include "device.h"
 #include "replay.h"
 #include "source.h"
 #include "topology.h"
@@ -346,6 +347,72 @@ static void test_raw_inputs(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* What libudev said of each device, replayed: class, label and node are
+ * derived from the raw driver, PCI class, numa_node and the child that
+ * named it, as the live scan derives them; malformed lines are refused. */
+static void test_devices_replayed(void **state)
+{
+	static const char intr_text[] =
+		"           CPU0       CPU1\n"
+		"  24:          1          0  PCI-MSI 1-edge      eth0-TxRx-0\n"
+		"  25:          1          0  PCI-MSI 2-edge      nvme0q1\n"
+		"  26:          1          0  PCI-MSI 3-edge      virtio0\n";
+	static const char devices[] =
+		"# irqtune devices\n"
+		"device /sys/devices/pci0000:00/0000:00:01.0 pci 0000:00:01.0 ixgbe 0x020000 1 "
+		"net eth0 - . - . 24\n"
+		/* an odd class code, but an nvme child: storage, named for it */
+		"device /sys/devices/pci0000:00/0000:00:02.0 pci 0000:00:02.0 nvme 0xff0000 - "
+		"nvme nvme0 2-3 nvme0 - . 25\n"
+		/* no child: the class code and the driver; a bad numa_node is none */
+		"device /sys/devices/pci0000:00/0000:00:03.0 pci 0000:00:03.0 virtio-pci 0x010000 x "
+		"- - - . 1 0000:00:03.0 26\n";
+	struct source src = { .mode = SOURCE_REPLAY };
+	struct interrupts *intr = NULL;
+	struct device_map *map = NULL;
+	unsigned int line = 0;
+	FILE *f;
+
+	(void)state;
+	f = fmemopen((void *)intr_text, sizeof(intr_text) - 1, "r");
+	assert_non_null(f);
+	assert_int_equal(interrupts_parse(f, &intr, &line), 0);
+	fclose(f);
+	src.cap = capture_new();
+	assert_int_equal(capture_put(src.cap, "devices", devices, sizeof(devices) - 1, 0), 0);
+	assert_int_equal(device_scan_from(intr, 2, &src, &map, &line), 0);
+	assert_int_equal(map->nr_groups, 3);
+	assert_int_equal(map->groups[0].class, CLASS_NET);
+	assert_string_equal(map->groups[0].label, "eth0");
+	assert_int_equal(map->groups[0].node, 1);
+	assert_int_equal(map->groups[1].class, CLASS_STORAGE);
+	assert_string_equal(map->groups[1].label, "nvme0");
+	assert_int_equal(map->groups[1].node, -1);
+	assert_string_equal(map->groups[1].policy_cpus, "2-3");
+	assert_int_equal(map->groups[2].class, CLASS_STORAGE);
+	assert_string_equal(map->groups[2].label, "virtio-pci");
+	assert_int_equal(map->groups[2].node, -1);
+	assert_string_equal(map->groups[2].policy_ban, "1");
+	assert_int_equal(map->irqs[1].group, 1);
+	device_map_free(map);
+	capture_free(src.cap);
+
+	/* A child subsystem irqtune does not know, or a line cut short. */
+	src.cap = capture_new();
+	assert_int_equal(capture_put(src.cap, "devices",
+		"device /sys/x pci 0000:00:01.0 drv 0x020000 0 usb x - . - . 24\n", 63, 0), 0);
+	assert_int_equal(device_scan_from(intr, 2, &src, &map, &line), -EINVAL);
+	assert_int_equal(line, 1);
+	capture_free(src.cap);
+	src.cap = capture_new();
+	assert_int_equal(capture_put(src.cap, "devices",
+		"# x\ndevice /sys/x id label net 0 - . - . 24\n", 44, 0), 0);
+	assert_int_equal(device_scan_from(intr, 2, &src, &map, &line), -EINVAL);
+	assert_int_equal(line, 2);
+	capture_free(src.cap);
+	interrupts_free(intr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_raw_inputs),
+		cmocka_unit_test(test_devices_replayed),
 		cmocka_unit_test(test_measure_record),
 	};
 
