@@ -6,7 +6,8 @@
  *
  * A NULL source is the live filesystem. Members of a capture are named for
  * the path with its leading '/' replaced by "root/", or, for the files a
- * run reads more than once (the snapshots), by "TAG/". */
+ * run reads more than once (the snapshots), by "TAG/"; why a file could
+ * not be read by "error/", and an environment variable is "env/NAME". */
 #ifndef IRQTUNE_SOURCE_H
 #define IRQTUNE_SOURCE_H
 
