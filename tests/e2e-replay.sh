@@ -138,12 +138,17 @@ check "bans: -c FILE over a replay parses the captured settings as that file say
 cap=$work/tiny.cap
 ### a replay reads nothing of this machine and writes nothing
 if command -v strace >/dev/null && [ -z "$VALGRIND" ]; then
-	strace -f -qq -e trace=open,openat,creat,stat,newfstatat,statx,access,connect,bpf \
-		-o "$work/strace" "$top/irqtune" --replay "$cap" -v >/dev/null 2>&1 </dev/null
+	# tiny's, and the one whose irqbalance settings and partition are kept.
+	: >"$work/strace"
+	for c in "$cap" "$work/bans.cap"; do
+		strace -f -qq -e trace=open,openat,creat,stat,newfstatat,statx,access,connect,bpf \
+			-o "$work/strace.1" "$top/irqtune" --replay "$c" -v >/dev/null 2>&1 </dev/null
+		cat "$work/strace.1" >>"$work/strace"
+	done
 	# /proc/self is the process's own (ASan's runtime reads its maps).
-	why=$(grep -E '"/(proc|sys|run|etc/irqtune|dev/log)|bpf\(|connect\(' "$work/strace" |
+	why=$(grep -E '"/(proc|sys|run|etc/irqtune|etc/default/irqbalance|etc/sysconfig/irqbalance|dev/log)|bpf\(|connect\(' "$work/strace" |
 		grep -v '"/proc/self/' | head -5)
-	check "replay: opens nothing of /proc, /sys, /run, no BPF, no syslog" [ -z "$why" ]
+	check "replay: opens nothing of /proc, /sys, /run, irqbalance's settings, no BPF, no syslog" [ -z "$why" ]
 	why=$(grep -E 'O_(WRONLY|RDWR)|creat\(' "$work/strace" | head -5)
 	check "replay: opens nothing for writing" [ -z "$why" ]
 else
