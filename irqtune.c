@@ -89,6 +89,8 @@ struct run {
 	struct loadsrc src;
 	bool src_chosen;
 	double *window_load;		/* this window's loads, when history smoothed them */
+	double *mean_var;		/* variance of each planned mean, -1: one window */
+	bool threshold_auto;		/* no threshold set: the evidence sets it */
 	char state_note[PATH_MAX + 320];	/* what became of the history, for the report */
 	struct device_map *map;
 	struct irq_activity *act;
@@ -410,6 +412,7 @@ overrides:
 	/* A replay's window is the one captured (--window is refused). */
 	if (run->fs.mode == SOURCE_REPLAY && meta_double(run, "window", &cfg->window) < 0)
 		cfg->window = opt.window;
+	run->threshold_auto = cfg->threshold < 0;
 	if (cfg->threshold < 0)
 		cfg->threshold = PLAN_DEFAULT_THRESHOLD;
 	if (opt.load_source != CONFIG_LOAD_UNSET)
@@ -1092,6 +1095,7 @@ static void run_release(struct run *run)
 	snapshot_release(&run->b);
 	loadsrc_release(&run->src);
 	free(run->window_load);
+	free(run->mean_var);
 	policy_release(&run->pol);
 	device_map_free(run->map);
 	free(run->act);
@@ -1252,7 +1256,8 @@ static int history_end(struct run *run, struct history *h, const char *boot)
 	smp = calloc(n ? n : 1, sizeof(*smp));
 	load = calloc(n ? n : 1, sizeof(*load));
 	run->window_load = calloc(n ? n : 1, sizeof(*run->window_load));
-	if (!smp || !load || !run->window_load) {
+	run->mean_var = calloc(n ? n : 1, sizeof(*run->mean_var));
+	if (!smp || !load || !run->window_load || !run->mean_var) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -1273,8 +1278,10 @@ static int history_end(struct run *run, struct history *h, const char *boot)
 			 load, &now);
 	if (r < 0)
 		goto out;
-	for (unsigned int i = 0; i < n; i++)
+	for (unsigned int i = 0; i < n; i++) {
 		run->act[i].load = load[i];
+		run->mean_var[i] = state_mean_var(&now->irqs[i]);
+	}
 	if (h->fit) {
 		now->devs = calloc(h->dev.nr, sizeof(*now->devs));
 		if (!now->devs) {
@@ -1305,6 +1312,47 @@ out:
 	free(smp);
 	free(load);
 	return r == -ENOMEM ? r : 0;
+}
+
+/* With a history behind every busy IRQ, a plan is judged on the evidence
+ * of several windows, not one: the loads are known to the standard error
+ * of their weighted means (the busiest CPU's, as they sit now), not to a
+ * clock tick of one window, and when no threshold was set a gain of
+ * PLAN_EVIDENCE_THRESHOLD is worth a move. A new or shifted IRQ has one
+ * window only, and the one-window rules stand. -ENOMEM only. */
+static int weigh_evidence(struct run *run, struct plan_policy *pol)
+{
+	unsigned int ids = run->topo->nr_ids;
+	double *var, worst = 0;
+	size_t l;
+
+	if (!run->mean_var)
+		return 0;
+	var = calloc(ids ? ids : 1, sizeof(*var));
+	if (!var)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < run->nr; i++) {
+		const struct plan_irq *pi = &run->pi[i];
+
+		if (pi->fixed || !(pi->load > pol->idle_load))
+			continue;
+		if (run->mean_var[i] < 0 || pi->served < 0 || (unsigned int)pi->served >= ids) {
+			free(var);
+			return 0;
+		}
+		var[pi->served] += run->mean_var[i];
+	}
+	for (unsigned int c = 0; c < ids; c++)
+		worst = fmax(worst, var[c]);
+	free(var);
+	pol->resolution = sqrt(worst);
+	if (run->threshold_auto)
+		pol->threshold = PLAN_EVIDENCE_THRESHOLD;
+	l = strlen(run->state_note);
+	snprintf(run->state_note + l, sizeof(run->state_note) - l,
+		 "; every busy IRQ has a history: plans judged to %.2f%% of a CPU, threshold %.0f%%",
+		 pol->resolution * 100, pol->threshold * 100);
+	return 0;
 }
 
 #define TOPOLOGY_MEMBER	"topology"
@@ -1577,6 +1625,8 @@ static int balance(struct run *run)
 		goto out;
 	report_policy_errors(run);
 	if (build_plan_input(run) < 0)
+		goto out;
+	if (weigh_evidence(run, &pol) < 0)
 		goto out;
 	r = plan_compute(run->topo, run->pi, run->nr, &pol, &run->res);
 	if (r < 0) {

@@ -49,6 +49,8 @@ struct plan_policy {
 };
 
 #define PLAN_DEFAULT_THRESHOLD	0.10
+/* ... when every busy IRQ's load is known from several windows */
+#define PLAN_EVIDENCE_THRESHOLD	0.02
 #define PLAN_DEFAULT_IDLE_LOAD	0.0005
 
 struct plan_result {

@@ -284,7 +284,10 @@ int state_parse(const char *text, const char *boot_id, double now,
 			}
 			if (ver != STATE_VERSION) {
 				snprintf(why, len, "version %d, %s", ver, ver > STATE_VERSION ?
-					 "written by a newer irqtune" : "not this irqtune's");
+					 "written by a newer irqtune" : "written by an older irqtune");
+				/* An upgrade starts afresh without a word. */
+				if (ver < STATE_VERSION)
+					r = -ESTALE;
 				goto fail;
 			}
 		} else if (k == 2 && strcmp(a, "boot") == 0 && !have_boot) {
@@ -400,6 +403,22 @@ static const struct state_irq *find(const struct state *st, const struct state_s
 			hi = mid;
 	}
 	return NULL;
+}
+
+double state_mean_var(const struct state_irq *q)
+{
+	const double alpha = 1 - exp2(-1.0 / STATE_HALF_LIFE);
+	double w = 1, sum = 0;
+
+	if (q->runs < 2)
+		return -1;
+	/* The window a shift restarted from has weight (1 - alpha)^(r - 1),
+	 * the j-th newest after it alpha (1 - alpha)^j. */
+	for (unsigned int j = 0; j + 1 < q->runs && j < 256; j++) {
+		sum += alpha * alpha * w * w;
+		w *= 1 - alpha;
+	}
+	return q->var * (sum + w * w);
 }
 
 int state_update(const struct state *old, const struct state_sample *s, unsigned int n,

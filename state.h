@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define STATE_VERSION	1
+#define STATE_VERSION	2	/* 2: a CPU's softirq equation spans its classes */
 #define STATE_HALF_LIFE	4	/* runs: a window's weight halves in four */
 #define STATE_MAX_AGE	600.0	/* seconds: older history is not this load */
 #define STATE_MAX_IRQS	65536
@@ -77,5 +77,10 @@ struct state_sample {
  * weighted mean is planned. Pure. */
 int state_update(const struct state *old, const struct state_sample *s, unsigned int n,
 		 double when, double floor, double *ret_load, struct state **ret);
+
+/* The variance of @q's weighted mean, from the variance of its windows
+ * and the weights the mean gave them since it last shifted; -1 when one
+ * window is all it has (new, or just shifted): no evidence yet. Pure. */
+double state_mean_var(const struct state_irq *q);
 
 #endif

@@ -59,6 +59,9 @@ cron() {	# cron MACHINE: four runs, then each shift
 	why="$(grep 'load history' "$D.out")"
 	check "$m: -v says the loads were weighed with it" \
 		grep -q "^irqtune: load history: loads weighed with the history in $D/state/state" "$D.out"
+	why="$(grep 'load history' "$D.out")"
+	check "$m: run 4 plans on the evidence of four windows" \
+		grep -q "every busy IRQ has a history: plans judged to [0-9.]*% of a CPU, threshold 2%$" "$D.out"
 	lim=$(times "$orc" "$(slack "$m")")
 	why="ratio $ratio, oracle $orc"
 	check "$m: the fourth run is within $(slack "$m") of the oracle" le "$ratio" "$lim"
@@ -92,6 +95,19 @@ for m in router mixed noacct shift storage managed twosocket; do
 	cron "$m"
 done
 
+### a threshold the admin set stands, however good the evidence
+machine router thr || exit 1
+conf "$D"
+echo "threshold = 15%" >>"$D.conf"
+hrun "threshold: run 1"
+why="$(grep 'load history' "$D.out")"
+check "threshold: the first run, one window, has no history to judge by" \
+	sh -c '! grep -q "every busy IRQ has a history" "$1"' _ "$D.out"
+hrun "threshold: run 2"
+why="$(grep 'load history' "$D.out")"
+check "threshold: the site's 15% is kept on the evidence of two windows" \
+	grep -q "every busy IRQ has a history: plans judged to [0-9.]*% of a CPU, threshold 15%$" "$D.out"
+
 ### a history not to be trusted: named, not used, the run goes on
 machine router hist || exit 1
 conf "$D"
@@ -101,8 +117,8 @@ hrun "history: of a newer irqtune" -n
 why="$(cat "$D.err")"
 check "history: a newer one is named, with what happens next" \
 	grep -q "state/state: version 7, written by a newer irqtune; planning from this window alone" "$D.err"
-check "history: and replaced by this run's" grep -q '^irqtune-state 1$' "$D/state/state"
-printf 'irqtune-state 1\nboot x\ntime 1\nirq 1 - x 0.1 0 1' >"$D/state/state"
+check "history: and replaced by this run's" grep -q '^irqtune-state 2$' "$D/state/state"
+printf 'irqtune-state 2\nboot x\ntime 1\nirq 1 - x 0.1 0 1' >"$D/state/state"
 hrun "history: of another boot" -n
 why="$(cat "$D.err")"
 check "history: another boot's is dropped without a word" [ ! -s "$D.err" ]

@@ -22,7 +22,7 @@
 
 #define BOOT "9a17a830-db8b-47e3-8c6d-cceade8bb582"
 #define NOW 1796348475.0
-#define HEAD "irqtune-state 1\nboot " BOOT "\ntime 1796348475\n"
+#define HEAD "irqtune-state 2\nboot " BOOT "\ntime 1796348475\n"
 
 static char dir[] = "/tmp/irqtune-test-state.XXXXXX";
 
@@ -89,11 +89,12 @@ static void test_parse_refuses(void **state)
 		const char *says;
 	} rows[] = {
 		{ "", -EINVAL, "empty" },
-		{ "irqtune-state 2\nboot " BOOT "\ntime 1796348475\n", -EINVAL, "newer irqtune" },
+		{ "irqtune-state 3\nboot " BOOT "\ntime 1796348475\n", -EINVAL, "newer irqtune" },
+		{ "irqtune-state 1\nboot " BOOT "\ntime 1796348475\n", -ESTALE, "older irqtune" },
 		{ "irqtune-costs 1\n", -EINVAL, "not an irqtune state file" },
-		{ "irqtune-state 1\nboot 1-2\ntime 1796348475\n", -ESTALE, "another boot" },
-		{ "irqtune-state 1\nboot " BOOT "\ntime 1796340000\n", -ESTALE, "older than ten minutes" },
-		{ "irqtune-state 1\nboot " BOOT "\ntime 1796358475\n", -ESTALE, "future" },
+		{ "irqtune-state 2\nboot 1-2\ntime 1796348475\n", -ESTALE, "another boot" },
+		{ "irqtune-state 2\nboot " BOOT "\ntime 1796340000\n", -ESTALE, "older than ten minutes" },
+		{ "irqtune-state 2\nboot " BOOT "\ntime 1796358475\n", -ESTALE, "future" },
 		{ HEAD "irq 38 - x 0.1 0 1", -EINVAL, "truncated" },
 		{ HEAD "irq 38 - x 0.1 0 0\n", -EINVAL, "not an IRQ's history" },
 		{ HEAD "irq 38 - x -0.1 0 1\n", -EINVAL, "not an IRQ's history" },
@@ -104,7 +105,7 @@ static void test_parse_refuses(void **state)
 		{ HEAD "irq 38 - x 0.1 0 1 extra\n", -EINVAL, "not an IRQ's history" },
 		{ HEAD "irq 40 - x 0.1 0 1\nirq 38 - y 0.1 0 1\n", -EINVAL, "out of order" },
 		{ HEAD "irq 40 - x 0.1 0 1\nirq 40 - y 0.1 0 1\n", -EINVAL, "out of order" },
-		{ "irqtune-state 1\nirq 38 - x 0.1 0 1\n", -EINVAL, "not understood" },
+		{ "irqtune-state 2\nirq 38 - x 0.1 0 1\n", -EINVAL, "not understood" },
 		{ HEAD "cpu 3 0.1\n", -EINVAL, "not understood" },
 	};
 	struct state *st;
@@ -324,6 +325,29 @@ static void test_no_torn_file(void **state)
 	state_free(a);
 }
 
+/* The evidence behind a planned mean: none in its first window, then the
+ * variance of the windows times the squared weights the mean gave them,
+ * falling towards alpha / (2 - alpha) of it as windows pile up. */
+static void test_mean_var(void **state)
+{
+	const double alpha = 1 - exp2(-1.0 / STATE_HALF_LIFE);
+	struct state_irq q = { .irq = 40, .mean = 0.1, .var = 4e-6, .runs = 1 };
+	double prev;
+
+	(void)state;
+	assert_true(state_mean_var(&q) < 0);
+	q.runs = 2;
+	assert_true(fabs(state_mean_var(&q) - 4e-6 * (alpha * alpha + (1 - alpha) * (1 - alpha))) < 1e-15);
+	prev = state_mean_var(&q);
+	for (q.runs = 3; q.runs < 200; q.runs++) {
+		assert_true(q.runs < 20 ? state_mean_var(&q) < prev : state_mean_var(&q) <= prev);
+		prev = state_mean_var(&q);
+	}
+	assert_true(fabs(prev - 4e-6 * alpha / (2 - alpha)) < 1e-12);
+	q.var = 0;
+	assert_true(state_mean_var(&q) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_parse_refuses),
 		cmocka_unit_test(test_too_many),
 		cmocka_unit_test(test_smooth_and_shift),
+		cmocka_unit_test(test_mean_var),
 		cmocka_unit_test(test_noisy_load_learned),
 		cmocka_unit_test(test_key_changes),
 		cmocka_unit_test(test_load_save),
