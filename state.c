@@ -15,6 +15,7 @@
  * A file that is not exactly that is never trusted. No logging: functions
  * return 0 or -errno with the reason in the caller's buffer. */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 
 #include "devfit.h"
 #include "fileio.h"
+#include "sample.h"
 #include "state.h"
 
 void state_free(struct state *st)
@@ -32,7 +34,106 @@ void state_free(struct state *st)
 	free(st->irqs);
 	free(st->devs);
 	devfit_free(st->fit);
+	snapshot_release(st->snap);
+	free(st->snap);
 	free(st);
+}
+
+static void snap_free(struct snapshot *s)
+{
+	snapshot_release(s);
+	free(s);
+}
+
+struct snapshot *state_snap_copy(const struct snapshot *snap)
+{
+	const struct interrupts *in = snap->intr;
+	struct snapshot *c;
+	struct interrupts *out;
+	size_t counts = 0;
+
+	if (!in || snap->stats.nr_ids > STATE_SNAP_MAX_CPUS || in->nr_rows > STATE_MAX_IRQS)
+		return NULL;
+	for (unsigned int i = 0; i < in->nr_rows; i++) {
+		counts += in->rows[i].nr_counts;
+		if (strlen(in->rows[i].desc) > STATE_SNAP_DESC_MAX)
+			return NULL;
+	}
+	for (unsigned int j = 0; j < in->nr_cols; j++)
+		if (in->col_cpu[j] >= STATE_SNAP_MAX_CPUS)
+			return NULL;
+	if (counts > STATE_SNAP_MAX_COUNTS)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	out = calloc(1, sizeof(*out));
+	if (!c || !out)
+		goto fail;
+	c->intr = out;
+	c->when = snap->when;
+	out->col_cpu = malloc((in->nr_cols ? in->nr_cols : 1) * sizeof(*out->col_cpu));
+	out->rows = calloc(in->nr_rows ? in->nr_rows : 1, sizeof(*out->rows));
+	c->stats.cpu = malloc((snap->stats.nr_ids ? snap->stats.nr_ids : 1) * sizeof(*c->stats.cpu));
+	if (!out->col_cpu || !out->rows || !c->stats.cpu)
+		goto fail;
+	out->nr_cols = in->nr_cols;
+	memcpy(out->col_cpu, in->col_cpu, in->nr_cols * sizeof(*out->col_cpu));
+	c->stats.nr_ids = snap->stats.nr_ids;
+	memcpy(c->stats.cpu, snap->stats.cpu, snap->stats.nr_ids * sizeof(*c->stats.cpu));
+	for (unsigned int i = 0; i < in->nr_rows; i++) {
+		const struct irq_row *r = &in->rows[i];
+		struct irq_row *o = &out->rows[i];
+
+		out->nr_rows++;
+		*o = (struct irq_row){ .irq = r->irq, .total = r->total, .nr_counts = r->nr_counts };
+		o->counts = malloc((r->nr_counts ? r->nr_counts : 1) * sizeof(*o->counts));
+		o->desc = strdup(r->desc);
+		o->name = strdup("");
+		if (!o->counts || !o->desc || !o->name)
+			goto fail;
+		memcpy(o->counts, r->counts, r->nr_counts * sizeof(*o->counts));
+	}
+	return c;
+fail:
+	if (c && !c->intr)
+		free(out);
+	snap_free(c);
+	return NULL;
+}
+
+bool state_snap_usable(const struct snapshot *prev, const struct snapshot *a,
+		       const struct snapshot *b, char *why, size_t len)
+{
+	const struct interrupts *p = prev->intr, *ib = b->intr;
+
+	if (!(prev->when < a->when) || b->when - prev->when > STATE_MAX_AGE) {
+		snprintf(why, len, "its counters are not from before this window");
+		return false;
+	}
+	if (p->nr_cols != ib->nr_cols ||
+	    memcmp(p->col_cpu, ib->col_cpu, p->nr_cols * sizeof(*p->col_cpu)) != 0 ||
+	    prev->stats.nr_ids != b->stats.nr_ids) {
+		snprintf(why, len, "CPUs went on- or offline since");
+		return false;
+	}
+	for (unsigned int c = 0; c < b->stats.nr_ids; c++)
+		if (prev->stats.cpu[c].seen != b->stats.cpu[c].seen) {
+			snprintf(why, len, "CPU %u went on- or offline since", c);
+			return false;
+		}
+	for (unsigned int i = 0; i < ib->nr_rows; i++) {
+		const struct irq_row *rb = &ib->rows[i];
+		const struct irq_row *ra = sample_pair_row(a->intr, rb);
+		const struct irq_row *rp;
+
+		if (!ra || ra->total == rb->total)
+			continue;
+		rp = sample_pair_row(p, rb);
+		if (!rp || rp->total > ra->total) {
+			snprintf(why, len, "IRQ %u is not the interrupt it was", rb->irq);
+			return false;
+		}
+	}
+	return true;
 }
 
 static void escape(char *dst, size_t len, const char *src)
@@ -86,6 +187,46 @@ static bool unescape(char *dst, size_t len, const char *src)
 	return true;
 }
 
+/* "snap WHEN", then per CPU "scpu CPU FLAGS IRQ SOFTIRQ COUNTS..." (FLAGS:
+ * its SAMPLE_SEEN_* bits, and 4 for a column of /proc/interrupts), then
+ * per IRQ "srow IRQ DESC" and its non-zero counts "sc CPU COUNT". */
+#define SNAP_COL	0x4
+static void format_snap(FILE *f, const struct snapshot *s)
+{
+	const struct interrupts *in = s->intr;
+	unsigned int nr = s->stats.nr_ids, j = 0;
+	char desc[3 * STATE_SNAP_DESC_MAX + 8];
+
+	for (unsigned int k = 0; k < in->nr_cols; k++)
+		if (in->col_cpu[k] + 1 > nr)
+			nr = in->col_cpu[k] + 1;
+	fprintf(f, "snap %.9f %u\n", s->when, s->stats.nr_ids);
+	for (unsigned int c = 0; c < nr; c++) {
+		const struct cpu_stat *cs = c < s->stats.nr_ids ? &s->stats.cpu[c] : NULL;
+		unsigned int flags = cs ? cs->seen : 0;
+
+		while (j < in->nr_cols && in->col_cpu[j] < c)
+			j++;
+		if (j < in->nr_cols && in->col_cpu[j] == c)
+			flags |= SNAP_COL;
+		if (!flags)
+			continue;
+		fprintf(f, "scpu %u %u %" PRIu64 " %" PRIu64, c, flags, cs ? cs->irq : 0,
+			cs ? cs->softirq : 0);
+		for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
+			fprintf(f, " %" PRIu64, cs ? cs->softirqs[t] : 0);
+		fputc('\n', f);
+	}
+	for (unsigned int i = 0; i < in->nr_rows; i++) {
+		const struct irq_row *r = &in->rows[i];
+
+		escape(desc, sizeof(desc), r->desc);
+		fprintf(f, "srow %u %s\n", r->irq, desc);
+		for (unsigned int k = 0; k < r->nr_counts; k++)
+			fprintf(f, "sc %u %" PRIu64 "\n", r->counts[k].cpu, r->counts[k].count);
+	}
+}
+
 int state_format(const struct state *st, const char *boot_id, char **ret)
 {
 	char *text = NULL, dev[200], name[200];
@@ -100,8 +241,8 @@ int state_format(const struct state *st, const char *boot_id, char **ret)
 
 		escape(dev, sizeof(dev), q->device);
 		escape(name, sizeof(name), q->name);
-		fprintf(f, "irq %u %s %s %.9g %.9g %u\n", q->irq, dev, name, q->mean, q->var,
-			q->runs);
+		fprintf(f, "irq %u %s %s %.9g %.9g %u %.9g %.9g\n", q->irq, dev, name, q->mean,
+			q->var, q->runs, q->weight, q->weight2);
 	}
 	for (unsigned int i = 0; st->fit && i < st->nr_dev; i++) {
 		escape(dev, sizeof(dev), st->devs[i].id);
@@ -122,6 +263,8 @@ int state_format(const struct state *st, const char *boot_id, char **ret)
 			fprintf(f, "fitrows %d %.17g\n", k, st->fit->rows[k]);
 		}
 	}
+	if (st->snap)
+		format_snap(f, st->snap);
 	if (fclose(f) != 0) {
 		free(text);
 		return -ENOMEM;
@@ -142,11 +285,26 @@ static int parse_irq_line(const char *line, struct state_irq *q, char *why, size
 	/* An escaped key is at most three bytes a byte: 192, and room. */
 	char dev[200], name[200], extra[2];
 	unsigned int irq, runs;
-	double mean, var;
+	double mean, var, w = 0, w2 = 0;
+	int k, at = -1;
 
 	_Static_assert(3 * STATE_KEY_MAX + 2 <= 200, "escaped keys fit");
-	if (sscanf(line, "irq %u %199s %199s %lf %lf %u %1s", &irq, dev, name, &mean, &var,
-		   &runs, extra) != 6 ||
+	k = sscanf(line, "irq %u %199s %199s %lf %lf %u%n", &irq, dev, name, &mean, &var, &runs,
+		   &at);
+	if (k == 6 && at >= 0 && line[at + strspn(line + at, " ")] == '\0') {
+		/* Without weights (the first files of this version): windows
+		 * of a second each. */
+		const double keep = exp2(-1.0 / STATE_HALF_LIFE);
+
+		if (runs > 0 && runs <= 1000000000) {
+			w = (1 - pow(keep, runs)) / (1 - keep);
+			w2 = (1 - pow(keep, 2.0 * runs)) / (1 - keep * keep);
+		}
+		k = 8;
+	} else if (k == 6 && at >= 0) {
+		k = sscanf(line + at, " %lf %lf %1s", &w, &w2, extra) == 2 ? 8 : 0;
+	}
+	if (k != 8 || !(w > 0) || !(w2 > 0) || !isfinite(w) || !isfinite(w2) || w2 > w * w * (1 + 1e-9) ||
 	    !sane_load(mean) || !sane_load(var) || runs == 0 || runs > 1000000000 ||
 	    !unescape(q->device, sizeof(q->device), dev) ||
 	    !unescape(q->name, sizeof(q->name), name)) {
@@ -157,6 +315,8 @@ static int parse_irq_line(const char *line, struct state_irq *q, char *why, size
 	q->mean = mean;
 	q->var = var;
 	q->runs = runs;
+	q->weight = w;
+	q->weight2 = w2;
 	return 0;
 }
 
@@ -247,6 +407,130 @@ struct devfit *state_fit_for(const struct state *old, const char *const *ids,
 	return f;
 }
 
+/* Reading the "snap", "scpu", "srow" and "sc" lines, in that order. */
+struct snap_parse {
+	unsigned int cols_cap, rows_cap, counts_cap;
+	int last_cpu, last_count_cpu;
+	size_t counts;
+};
+
+static int parse_snap_line(struct state *st, struct snap_parse *sp, const char *line,
+			   const char *what, char *why, size_t len, unsigned int lineno)
+{
+	struct snapshot *sn = st->snap;
+	char desc[512], extra[2];
+	unsigned int c, flags, irq, nr_ids;
+	uint64_t v[2 + SOFTIRQ_NR];
+	double when;
+
+	if (strcmp(what, "snap") == 0) {
+		if (sn || sscanf(line, "snap %lf %u %1s", &when, &nr_ids, extra) != 2 ||
+		    !isfinite(when) || nr_ids > STATE_SNAP_MAX_CPUS)
+			goto bad;
+		sn = st->snap = calloc(1, sizeof(*sn));
+		if (!sn || !(sn->intr = calloc(1, sizeof(*sn->intr))) ||
+		    !(sn->stats.cpu = calloc(nr_ids ? nr_ids : 1, sizeof(*sn->stats.cpu))))
+			return -ENOMEM;
+		sn->when = when;
+		sn->stats.nr_ids = nr_ids;
+		sp->last_cpu = -1;
+		return 0;
+	}
+	if (!sn)
+		goto bad;
+	if (strcmp(what, "scpu") == 0) {
+		int n = sscanf(line, "scpu %u %u %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+			       " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+			       " %" SCNu64 " %" SCNu64 " %" SCNu64 " %1s", &c, &flags,
+			       &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
+			       &v[9], &v[10], &v[11], extra);
+
+		if (n != 2 + 2 + SOFTIRQ_NR || sn->intr->nr_rows || (int)c <= sp->last_cpu ||
+		    c >= STATE_SNAP_MAX_CPUS || flags == 0 || flags > (SNAP_COL | 3) ||
+		    ((flags & 3) && c >= sn->stats.nr_ids))
+			goto bad;
+		sp->last_cpu = (int)c;
+		if (flags & 3) {
+			struct cpu_stat *cs = &sn->stats.cpu[c];
+
+			cs->seen = (unsigned char)(flags & 3);
+			cs->irq = v[0];
+			cs->softirq = v[1];
+			for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
+				cs->softirqs[t] = v[2 + t];
+		}
+		if (flags & SNAP_COL) {
+			struct interrupts *in = sn->intr;
+
+			if (in->nr_cols == sp->cols_cap) {
+				void *q = reallocarray(in->col_cpu, sp->cols_cap ? sp->cols_cap * 2 : 64,
+						       sizeof(*in->col_cpu));
+
+				if (!q)
+					return -ENOMEM;
+				in->col_cpu = q;
+				sp->cols_cap = sp->cols_cap ? sp->cols_cap * 2 : 64;
+			}
+			in->col_cpu[in->nr_cols++] = c;
+		}
+		return 0;
+	}
+	if (strcmp(what, "srow") == 0) {
+		struct interrupts *in = sn->intr;
+		struct irq_row *r;
+
+		if (sscanf(line, "srow %u %511s %1s", &irq, desc, extra) != 2 ||
+		    irq >= IRQ_NUM_LIMIT || in->nr_rows >= STATE_MAX_IRQS ||
+		    (in->nr_rows && irq <= in->rows[in->nr_rows - 1].irq))
+			goto bad;
+		if (in->nr_rows == sp->rows_cap) {
+			void *q = reallocarray(in->rows, sp->rows_cap ? sp->rows_cap * 2 : 64,
+					       sizeof(*in->rows));
+
+			if (!q)
+				return -ENOMEM;
+			in->rows = q;
+			sp->rows_cap = sp->rows_cap ? sp->rows_cap * 2 : 64;
+		}
+		r = &in->rows[in->nr_rows++];
+		*r = (struct irq_row){ .irq = irq };
+		r->desc = malloc(STATE_SNAP_DESC_MAX + 1);
+		r->name = strdup("");
+		if (!r->desc || !r->name)
+			return -ENOMEM;
+		if (!unescape(r->desc, STATE_SNAP_DESC_MAX + 1, desc))
+			goto bad;
+		sp->counts_cap = 0;
+		sp->last_count_cpu = -1;
+		return 0;
+	}
+	if (strcmp(what, "sc") == 0) {
+		struct interrupts *in = sn->intr;
+		struct irq_row *r = in->nr_rows ? &in->rows[in->nr_rows - 1] : NULL;
+
+		if (!r || sscanf(line, "sc %u %" SCNu64 " %1s", &c, &v[0], extra) != 2 ||
+		    (int)c <= sp->last_count_cpu || c >= STATE_SNAP_MAX_CPUS || v[0] == 0 ||
+		    ++sp->counts > STATE_SNAP_MAX_COUNTS)
+			goto bad;
+		if (r->nr_counts == sp->counts_cap) {
+			void *q = reallocarray(r->counts, sp->counts_cap ? sp->counts_cap * 2 : 4,
+					       sizeof(*r->counts));
+
+			if (!q)
+				return -ENOMEM;
+			r->counts = q;
+			sp->counts_cap = sp->counts_cap ? sp->counts_cap * 2 : 4;
+		}
+		r->counts[r->nr_counts++] = (struct cpu_count){ .cpu = c, .count = v[0] };
+		r->total += v[0];
+		sp->last_count_cpu = (int)c;
+		return 0;
+	}
+bad:
+	snprintf(why, len, "line %u: not a counter snapshot's", lineno);
+	return -EINVAL;
+}
+
 int state_parse(const char *text, const char *boot_id, double now,
 		struct state **ret, char *why, size_t len)
 {
@@ -254,6 +538,7 @@ int state_parse(const char *text, const char *boot_id, double now,
 	bool have_boot = false, have_time = false;
 	unsigned int lineno = 0, cap = 0;
 	const char *s = text;
+	struct snap_parse sp = { 0 };
 	int r = -EINVAL;
 
 	if (!st)
@@ -336,6 +621,11 @@ int state_parse(const char *text, const char *boot_id, double now,
 			if ((r = parse_fit_line(st, line, a, why, len, lineno)) < 0)
 				goto fail;
 			r = -EINVAL;
+		} else if ((strcmp(a, "snap") == 0 || strcmp(a, "scpu") == 0 ||
+			    strcmp(a, "srow") == 0 || strcmp(a, "sc") == 0) && have_boot && have_time) {
+			if ((r = parse_snap_line(st, &sp, line, a, why, len, lineno)) < 0)
+				goto fail;
+			r = -EINVAL;
 		} else {
 			snprintf(why, len, "line %u: '%.40s' is not understood", lineno, line);
 			goto fail;
@@ -407,25 +697,18 @@ static const struct state_irq *find(const struct state *st, const struct state_s
 
 double state_mean_var(const struct state_irq *q)
 {
-	const double alpha = 1 - exp2(-1.0 / STATE_HALF_LIFE);
-	double w = 1, sum = 0;
-
-	if (q->runs < 2)
+	if (q->runs < 2 || !(q->weight > 0))
 		return -1;
-	/* The window a shift restarted from has weight (1 - alpha)^(r - 1),
-	 * the j-th newest after it alpha (1 - alpha)^j. */
-	for (unsigned int j = 0; j + 1 < q->runs && j < 256; j++) {
-		sum += alpha * alpha * w * w;
-		w *= 1 - alpha;
-	}
-	return q->var * (sum + w * w);
+	/* Var(sum w_j x_j / W) = var * sum w_j^2 / W^2, windows alike. */
+	return q->var * q->weight2 / (q->weight * q->weight);
 }
 
 int state_update(const struct state *old, const struct state_sample *s, unsigned int n,
 		 double when, double floor, double *ret_load, struct state **ret)
 {
-	/* Weight of the newest window: its weight halves in STATE_HALF_LIFE. */
-	const double alpha = 1 - exp2(-1.0 / STATE_HALF_LIFE);
+	/* A window's weight halves in STATE_HALF_LIFE runs; alpha is what the
+	 * newest of windows alike weighs. */
+	const double keep = exp2(-1.0 / STATE_HALF_LIFE), alpha = 1 - keep;
 	struct state *st = calloc(1, sizeof(*st));
 
 	if (!st)
@@ -440,24 +723,34 @@ int state_update(const struct state *old, const struct state_sample *s, unsigned
 		const struct state_irq *h = find(old, &s[i]);
 		struct state_irq *q = &st->irqs[st->nr++];
 		double x = sane_load(s[i].load) ? s[i].load : 0;
+		double secs = s[i].secs > 0 && isfinite(s[i].secs) ? s[i].secs : 1;
 
 		q->irq = s[i].irq;
 		str_copy(q->device, sizeof(q->device), s[i].device);
 		str_copy(q->name, sizeof(q->name), s[i].name);
+		q->weight = secs;
+		q->weight2 = secs * secs;
 		if (!h) {
 			q->mean = x;
 			q->runs = 1;
 		} else {
 			double d = x - h->mean;
 
-			/* The variance learns every window, a shift's too, so
-			 * a load that is noisy by nature is soon known as such. */
-			q->var = (1 - alpha) * (h->var + alpha * d * d);
-			if (fabs(d) > 3 * sqrt(h->var) + 0.5 * h->mean + floor) {
+			if (s[i].shifted || fabs(d) > 3 * sqrt(h->var) + 0.5 * h->mean + floor) {
+				/* The variance learns every window, a shift's
+				 * too, so a load that is noisy by nature is soon
+				 * known as such. */
+				q->var = (1 - alpha) * (h->var + alpha * d * d);
 				q->mean = x;
 				q->runs = 1;
 			} else {
-				q->mean = h->mean + alpha * d;
+				double g;
+
+				q->weight = keep * h->weight + secs;
+				q->weight2 = keep * keep * h->weight2 + secs * secs;
+				g = secs / q->weight;
+				q->var = (1 - g) * (h->var + g * d * d);
+				q->mean = h->mean + g * d;
 				q->runs = h->runs + 1;
 			}
 		}
