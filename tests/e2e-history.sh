@@ -107,7 +107,8 @@ cron() {	# cron MACHINE: four runs, then each shift
 	echo "$line"
 }
 
-for m in router mixed noacct shift storage managed twosocket; do
+for m in router mixed noacct shift storage managed twosocket arm64-gic \
+	 twosocket-noise; do
 	cron "$m"
 done
 
