@@ -252,7 +252,7 @@ static double soft_pred(const struct cpu_work *w, enum irq_class k, double delta
  * each), 1 where not known. */
 #define EV_PRIOR	0.01
 #define EV_MAX		64.0
-static int fit_events(const struct estimate_dev *dev, const struct snapshot *a,
+static int fit_events(const struct estimate_dev *dev, const struct irq_row *const *pa,
 		      const struct snapshot *b, const enum irq_class *class,
 		      const unsigned char *col, unsigned int nr_ids, struct cpu_delta *d,
 		      const struct cpu_work *work, double *ev)
@@ -276,8 +276,7 @@ static int fit_events(const struct estimate_dev *dev, const struct snapshot *a,
 	for (unsigned int i = 0; i < ib->nr_rows; i++) {
 		const struct irq_row *rb = &ib->rows[i];
 		int v = dev->row_dev[i];
-		unsigned int n = sample_row_deltas(sample_pair_row(a->intr, rb), rb, col,
-						   nr_ids, d);
+		unsigned int n = sample_row_deltas(pa[i], rb, col, nr_ids, d);
 
 		for (unsigned int j = 0; j < n; j++) {
 			size_t c = d[j].cpu;
@@ -334,7 +333,7 @@ static const double *row_ev(const struct estimate_dev *dev, const double *ev, un
  * device explains, against each device's share of the softirq work its
  * class's costs predict. One equation per CPU, not per class: a CPU's
  * split between NET_RX and BLOCK time is what the fit must find. */
-static int add_rows(const struct estimate_dev *dev, const struct snapshot *a,
+static int add_rows(const struct estimate_dev *dev, const struct irq_row *const *pa,
 		    const struct snapshot *b, const enum irq_class *class,
 		    const unsigned char *col, unsigned int nr_ids, struct cpu_delta *d,
 		    const struct cpu_work *work, const double *ev, const double *hard_cost,
@@ -356,7 +355,7 @@ static int add_rows(const struct estimate_dev *dev, const struct snapshot *a,
 
 		if (v < 0 || (unsigned int)v >= dev->nr)
 			continue;
-		n = sample_row_deltas(sample_pair_row(a->intr, rb), rb, col, nr_ids, d);
+		n = sample_row_deltas(pa[i], rb, col, nr_ids, d);
 		for (unsigned int j = 0; j < n; j++) {
 			double dd = (double)d[j].delta;
 			size_t at = (size_t)d[j].cpu * dev->nr + v;
@@ -410,6 +409,7 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 	struct fit soft_fit = { 0 }, hard_fit = { 0 };
 	double soft_cost[SOFTIRQ_NR], hard_cost[CLASS_NR];
 	double *hm = NULL, *sm = NULL, *ev = NULL;
+	const struct irq_row **pa = NULL;
 	double dt;
 	int r;
 
@@ -435,10 +435,14 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 	col = sample_columns(a, b, &nr_ids);
 	work = calloc(nr_ids, sizeof(*work));
 	d = malloc(sample_max_deltas(a, b) * sizeof(*d));
-	if (!col || !work || !d) {
+	/* Each row's pair in @a, found once: every pass below walks them. */
+	pa = malloc((ib->nr_rows ? ib->nr_rows : 1) * sizeof(*pa));
+	if (!col || !work || !d || !pa) {
 		r = -ENOMEM;
 		goto fail;
 	}
+	for (i = 0; i < ib->nr_rows; i++)
+		pa[i] = sample_pair_row(ia, &ib->rows[i]);
 	r = sample_counts(a, b, &act);
 	if (r < 0)
 		goto fail;
@@ -446,8 +450,7 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 	/* Pass 1: what each CPU served in total, per class. */
 	for (i = 0; i < ib->nr_rows; i++) {
 		const struct irq_row *rb = &ib->rows[i];
-		unsigned int n = sample_row_deltas(sample_pair_row(ia, rb), rb, col,
-						   nr_ids, d);
+		unsigned int n = sample_row_deltas(pa[i], rb, col, nr_ids, d);
 
 		for (j = 0; j < n; j++)
 			work[d[j].cpu].delta[class[i]] += (double)d[j].delta;
@@ -505,13 +508,13 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 			r = -ENOMEM;
 			goto fail;
 		}
-		r = fit_events(dev, a, b, class, col, nr_ids, d, work, ev);
+		r = fit_events(dev, pa, b, class, col, nr_ids, d, work, ev);
 		if (r < 0)
 			goto fail;
 	}
 	for (i = 0; i < ib->nr_rows; i++) {
 		const struct irq_row *rb = &ib->rows[i];
-		unsigned int n = sample_row_deltas(sample_pair_row(ia, rb), rb, col, nr_ids, d);
+		unsigned int n = sample_row_deltas(pa[i], rb, col, nr_ids, d);
 		const double *e = row_ev(dev, ev, i);
 
 		for (j = 0; j < n; j++)
@@ -538,7 +541,7 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 			dm[dev->nr + v] = dev->soft_m ? dev->soft_m[v] : 1;
 		}
 		if (dev->fit) {
-			r = add_rows(dev, a, b, class, col, nr_ids, d, work, ev, hard_cost, dt);
+			r = add_rows(dev, pa, b, class, col, nr_ids, d, work, ev, hard_cost, dt);
 			if (r == 0) {
 				devfit_solve(dev->fit, DEVFIT_HARD, dm);
 				devfit_solve(dev->fit, DEVFIT_SOFT, dm + dev->nr);
@@ -566,7 +569,7 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 	}
 	for (i = 0; i < ib->nr_rows; i++) {
 		const struct irq_row *rb = &ib->rows[i];
-		unsigned int n = sample_row_deltas(sample_pair_row(ia, rb), rb, col, nr_ids, d);
+		unsigned int n = sample_row_deltas(pa[i], rb, col, nr_ids, d);
 		const double *e = row_ev(dev, ev, i);
 
 		for (j = 0; j < n; j++) {
@@ -587,7 +590,7 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 	}
 	for (i = 0; i < ib->nr_rows; i++) {
 		const struct irq_row *rb = &ib->rows[i];
-		const struct irq_row *ra = sample_pair_row(ia, rb);
+		const struct irq_row *ra = pa[i];
 		struct irq_activity *x = &act[i];
 		enum irq_class k = class[i];
 		unsigned int n = sample_row_deltas(ra, rb, col, nr_ids, d);
@@ -623,5 +626,6 @@ fail:
 	free(hm);
 	free(sm);
 	free(ev);
+	free(pa);
 	return r;
 }

@@ -96,17 +96,22 @@ static void test_parse_refuses(void **state)
 		{ "irqtune-state 2\nboot 1-2\ntime 1796348475\n", -ESTALE, "another boot" },
 		{ "irqtune-state 2\nboot " BOOT "\ntime 1796340000\n", -ESTALE, "older than ten minutes" },
 		{ "irqtune-state 2\nboot " BOOT "\ntime 1796358475\n", -ESTALE, "future" },
-		{ HEAD "irq 38 - x 0.1 0 1", -EINVAL, "truncated" },
-		{ HEAD "irq 38 - x 0.1 0 0\n", -EINVAL, "not an IRQ's history" },
-		{ HEAD "irq 38 - x -0.1 0 1\n", -EINVAL, "not an IRQ's history" },
-		{ HEAD "irq 38 - x nan 0 1\n", -EINVAL, "not an IRQ's history" },
-		{ HEAD "irq 38 - x 1e300 0 1\n", -EINVAL, "not an IRQ's history" },
-		{ HEAD "irq 38 - x%ZZ 0.1 0 1\n", -EINVAL, "not an IRQ's history" },
-		{ HEAD "irq 38 - x%00 0.1 0 1\n", -EINVAL, "not an IRQ's history" },
-		{ HEAD "irq 38 - x 0.1 0 1 extra\n", -EINVAL, "not an IRQ's history" },
-		{ HEAD "irq 40 - x 0.1 0 1\nirq 38 - y 0.1 0 1\n", -EINVAL, "out of order" },
-		{ HEAD "irq 40 - x 0.1 0 1\nirq 40 - y 0.1 0 1\n", -EINVAL, "out of order" },
-		{ "irqtune-state 2\nirq 38 - x 0.1 0 1\n", -EINVAL, "not understood" },
+		{ HEAD "irq 38 - x 100000000 0 1 1000000 1000000", -EINVAL, "truncated" },
+		{ HEAD "irq 38 - x 100000000 0 0 1000000 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x -100000000 0 1 1000000 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x 0.1 0 1 1000000 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x 100000000000000 0 1 1000000 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x 99999999999999999999999 0 1 1000000 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x 100000000 0 1 0 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x 100000000 0 1 1000000 5000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x 100000000 0 1\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x%ZZ 100000000 0 1 1000000 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x%00 100000000 0 1 1000000 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x 100000000 0 1 1000000 1000000 extra\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 -  x 100000000 0 1 1000000 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 40 - x 100000000 0 1 1000000 1000000\nirq 38 - y 100000000 0 1 1000000 1000000\n", -EINVAL, "out of order" },
+		{ HEAD "irq 40 - x 100000000 0 1 1000000 1000000\nirq 40 - y 100000000 0 1 1000000 1000000\n", -EINVAL, "out of order" },
+		{ "irqtune-state 2\nirq 38 - x 100000000 0 1 1000000 1000000\n", -EINVAL, "not understood" },
 		{ HEAD "cpu 3 0.1\n", -EINVAL, "not understood" },
 	};
 	struct state *st;
@@ -129,7 +134,7 @@ static void test_parse_refuses(void **state)
 /* More IRQs than any machine has: refused, not allocated without bound. */
 static void test_too_many(void **state)
 {
-	size_t len = strlen(HEAD) + (STATE_MAX_IRQS + 1) * 24;
+	size_t len = strlen(HEAD) + (STATE_MAX_IRQS + 1) * 56;
 	char *text = malloc(len + 1), *p, why[128];
 	struct state *st = NULL;
 
@@ -137,7 +142,7 @@ static void test_too_many(void **state)
 	assert_non_null(text);
 	p = text + sprintf(text, "%s", HEAD);
 	for (unsigned int i = 0; i <= STATE_MAX_IRQS; i++)
-		p += sprintf(p, "irq %u - x 0.1 0 1\n", i);
+		p += sprintf(p, "irq %u - x 100000000 0 1 1000000 1000000\n", i);
 	assert_int_equal(state_parse(text, BOOT, NOW, &st, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "more than"));
 	free(text);
@@ -273,7 +278,7 @@ static void test_load_save(void **state)
 	assert_int_equal(unlink(path), 0);
 	f = fopen(path, "w");
 	assert_non_null(f);
-	fputs(HEAD "irq 40 - x 0.1 0 1\n", f);
+	fputs(HEAD "irq 40 - x 100000000 0 1 1000000 1000000\n", f);
 	fputc('\0', f);
 	fclose(f);
 	assert_int_equal(state_load(path, BOOT, NOW, &b, why, sizeof(why)), -EINVAL);
