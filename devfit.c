@@ -84,6 +84,12 @@ void devfit_decay(struct devfit *f, double keep)
 
 void devfit_solve(const struct devfit *f, enum devfit_kind k, double *m)
 {
+	devfit_solve_in(f, k, DEVFIT_PRIOR, DEVFIT_MIN_M, DEVFIT_MAX_M, m);
+}
+
+void devfit_solve_in(const struct devfit *f, enum devfit_kind k, double prior,
+		     double lo, double hi, double *m)
+{
 	size_t n = (size_t)f->nr + 1;
 	double *a = malloc(n * (n + 1) * sizeof(double)), tr = 0;
 	unsigned int used = 0;
@@ -101,7 +107,7 @@ void devfit_solve(const struct devfit *f, enum devfit_kind k, double *m)
 		free(a);
 		return;
 	}
-	tr = DEVFIT_PRIOR * tr / used;
+	tr = prior * tr / used;
 	/* (N + tr I) m = b + tr * prior: prior 1 for devices, 0 for the base. */
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < n; j++)
@@ -138,7 +144,7 @@ void devfit_solve(const struct devfit *f, enum devfit_kind k, double *m)
 
 		/* A device the equations never named keeps the class cost. */
 		m[i] = f->n[k][i * n + i] > 0 && isfinite(v) ?
-		       fmin(fmax(v, DEVFIT_MIN_M), DEVFIT_MAX_M) : 1;
+		       fmin(fmax(v, lo), hi) : 1;
 	}
 out:
 	free(a);

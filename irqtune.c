@@ -89,6 +89,8 @@ struct run {
 	struct loadsrc src;
 	bool src_chosen;
 	double *window_load;		/* this window's loads, when history smoothed them */
+	double *mean_var;		/* variance of each planned mean, -1: one window */
+	bool threshold_auto;		/* no threshold set: the evidence sets it */
 	char state_note[PATH_MAX + 320];	/* what became of the history, for the report */
 	struct device_map *map;
 	struct irq_activity *act;
@@ -410,6 +412,7 @@ overrides:
 	/* A replay's window is the one captured (--window is refused). */
 	if (run->fs.mode == SOURCE_REPLAY && meta_double(run, "window", &cfg->window) < 0)
 		cfg->window = opt.window;
+	run->threshold_auto = cfg->threshold < 0;
 	if (cfg->threshold < 0)
 		cfg->threshold = PLAN_DEFAULT_THRESHOLD;
 	if (opt.load_source != CONFIG_LOAD_UNSET)
@@ -1057,6 +1060,7 @@ static void run_release(struct run *run)
 	snapshot_release(&run->b);
 	loadsrc_release(&run->src);
 	free(run->window_load);
+	free(run->mean_var);
 	policy_release(&run->pol);
 	device_map_free(run->map);
 	free(run->act);
@@ -1131,6 +1135,9 @@ struct history {
 	int *row_dev, *dev_class;
 	double *hard_m, *soft_m;
 	const char **ids;
+	struct irq_activity *long_act;	/* from the last run's window to this one's */
+	double long_s;			/* its length */
+	char long_why[160];		/* why there is none */
 };
 
 static void history_release(struct history *h)
@@ -1142,6 +1149,7 @@ static void history_release(struct history *h)
 	free(h->hard_m);
 	free(h->soft_m);
 	free(h->ids);
+	free(h->long_act);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -1215,12 +1223,63 @@ static int history_begin(struct run *run, struct history *h, char *boot, size_t 
 	return 0;
 }
 
+/* The /proc estimate over the interval between the last run's window and
+ * this one's, when the history kept the counters it ended with: from cron
+ * nearly a minute, so a CPU's time is known to a sixtieth of a tick, and
+ * the per-device fit takes that interval's equations. history_end() plans
+ * with the interval and the window together unless the window says the
+ * load changed since. Only for the proc source: a measurement covers its
+ * own window only. -ENOMEM only. */
+static int history_long(struct run *run, struct history *h, const enum irq_class *class,
+			long hz, const struct estimate_prior *prior)
+{
+	const struct snapshot *prev = h->old ? h->old->snap : NULL;
+	int r;
+
+	if (!h->on || run->src.bpf || run->src.raw)
+		return 0;
+	if (!prev) {
+		snprintf(h->long_why, sizeof(h->long_why), "%s",
+			 h->old ? "the last run kept no counters" : "");
+		return 0;
+	}
+	if (!state_snap_usable(prev, &run->a, &run->b, h->long_why, sizeof(h->long_why)))
+		return 0;
+	r = estimate_proc_dev(prev, &run->a, class, hz, prior, h->fit ? &h->dev : NULL,
+			      &h->long_act);
+	if (r < 0) {
+		snprintf(h->long_why, sizeof(h->long_why), "%s", strerror(-r));
+		return r == -ENOMEM ? r : 0;
+	}
+	h->long_s = run->a.when - prev->when;
+	if (h->fit) {
+		/* This window's own equations are in the minute's. */
+		devfit_solve(h->fit, DEVFIT_HARD, h->hard_m);
+		devfit_solve(h->fit, DEVFIT_SOFT, h->soft_m);
+		h->dev.fit = NULL;
+	}
+	return 0;
+}
+
+/* Whether this window's load @s departs from the interval's before it @l
+ * by more than the window can be off: a CPU's time is counted to a clock
+ * tick @tick of the window, and the estimate's split of it moves with the
+ * mix, a tenth of the load. Then the load changed since, and the window
+ * is the news: planned as it is, its history restarted. */
+static bool window_shifted(double s, double l, double tick)
+{
+	return fabs(s - l) > 0.1 * l + tick;
+}
+
 static int history_end(struct run *run, struct history *h, const char *boot)
 {
 	struct state *now = NULL;
 	struct state_sample *smp;
 	double *load;
 	unsigned int n = run->map->nr_irqs;
+	/* A clock tick of the window with the /proc source. */
+	double tick = 1.0 / ((double)sysconf(_SC_CLK_TCK) * (run->b.when - run->a.when));
+	size_t l;
 	int r;
 
 	if (!h->on)
@@ -1228,29 +1287,46 @@ static int history_end(struct run *run, struct history *h, const char *boot)
 	smp = calloc(n ? n : 1, sizeof(*smp));
 	load = calloc(n ? n : 1, sizeof(*load));
 	run->window_load = calloc(n ? n : 1, sizeof(*run->window_load));
-	if (!smp || !load || !run->window_load) {
+	run->mean_var = calloc(n ? n : 1, sizeof(*run->mean_var));
+	if (!smp || !load || !run->window_load || !run->mean_var) {
 		r = -ENOMEM;
 		goto out;
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		const struct irq_info *ii = &run->map->irqs[i];
+		struct irq_activity *ac = &run->act[i];
+		double secs = run->b.when - run->a.when;
+		bool shifted = false;
 
+		run->window_load[i] = ac->load;
+		if (h->long_act && run->src.used != LOADSRC_BPF) {
+			const struct irq_activity *g = &h->long_act[i];
+			double wg = h->long_s / (h->long_s + secs), ws = 1 - wg;
+
+			shifted = window_shifted(ac->load, g->load, tick);
+			if (!shifted) {
+				ac->load = wg * g->load + ws * ac->load;
+				ac->hard = wg * g->hard + ws * ac->hard;
+				ac->soft = wg * g->soft + ws * ac->soft;
+				secs += h->long_s;
+			}
+		}
 		smp[i] = (struct state_sample){
-			.irq = ii->irq, .name = ii->name, .load = run->act[i].load,
+			.irq = ii->irq, .name = ii->name, .load = ac->load, .secs = secs,
+			.shifted = shifted,
 			.device = ii->group >= 0 ? run->map->groups[ii->group].id : "",
 		};
-		run->window_load[i] = run->act[i].load;
 	}
 	/* What a load must move by to be more than rounding: a clock tick of
 	 * the window with the /proc source, a thousandth of a CPU measured. */
 	r = state_update(h->old, smp, n, realtime(),
-			 run->src.used == LOADSRC_BPF ? 0.001 :
-			 1.0 / ((double)sysconf(_SC_CLK_TCK) * (run->b.when - run->a.when)),
-			 load, &now);
+			 run->src.used == LOADSRC_BPF ? 0.001 : tick, load, &now);
 	if (r < 0)
 		goto out;
-	for (unsigned int i = 0; i < n; i++)
+	for (unsigned int i = 0; i < n; i++) {
 		run->act[i].load = load[i];
+		run->mean_var[i] = state_mean_var(&now->irqs[i]);
+	}
 	if (h->fit) {
 		now->devs = calloc(h->dev.nr, sizeof(*now->devs));
 		if (!now->devs) {
@@ -1265,8 +1341,21 @@ static int history_end(struct run *run, struct history *h, const char *boot)
 		now->fit = h->fit;
 		h->fit = NULL;
 	}
+	now->snap = state_snap_copy(&run->b);
 	snprintf(run->state_note, sizeof(run->state_note), "%s %s",
 		 h->old ? "loads weighed with the history in" : "history started in", h->path);
+	l = strlen(run->state_note);
+	if (h->long_act && run->src.used != LOADSRC_BPF)
+		snprintf(run->state_note + l, sizeof(run->state_note) - l,
+			 "; estimated over the %.0f s since the last run's window",
+			 h->long_s + (run->b.when - run->a.when));
+	else if (h->long_why[0] && run->src.used != LOADSRC_BPF)
+		snprintf(run->state_note + l, sizeof(run->state_note) - l,
+			 "; this window alone: %s", h->long_why);
+	l = strlen(run->state_note);
+	if (!now->snap)
+		snprintf(run->state_note + l, sizeof(run->state_note) - l,
+			 "; too many counters to keep for the next run");
 	r = state_save(h->path, now, boot);
 	if (r < 0) {
 		log_msg(LOG_WARNING, "cannot keep the load history in %s: %s%s", h->path,
@@ -1296,6 +1385,47 @@ static const char *topology_why(int r)
 	default:	return strerror(-r);
 	}
 }
+
+/* With a history behind every busy IRQ, a plan is judged on the evidence
+ * of several windows, not one: the loads are known to the standard error
+ * of their weighted means (the busiest CPU's, as they sit now), not to a
+ * clock tick of one window, and when no threshold was set a gain of
+ * PLAN_EVIDENCE_THRESHOLD is worth a move. A new or shifted IRQ has one
+ * window only, and the one-window rules stand. -ENOMEM only. */
+static int weigh_evidence(struct run *run, struct plan_policy *pol)
+{
+	unsigned int ids = run->topo->nr_ids;
+	double *var, worst = 0;
+	size_t l;
+
+	if (!run->mean_var)
+		return 0;
+	var = calloc(ids ? ids : 1, sizeof(*var));
+	if (!var)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < run->nr; i++) {
+		const struct plan_irq *pi = &run->pi[i];
+
+		if (pi->fixed || !(pi->load > pol->idle_load))
+			continue;
+		if (run->mean_var[i] < 0 || pi->served < 0 || (unsigned int)pi->served >= ids) {
+			free(var);
+			return 0;
+		}
+		var[pi->served] += run->mean_var[i];
+	}
+	for (unsigned int c = 0; c < ids; c++)
+		worst = fmax(worst, var[c]);
+	free(var);
+	pol->resolution = sqrt(worst);
+	pol->stability = run->threshold_auto ? PLAN_EVIDENCE_THRESHOLD : pol->threshold;
+	l = strlen(run->state_note);
+	snprintf(run->state_note + l, sizeof(run->state_note) - l,
+		 "; every busy IRQ has a history: plans judged to %.2f%% of a CPU, threshold %.0f%%",
+		 pol->resolution * 100, pol->stability * 100);
+	return 0;
+}
+
 
 /* The topology from /sys, through run->fs: a capture keeps the files and
  * directory listings read, a replay parses those. An exit status, 0 when
@@ -1477,7 +1607,8 @@ static int balance(struct run *run)
 	r = clock_ticks(run, &hz);
 	if (r)
 		goto out_status;
-	if (history_begin(run, &hist, boot, sizeof(boot)) < 0)
+	if (history_begin(run, &hist, boot, sizeof(boot)) < 0 ||
+	    history_long(run, &hist, class, hz, have_costs ? &costs : NULL) < 0)
 		goto out;
 	r = loadsrc_finish(&run->src, &run->a, &run->b, target, class,
 			   hz, have_costs ? &costs : NULL, hist.fit ? &hist.dev : NULL, &run->act);
@@ -1511,6 +1642,8 @@ static int balance(struct run *run)
 		goto out;
 	report_policy_errors(run);
 	if (build_plan_input(run) < 0)
+		goto out;
+	if (weigh_evidence(run, &pol) < 0)
 		goto out;
 	r = plan_compute(run->topo, run->pi, run->nr, &pol, &run->res);
 	if (r < 0) {
