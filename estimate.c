@@ -508,9 +508,15 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 			r = -ENOMEM;
 			goto fail;
 		}
-		r = fit_events(dev, pa, b, class, col, nr_ids, d, work, ev);
-		if (r < 0)
-			goto fail;
+		if (dev->ev_use) {
+			memcpy(ev, dev->ev_use, (size_t)dev->nr * SOFTIRQ_NR * sizeof(*ev));
+		} else {
+			r = fit_events(dev, pa, b, class, col, nr_ids, d, work, ev);
+			if (r < 0)
+				goto fail;
+			if (dev->ev_keep)
+				memcpy(dev->ev_keep, ev, (size_t)dev->nr * SOFTIRQ_NR * sizeof(*ev));
+		}
 	}
 	for (i = 0; i < ib->nr_rows; i++) {
 		const struct irq_row *rb = &ib->rows[i];

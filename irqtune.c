@@ -1136,6 +1136,7 @@ struct history {
 	double *hard_m, *soft_m;
 	const char **ids;
 	struct irq_activity *long_act;	/* from the last run's window to this one's */
+	double *ev;			/* the devices' softirqs per interrupt in it */
 	double long_s;			/* its length */
 	char long_why[160];		/* why there is none */
 };
@@ -1150,6 +1151,7 @@ static void history_release(struct history *h)
 	free(h->soft_m);
 	free(h->ids);
 	free(h->long_act);
+	free(h->ev);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -1245,8 +1247,15 @@ static int history_long(struct run *run, struct history *h, const enum irq_class
 	}
 	if (!state_snap_usable(prev, &run->a, &run->b, h->long_why, sizeof(h->long_why)))
 		return 0;
+	if (h->fit) {
+		h->ev = calloc((size_t)h->dev.nr * SOFTIRQ_NR, sizeof(*h->ev));
+		if (!h->ev)
+			return -ENOMEM;
+		h->dev.ev_keep = h->ev;
+	}
 	r = estimate_proc_dev(prev, &run->a, class, hz, prior, h->fit ? &h->dev : NULL,
 			      &h->long_act);
+	h->dev.ev_keep = NULL;
 	if (r < 0) {
 		snprintf(h->long_why, sizeof(h->long_why), "%s", strerror(-r));
 		return r == -ENOMEM ? r : 0;
@@ -1257,6 +1266,9 @@ static int history_long(struct run *run, struct history *h, const enum irq_class
 		devfit_solve(h->fit, DEVFIT_HARD, h->hard_m);
 		devfit_solve(h->fit, DEVFIT_SOFT, h->soft_m);
 		h->dev.fit = NULL;
+		/* which device raises which softirqs: the minute says it
+		 * better than the second */
+		h->dev.ev_use = h->ev;
 	}
 	return 0;
 }

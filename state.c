@@ -353,12 +353,12 @@ int state_format(const struct state *st, const char *boot_id, char **ret)
 			for (size_t i = 0; i < m; i++) {
 				for (size_t j = 0; j < m; j++)
 					if (st->fit->n[k][i * m + j] != 0)
-						fprintf(f, "fit %d %zu %zu %.17g\n", k, i, j,
+						fprintf(f, "fit %d %zu %zu %a\n", k, i, j,
 							st->fit->n[k][i * m + j]);
 				if (st->fit->b[k][i] != 0)
-					fprintf(f, "fitb %d %zu %.17g\n", k, i, st->fit->b[k][i]);
+					fprintf(f, "fitb %d %zu %a\n", k, i, st->fit->b[k][i]);
 			}
-			fprintf(f, "fitrows %d %.17g\n", k, st->fit->rows[k]);
+			fprintf(f, "fitrows %d %a\n", k, st->fit->rows[k]);
 		}
 	}
 	if (st->snap)
