@@ -498,6 +498,22 @@ struct devfit *state_fit_for(const struct state *old, const char *const *ids,
 	return f;
 }
 
+/* Room for one more of *@arr's @nr elements of @size, doubling *@cap
+ * from @first; false: no memory. */
+static bool grow(void *arr, unsigned int nr, unsigned int *cap, size_t size, unsigned int first)
+{
+	void **a = arr, *q;
+
+	if (nr < *cap)
+		return true;
+	q = reallocarray(*a, *cap ? *cap * 2 : first, size);
+	if (!q)
+		return false;
+	*a = q;
+	*cap = *cap ? *cap * 2 : first;
+	return true;
+}
+
 /* Reading the "snap", "scpu", "srow" and "sc" lines, in that order. */
 struct snap_parse {
 	unsigned int cols_cap, rows_cap, counts_cap;
@@ -552,15 +568,8 @@ static int parse_snap_line(struct state *st, struct snap_parse *sp, const char *
 		if (flags & SNAP_COL) {
 			struct interrupts *in = sn->intr;
 
-			if (in->nr_cols == sp->cols_cap) {
-				void *q = reallocarray(in->col_cpu, sp->cols_cap ? sp->cols_cap * 2 : 64,
-						       sizeof(*in->col_cpu));
-
-				if (!q)
-					return -ENOMEM;
-				in->col_cpu = q;
-				sp->cols_cap = sp->cols_cap ? sp->cols_cap * 2 : 64;
-			}
+			if (!grow(&in->col_cpu, in->nr_cols, &sp->cols_cap, sizeof(*in->col_cpu), 64))
+				return -ENOMEM;
 			in->col_cpu[in->nr_cols++] = c;
 		}
 		return 0;
@@ -568,22 +577,14 @@ static int parse_snap_line(struct state *st, struct snap_parse *sp, const char *
 	if (strcmp(what, "srow") == 0) {
 		struct interrupts *in = sn->intr;
 		struct irq_row *r;
-
 		const char *at = line + 4;
 
 		if (!get_uint(&at, &irq, IRQ_NUM_LIMIT - 1) || !get_word(&at, desc, sizeof(desc)) || *at ||
 		    in->nr_rows >= STATE_MAX_IRQS ||
 		    (in->nr_rows && irq <= in->rows[in->nr_rows - 1].irq))
 			goto bad;
-		if (in->nr_rows == sp->rows_cap) {
-			void *q = reallocarray(in->rows, sp->rows_cap ? sp->rows_cap * 2 : 64,
-					       sizeof(*in->rows));
-
-			if (!q)
-				return -ENOMEM;
-			in->rows = q;
-			sp->rows_cap = sp->rows_cap ? sp->rows_cap * 2 : 64;
-		}
+		if (!grow(&in->rows, in->nr_rows, &sp->rows_cap, sizeof(*in->rows), 64))
+			return -ENOMEM;
 		r = &in->rows[in->nr_rows++];
 		*r = (struct irq_row){ .irq = irq };
 		r->desc = malloc(STATE_SNAP_DESC_MAX + 1);
@@ -599,22 +600,14 @@ static int parse_snap_line(struct state *st, struct snap_parse *sp, const char *
 	if (strcmp(what, "sc") == 0) {
 		struct interrupts *in = sn->intr;
 		struct irq_row *r = in->nr_rows ? &in->rows[in->nr_rows - 1] : NULL;
-
 		const char *at = line + 2;
 
 		if (!r || !get_uint(&at, &c, STATE_SNAP_MAX_CPUS - 1) || !get_u64(&at, &v[0]) || *at ||
 		    (int)c <= sp->last_count_cpu || v[0] == 0 ||
 		    ++sp->counts > STATE_SNAP_MAX_COUNTS)
 			goto bad;
-		if (r->nr_counts == sp->counts_cap) {
-			void *q = reallocarray(r->counts, sp->counts_cap ? sp->counts_cap * 2 : 4,
-					       sizeof(*r->counts));
-
-			if (!q)
-				return -ENOMEM;
-			r->counts = q;
-			sp->counts_cap = sp->counts_cap ? sp->counts_cap * 2 : 4;
-		}
+		if (!grow(&r->counts, r->nr_counts, &sp->counts_cap, sizeof(*r->counts), 4))
+			return -ENOMEM;
 		r->counts[r->nr_counts++] = (struct cpu_count){ .cpu = c, .count = v[0] };
 		r->total += v[0];
 		sp->last_count_cpu = (int)c;
@@ -702,15 +695,9 @@ int state_parse(const char *text, const char *boot_id, double now,
 				snprintf(why, len, "more than %d IRQs", STATE_MAX_IRQS);
 				goto fail;
 			}
-			if (st->nr == cap) {
-				void *p = reallocarray(st->irqs, cap ? cap * 2 : 64, sizeof(*st->irqs));
-
-				if (!p) {
-					r = -ENOMEM;
-					goto fail;
-				}
-				st->irqs = p;
-				cap = cap ? cap * 2 : 64;
+			if (!grow(&st->irqs, st->nr, &cap, sizeof(*st->irqs), 64)) {
+				r = -ENOMEM;
+				goto fail;
 			}
 			q = &st->irqs[st->nr];
 			if ((r = parse_irq_line(line, q, why, len, lineno)) < 0)
