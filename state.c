@@ -76,9 +76,11 @@ struct snapshot *state_snap_copy(const struct snapshot *snap)
 	if (!out->col_cpu || !out->rows || !c->stats.cpu)
 		goto fail;
 	out->nr_cols = in->nr_cols;
-	memcpy(out->col_cpu, in->col_cpu, in->nr_cols * sizeof(*out->col_cpu));
+	if (in->nr_cols)
+		memcpy(out->col_cpu, in->col_cpu, in->nr_cols * sizeof(*out->col_cpu));
 	c->stats.nr_ids = snap->stats.nr_ids;
-	memcpy(c->stats.cpu, snap->stats.cpu, snap->stats.nr_ids * sizeof(*c->stats.cpu));
+	if (snap->stats.nr_ids)
+		memcpy(c->stats.cpu, snap->stats.cpu, snap->stats.nr_ids * sizeof(*c->stats.cpu));
 	for (unsigned int i = 0; i < in->nr_rows; i++) {
 		const struct irq_row *r = &in->rows[i];
 		struct irq_row *o = &out->rows[i];
@@ -90,7 +92,8 @@ struct snapshot *state_snap_copy(const struct snapshot *snap)
 		o->name = strdup("");
 		if (!o->counts || !o->desc || !o->name)
 			goto fail;
-		memcpy(o->counts, r->counts, r->nr_counts * sizeof(*o->counts));
+		if (r->nr_counts)	/* an IRQ that never fired has no counts */
+			memcpy(o->counts, r->counts, r->nr_counts * sizeof(*o->counts));
 	}
 	return c;
 fail:
@@ -110,7 +113,7 @@ bool state_snap_usable(const struct snapshot *prev, const struct snapshot *a,
 		return false;
 	}
 	if (p->nr_cols != ib->nr_cols ||
-	    memcmp(p->col_cpu, ib->col_cpu, p->nr_cols * sizeof(*p->col_cpu)) != 0 ||
+	    (p->nr_cols && memcmp(p->col_cpu, ib->col_cpu, p->nr_cols * sizeof(*p->col_cpu)) != 0) ||
 	    prev->stats.nr_ids != b->stats.nr_ids) {
 		snprintf(why, len, "CPUs went on- or offline since");
 		return false;
