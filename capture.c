@@ -373,11 +373,16 @@ int capture_write(struct capture *cap, const char *path, char *why, size_t why_l
 		say(why, why_len, "out of memory");
 		goto out;
 	}
-	/* Of a name read twice, the last reading; then the order of reading,
-	 * the meta member first because it was put first. */
-	for (unsigned int i = 0; i < cap->nr; i++)
-		if (i + 1 == cap->nr || strcmp(cap->m[i].name, cap->m[i + 1].name) != 0)
-			byorder[cap->m[i].order] = &cap->m[i];
+	/* Of a file read twice, the last reading; of a directory met twice,
+	 * the first (its place among its siblings is the order readdir gave
+	 * them); then the order of reading, the meta member first because it
+	 * was put first. */
+	for (unsigned int i = 0, j; i < cap->nr; i = j) {
+		for (j = i + 1; j < cap->nr && strcmp(cap->m[i].name, cap->m[j].name) == 0; j++)
+			;
+		byorder[cap->m[j - 1].data ? cap->m[j - 1].order : cap->m[i].order] =
+			cap->m[j - 1].data ? &cap->m[j - 1] : &cap->m[i];
+	}
 	/* pax: names of any length and bytes, sizes of any width. */
 	/* No padding to a 10240-byte block after the gzip stream: a file
 	 * cut short must show as cut, not as padding lost. */
@@ -476,7 +481,7 @@ static int read_data(struct archive *a, size_t declared, char **ret, size_t *ret
 	return 0;
 }
 
-/* "format irqtune-capture" and "version 1" in the meta member. */
+/* "format irqtune-capture" and "version CAPTURE_VERSION" in the meta member. */
 static int check_meta(struct capture *cap, char *why, size_t why_len)
 {
 	const struct capture_member *m = capture_get(cap, CAPTURE_META);
@@ -495,8 +500,12 @@ static int check_meta(struct capture *cap, char *why, size_t why_len)
 		return -EINVAL;
 	}
 	if (version != CAPTURE_VERSION) {
-		say(why, why_len, "format version %d; this irqtune reads version %d",
-		    version, CAPTURE_VERSION);
+		/* Version 1 kept the topology, the bans and the costs as
+		 * irqtune had parsed them, not the files: nothing to replay
+		 * through the parsers. */
+		say(why, why_len, "format version %d; this irqtune reads version %d only%s",
+		    version, CAPTURE_VERSION, version < CAPTURE_VERSION ?
+		    " (take the capture again with this irqtune)" : "");
 		return -EPROTONOSUPPORT;
 	}
 	return 0;

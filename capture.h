@@ -12,7 +12,7 @@
 /* The first member, whose text says what the file is (see irqtune(8)). */
 #define CAPTURE_META		"irqtune-capture"
 #define CAPTURE_FORMAT		"irqtune-capture"
-#define CAPTURE_VERSION		1
+#define CAPTURE_VERSION		2
 
 /* Bounds on what a capture may hold, so that a hostile file cannot make a
  * replay allocate more than this: a 1,152-CPU machine with 4,096 IRQs

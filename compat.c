@@ -15,6 +15,7 @@
 #include "compat.h"
 #include "fileio.h"
 #include "report.h"	/* report_escape */
+#include "source.h"
 
 #define ESC_MAX		(4 * 96 + 1)	/* a value as quoted in a message */
 
@@ -347,13 +348,13 @@ out:
 	return r;
 }
 
-int compat_envfile_load(const char *path, struct compat_bans *b)
+static int envfile_load(struct source *fs, const char *path, struct compat_bans *b)
 {
 	char why[COMPAT_MSG_MAX - 64];
 	FILE *f;
 	int r;
 
-	r = fopen_trusted(path, &f, why, sizeof(why));
+	r = source_fopen_trusted(fs, path, &f, why, sizeof(why));
 	if (r == -EINVAL || r == -EPERM) {
 		int w = warn(b, "%s: %s: its irqbalance settings are not applied", path, why);
 
@@ -366,13 +367,19 @@ int compat_envfile_load(const char *path, struct compat_bans *b)
 	return r;
 }
 
-int compat_env_read(char *(*getenv_fn)(const char *), struct compat_bans *b)
+int compat_envfile_load(const char *path, struct compat_bans *b)
+{
+	return envfile_load(NULL, path, b);
+}
+
+static int env_read(struct source *fs, char *(*getenv_fn)(const char *),
+		    struct compat_bans *b)
 {
 	static const char *const keys[] = { COMPAT_KEY_CPULIST, COMPAT_KEY_CPUMASK };
 	int r;
 
 	for (int k = 0; k < 2; k++) {
-		const char *v = getenv_fn(keys[k]);
+		const char *v = source_getenv(fs, keys[k], getenv_fn);
 
 		if (!v)
 			continue;
@@ -383,7 +390,12 @@ int compat_env_read(char *(*getenv_fn)(const char *), struct compat_bans *b)
 	return 0;
 }
 
-int compat_cgroup_isolated(const char *path, struct compat_bans *b)
+int compat_env_read(char *(*getenv_fn)(const char *), struct compat_bans *b)
+{
+	return env_read(NULL, getenv_fn, b);
+}
+
+static int cgroup_isolated(struct source *fs, const char *path, struct compat_bans *b)
 {
 	/* A cpulist of 16384 ids at its longest is under 96 KiB. */
 	size_t len = 96 * 1024;
@@ -394,7 +406,7 @@ int compat_cgroup_isolated(const char *path, struct compat_bans *b)
 
 	if (!buf)
 		return -ENOMEM;
-	n = read_small_file(path, buf, len);
+	n = source_read(fs, path, buf, len);
 	if (n == -ENOENT || n == -ENOTDIR) {
 		free(buf);
 		return 0;	/* no cgroup v2 cpuset partitions here */
@@ -426,10 +438,16 @@ int compat_cgroup_isolated(const char *path, struct compat_bans *b)
 	return compat_add_ban(b, set, source);
 }
 
-/* One environment file; @required: its absence is worth a warning. */
-static int collect_file(const char *path, bool required, struct compat_bans *b)
+int compat_cgroup_isolated(const char *path, struct compat_bans *b)
 {
-	int r = compat_envfile_load(path, b);
+	return cgroup_isolated(NULL, path, b);
+}
+
+/* One environment file; @required: its absence is worth a warning. */
+static int collect_file(struct source *fs, const char *path, bool required,
+			struct compat_bans *b)
+{
+	int r = envfile_load(fs, path, b);
 
 	if (r == -ENOENT && !required)
 		return 0;
@@ -447,15 +465,15 @@ int compat_collect(const struct compat_sources *src, struct compat_bans *b)
 
 	if (!src->off) {
 		if (src->getenv_fn)
-			r = compat_env_read(src->getenv_fn, b);
+			r = env_read(src->fs, src->getenv_fn, b);
 		if (r == 0 && src->envfile)
-			r = collect_file(src->envfile, true, b);
+			r = collect_file(src->fs, src->envfile, true, b);
 		for (unsigned int i = 0; r == 0 && !src->envfile && src->defaults &&
 		     src->defaults[i]; i++)
-			r = collect_file(src->defaults[i], false, b);
+			r = collect_file(src->fs, src->defaults[i], false, b);
 	}
 	if (r == 0 && src->cgroup_isolated)
-		r = compat_cgroup_isolated(src->cgroup_isolated, b);
+		r = cgroup_isolated(src->fs, src->cgroup_isolated, b);
 	return r;
 }
 

@@ -71,7 +71,11 @@ int compat_env_read(char *(*getenv_fn)(const char *), struct compat_bans *b);
 int compat_cgroup_isolated(const char *path, struct compat_bans *b);
 
 /* Where compat_collect() looks. */
+struct source;
 struct compat_sources {
+	/* NULL: the live machine; else through source.c, so that a capture
+	 * keeps the files and variables read and a replay reads those. */
+	struct source *fs;
 	bool off;			/* irqbalance's settings not read at all */
 	char *(*getenv_fn)(const char *);	/* getenv(3); NULL: no environment */
 	const char *envfile;		/* the file to read; NULL: @defaults */

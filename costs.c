@@ -22,6 +22,7 @@
 #include "costs.h"
 #include "fileio.h"
 #include "pathnames.h"
+#include "source.h"
 
 static const char *const class_key[CLASS_NR] = {
 	[CLASS_NET] = "net", [CLASS_STORAGE] = "storage", [CLASS_OTHER] = "other",
@@ -202,8 +203,15 @@ int costs_load(const char *path, const char *boot_id, double now,
 	       const struct estimate_prior *base, struct estimate_prior *ret,
 	       double *ret_when, char *why, size_t len)
 {
+	return costs_load_from(NULL, path, boot_id, now, base, ret, ret_when, why, len);
+}
+
+int costs_load_from(struct source *src, const char *path, const char *boot_id, double now,
+		    const struct estimate_prior *base, struct estimate_prior *ret,
+		    double *ret_when, char *why, size_t len)
+{
 	char text[COSTS_FILE_MAX + 1];
-	long r = read_own_file(path, text, sizeof(text), why, len);
+	long r = source_read_own(src, path, text, sizeof(text), why, len);
 
 	if (r < 0)
 		return (int)r;
@@ -224,7 +232,12 @@ int costs_save(const char *path, const struct estimate_prior *p,
 
 int costs_boot_id(char *buf, size_t len)
 {
-	long r = read_small_file(_PATH_BOOT_ID, buf, len);
+	return costs_boot_id_from(NULL, buf, len);
+}
+
+int costs_boot_id_from(struct source *src, char *buf, size_t len)
+{
+	long r = source_read(src, _PATH_BOOT_ID, buf, len);
 
 	return r < 0 ? (int)r : 0;
 }

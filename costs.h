@@ -37,11 +37,19 @@ int costs_parse(const char *text, const char *boot_id, double now,
 int costs_load(const char *path, const char *boot_id, double now,
 	       const struct estimate_prior *base, struct estimate_prior *ret,
 	       double *ret_when, char *why, size_t len);
+/* The same through @src (NULL: the live filesystem), which a capture keeps
+ * the file of and a replay reads it from. */
+struct source;
+int costs_load_from(struct source *src, const char *path, const char *boot_id, double now,
+		    const struct estimate_prior *base, struct estimate_prior *ret,
+		    double *ret_when, char *why, size_t len);
 /* Write it atomically, creating its directory (mode 0755) if need be. */
 int costs_save(const char *path, const struct estimate_prior *p,
 	       const char *boot_id, double when);
 
-/* This boot's id (/proc/sys/kernel/random/boot_id) into @buf. */
+/* This boot's id (/proc/sys/kernel/random/boot_id) into @buf; through
+ * @src (NULL: the live filesystem) for a capture and its replay. */
 int costs_boot_id(char *buf, size_t len);
+int costs_boot_id_from(struct source *src, char *buf, size_t len);
 
 #endif

@@ -47,24 +47,38 @@ void devfit_add(struct devfit *f, enum devfit_kind k, const unsigned int *dev,
 		const double *x, unsigned int nx, double y)
 {
 	size_t m = (size_t)f->nr + 1;
-	double full[DEVFIT_MAX + 1];
+	double val[DEVFIT_MAX + 1];
 	unsigned int idx[DEVFIT_MAX + 1], ni = 0;
 
 	if (!isfinite(y))
 		return;
-	memset(full, 0, m * sizeof(double));
-	for (unsigned int i = 0; i < nx; i++)
-		if (dev[i] < f->nr && isfinite(x[i]))
-			full[dev[i]] += x[i];
-	if (k == DEVFIT_HARD)
-		full[f->nr] = 1;
-	for (unsigned int i = 0; i < m; i++)
-		if (full[i] != 0)
-			idx[ni++] = i;
+	/* The devices this equation names, in one pass: a CPU's row holds
+	 * a few devices among many, and is called for every CPU. */
+	for (unsigned int i = 0; i < nx; i++) {
+		unsigned int j;
+
+		if (x[i] == 0 || dev[i] >= f->nr || !isfinite(x[i]))
+			continue;
+		for (j = 0; j < ni && idx[j] != dev[i]; j++)
+			;
+		if (j == ni) {
+			if (ni == DEVFIT_MAX)
+				continue;
+			idx[ni] = dev[i];
+			val[ni++] = 0;
+		}
+		val[j] += x[i];
+	}
+	if (k == DEVFIT_HARD) {
+		idx[ni] = f->nr;
+		val[ni++] = 1;
+	}
 	for (unsigned int a = 0; a < ni; a++) {
+		if (val[a] == 0)
+			continue;
 		for (unsigned int c = 0; c < ni; c++)
-			f->n[k][idx[a] * m + idx[c]] += full[idx[a]] * full[idx[c]];
-		f->b[k][idx[a]] += full[idx[a]] * y;
+			f->n[k][idx[a] * m + idx[c]] += val[a] * val[c];
+		f->b[k][idx[a]] += val[a] * y;
 	}
 	f->rows[k] += 1;
 }
@@ -84,6 +98,12 @@ void devfit_decay(struct devfit *f, double keep)
 
 void devfit_solve(const struct devfit *f, enum devfit_kind k, double *m)
 {
+	devfit_solve_in(f, k, DEVFIT_PRIOR, DEVFIT_MIN_M, DEVFIT_MAX_M, m);
+}
+
+void devfit_solve_in(const struct devfit *f, enum devfit_kind k, double prior,
+		     double lo, double hi, double *m)
+{
 	size_t n = (size_t)f->nr + 1;
 	double *a = malloc(n * (n + 1) * sizeof(double)), tr = 0;
 	unsigned int used = 0;
@@ -101,7 +121,7 @@ void devfit_solve(const struct devfit *f, enum devfit_kind k, double *m)
 		free(a);
 		return;
 	}
-	tr = DEVFIT_PRIOR * tr / used;
+	tr = prior * tr / used;
 	/* (N + tr I) m = b + tr * prior: prior 1 for devices, 0 for the base. */
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < n; j++)
@@ -138,7 +158,7 @@ void devfit_solve(const struct devfit *f, enum devfit_kind k, double *m)
 
 		/* A device the equations never named keeps the class cost. */
 		m[i] = f->n[k][i * n + i] > 0 && isfinite(v) ?
-		       fmin(fmax(v, DEVFIT_MIN_M), DEVFIT_MAX_M) : 1;
+		       fmin(fmax(v, lo), hi) : 1;
 	}
 out:
 	free(a);

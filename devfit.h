@@ -34,5 +34,9 @@ void devfit_add(struct devfit *f, enum devfit_kind k, const unsigned int *dev,
 void devfit_decay(struct devfit *f, double keep);
 /* The multipliers, m[nr]; all 1 where the equations cannot tell. */
 void devfit_solve(const struct devfit *f, enum devfit_kind k, double *m);
+/* The same with the pull towards 1 as @prior of an average unknown's
+ * data, and the answers kept within [@lo, @hi]. */
+void devfit_solve_in(const struct devfit *f, enum devfit_kind k, double prior,
+		     double lo, double hi, double *m);
 
 #endif

@@ -23,9 +23,22 @@ struct irq_owner {
 	unsigned int group;
 };
 
+/* What libudev said of a PCI function before irqtune made a group of it,
+ * kept in a capture so that a replay derives class, label and node the
+ * same way: the raw sysattrs, and the child that named it. */
+struct dev_raw {
+	char subsystem[16];
+	char driver[DEVICE_NAME_MAX];	/* "" when none */
+	char pci_class[16];		/* the "class" sysattr, "" when none */
+	char node[16];			/* the "numa_node" sysattr, "" when none */
+	int child;			/* index into child_kinds, -1: none */
+	char child_name[DEVICE_NAME_MAX];
+};
+
 struct scan {
 	struct device_group *groups;
 	char **syspaths;		/* parallel to groups */
+	struct dev_raw *raw;		/* parallel to groups */
 	unsigned int nr_groups, cap_groups;
 	struct irq_owner *owners;
 	size_t nr_owners, cap_owners;
@@ -161,30 +174,51 @@ static int grow_groups(struct scan *sc)
 	if (!p)
 		return -ENOMEM;
 	sc->syspaths = p;
+	p = realloc(sc->raw, cap * sizeof(*sc->raw));
+	if (!p)
+		return -ENOMEM;
+	sc->raw = p;
 	sc->cap_groups = cap;
 	return 0;
+}
+
+/* Class, label and node of group @g from what libudev said of it, as a
+ * live scan and a replay both derive them. */
+static void derive_group(struct device_group *g, const struct dev_raw *raw)
+{
+	uint64_t pci_class = raw->pci_class[0] ? strtoull(raw->pci_class, NULL, 16) : 0;
+	int node;
+
+	g->class = device_class_from_pci((unsigned long)pci_class);
+	copy_name(g->label, raw->driver);
+	if (!raw->node[0] || parse_int(raw->node, -1, 65535, &node) < 0)
+		node = -1;
+	g->node = node;
 }
 
 static int add_pci_device(struct scan *sc, struct udev_device *dev)
 {
 	struct device_group *g;
+	struct dev_raw *raw;
 	const char *v;
-	uint64_t pci_class;
-	int node = -1;
 
 	if (grow_groups(sc) < 0)
 		return -ENOMEM;
 	g = &sc->groups[sc->nr_groups];
 	memset(g, 0, sizeof(*g));
+	raw = &sc->raw[sc->nr_groups];
+	memset(raw, 0, sizeof(*raw));
+	raw->child = -1;
 	copy_name(g->id, udev_device_get_sysname(dev));
-	copy_name(g->label, udev_device_get_driver(dev));
+	v = udev_device_get_subsystem(dev);
+	str_copy(raw->subsystem, sizeof(raw->subsystem), v ? v : "");
+	v = udev_device_get_driver(dev);
+	copy_name(raw->driver, v ? v : "");
 	v = udev_device_get_sysattr_value(dev, "class");
-	pci_class = v ? strtoull(v, NULL, 16) : 0;
-	g->class = device_class_from_pci((unsigned long)pci_class);
+	str_copy(raw->pci_class, sizeof(raw->pci_class), v ? v : "");
 	v = udev_device_get_sysattr_value(dev, "numa_node");
-	if (!v || parse_int(v, -1, 65535, &node) < 0)
-		node = -1;
-	g->node = node;
+	str_copy(raw->node, sizeof(raw->node), v ? v : "");
+	derive_group(g, raw);
 	sc->syspaths[sc->nr_groups] = strdup(udev_device_get_syspath(dev));
 	if (!sc->syspaths[sc->nr_groups])
 		return -ENOMEM;
@@ -338,6 +372,8 @@ static int classify_children(struct udev *udev, struct scan *sc)
 				sc->groups[g].class = child_kinds[k].class;
 				sysname_of(name, path);
 				copy_name(sc->groups[g].label, name);
+				sc->raw[g].child = (int)k;
+				copy_name(sc->raw[g].child_name, name);
 				rank[g] = child_kinds[k].rank;
 			}
 			/* The udev database only for the devices of a
@@ -575,6 +611,7 @@ static void scan_release(struct scan *sc)
 	for (unsigned int i = 0; sc->syspaths && i < sc->nr_groups; i++)
 		free(sc->syspaths[i]);
 	free(sc->syspaths);
+	free(sc->raw);
 	free(sc->owners);
 	free(sc->by_path);
 	for (size_t i = 0; i < sc->nr_usb; i++)
@@ -585,33 +622,46 @@ static void scan_release(struct scan *sc)
 /* What libudev said, as the capture member "devices": one line per PCI
  * function in scan order (its index is its group), every string escaped
  * (capture_escape()), its IRQs last:
- *	device SYSPATH ID LABEL CLASS NODE CPUS CPUS_FROM BAN BAN_FROM IRQS */
+ *	device SYSPATH SUBSYSTEM ID DRIVER PCI_CLASS NUMA_NODE CHILD CHILD_NAME
+ *	       CPUS CPUS_FROM BAN BAN_FROM IRQS
+ * DRIVER, PCI_CLASS and NUMA_NODE as libudev gave them, CHILD the
+ * subsystem of the class device that named it (net, nvme, block,
+ * scsi_host) or "-": a replay derives class, label and node from them
+ * with the live scan's code. */
 #define DEVICES_MEMBER	"devices"
-#define DEVICE_FIELDS	11
+#define DEVICE_FIELDS	14
 
 static int format_devices(const struct scan *sc, char **ret, size_t *ret_len)
 {
-	char *text = NULL, esc[8][4 * PATH_MAX + 1];
+	char *text = NULL, esc[13][4 * PATH_MAX + 1];
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
 	if (!f)
 		return -ENOMEM;
-	fputs("# irqtune devices: SYSPATH ID LABEL CLASS NODE IRQTUNE_CPUS FROM "
-	      "IRQTUNE_BAN FROM IRQS\n", f);
+	fputs("# irqtune devices: SYSPATH SUBSYSTEM ID DRIVER PCI_CLASS NUMA_NODE CHILD "
+	      "CHILD_NAME IRQTUNE_CPUS FROM IRQTUNE_BAN FROM IRQS\n", f);
 	for (unsigned int g = 0; g < sc->nr_groups; g++) {
 		const struct device_group *dg = &sc->groups[g];
+		const struct dev_raw *raw = &sc->raw[g];
 		bool any = false;
 
 		capture_escape(esc[0], sizeof(esc[0]), sc->syspaths[g]);
-		capture_escape(esc[1], sizeof(esc[1]), dg->id);
-		capture_escape(esc[2], sizeof(esc[2]), dg->label);
-		capture_escape(esc[3], sizeof(esc[3]), dg->policy_cpus);
-		capture_escape(esc[4], sizeof(esc[4]), dg->cpus_from);
-		capture_escape(esc[5], sizeof(esc[5]), dg->policy_ban);
-		capture_escape(esc[6], sizeof(esc[6]), dg->ban_from);
-		fprintf(f, "device %s %s %s %s %d %s %s %s %s ", esc[0], esc[1], esc[2],
-			irq_class_name(dg->class), dg->node, esc[3], esc[4], esc[5], esc[6]);
+		capture_escape(esc[1], sizeof(esc[1]), raw->subsystem);
+		capture_escape(esc[2], sizeof(esc[2]), dg->id);
+		capture_escape(esc[3], sizeof(esc[3]), raw->driver[0] ? raw->driver : NULL);
+		capture_escape(esc[4], sizeof(esc[4]), raw->pci_class[0] ? raw->pci_class : NULL);
+		capture_escape(esc[5], sizeof(esc[5]), raw->node[0] ? raw->node : NULL);
+		capture_escape(esc[6], sizeof(esc[6]),
+			       raw->child >= 0 ? child_kinds[raw->child].subsystem : NULL);
+		capture_escape(esc[7], sizeof(esc[7]), raw->child >= 0 ? raw->child_name : NULL);
+		capture_escape(esc[8], sizeof(esc[8]), dg->policy_cpus);
+		capture_escape(esc[9], sizeof(esc[9]), dg->cpus_from);
+		capture_escape(esc[10], sizeof(esc[10]), dg->policy_ban);
+		capture_escape(esc[11], sizeof(esc[11]), dg->ban_from);
+		fprintf(f, "device %s %s %s %s %s %s %s %s %s %s %s %s ", esc[0], esc[1],
+			esc[2], esc[3], esc[4], esc[5], esc[6], esc[7], esc[8], esc[9],
+			esc[10], esc[11]);
 		/* The owners are sorted by IRQ, then group. */
 		for (size_t i = 0; i < sc->nr_owners; i++)
 			if (sc->owners[i].group == g) {
@@ -629,14 +679,16 @@ static int format_devices(const struct scan *sc, char **ret, size_t *ret_len)
 	return 0;
 }
 
-static int class_parse(const char *s, enum irq_class *ret)
+/* The child_kinds index of subsystem @s; -1 for "-" (none), -2 for
+ * anything else. */
+static int child_parse(const char *s)
 {
-	for (int c = 0; c < CLASS_NR; c++)
-		if (strcmp(s, irq_class_name((enum irq_class)c)) == 0) {
-			*ret = (enum irq_class)c;
-			return 0;
-		}
-	return -EINVAL;
+	if (strcmp(s, "-") == 0)
+		return -1;
+	for (size_t k = 0; k < sizeof(child_kinds) / sizeof(child_kinds[0]); k++)
+		if (strcmp(s, child_kinds[k].subsystem) == 0)
+			return (int)k;
+	return -2;
 }
 
 
@@ -645,6 +697,7 @@ static int parse_device(struct scan *sc, char **fv)
 {
 	char buf[4 * PATH_MAX], *save = NULL;
 	struct device_group *g;
+	struct dev_raw *raw;
 	int r, none;
 
 	r = grow_groups(sc);
@@ -652,6 +705,8 @@ static int parse_device(struct scan *sc, char **fv)
 		return r;
 	g = &sc->groups[sc->nr_groups];
 	memset(g, 0, sizeof(*g));
+	raw = &sc->raw[sc->nr_groups];
+	memset(raw, 0, sizeof(*raw));
 	sc->syspaths[sc->nr_groups] = NULL;
 	if (capture_unescape(fv[1], buf, sizeof(buf)) != 0)
 		return -EINVAL;
@@ -659,24 +714,33 @@ static int parse_device(struct scan *sc, char **fv)
 	if (!sc->syspaths[sc->nr_groups])
 		return -ENOMEM;
 	sc->nr_groups++;
-	if (capture_unescape(fv[2], g->id, sizeof(g->id)) != 0 ||
-	    capture_unescape(fv[3], g->label, sizeof(g->label)) != 0 ||
-	    class_parse(fv[4], &g->class) < 0 ||
-	    parse_int(fv[5], -1, 65535, &g->node) < 0)
+	/* "-" (none) unescapes to "", as the live scan keeps none. */
+	if (capture_unescape(fv[2], raw->subsystem, sizeof(raw->subsystem)) < 0 ||
+	    capture_unescape(fv[3], g->id, sizeof(g->id)) != 0 ||
+	    capture_unescape(fv[4], raw->driver, sizeof(raw->driver)) < 0 ||
+	    capture_unescape(fv[5], raw->pci_class, sizeof(raw->pci_class)) < 0 ||
+	    capture_unescape(fv[6], raw->node, sizeof(raw->node)) < 0 ||
+	    (raw->child = child_parse(fv[7])) < -1 ||
+	    capture_unescape(fv[8], raw->child_name, sizeof(raw->child_name)) < 0)
 		return -EINVAL;
-	none = capture_unescape(fv[6], buf, sizeof(buf));
+	derive_group(g, raw);
+	if (raw->child >= 0) {
+		g->class = child_kinds[raw->child].class;
+		copy_name(g->label, raw->child_name);
+	}
+	none = capture_unescape(fv[9], buf, sizeof(buf));
 	if (none < 0 || (!none && !(g->policy_cpus = strdup(buf))))
 		return none < 0 ? -EINVAL : -ENOMEM;
-	if (capture_unescape(fv[7], g->cpus_from, sizeof(g->cpus_from)) < 0)
+	if (capture_unescape(fv[10], g->cpus_from, sizeof(g->cpus_from)) < 0)
 		return -EINVAL;
-	none = capture_unescape(fv[8], buf, sizeof(buf));
+	none = capture_unescape(fv[11], buf, sizeof(buf));
 	if (none < 0 || (!none && !(g->policy_ban = strdup(buf))))
 		return none < 0 ? -EINVAL : -ENOMEM;
-	if (capture_unescape(fv[9], g->ban_from, sizeof(g->ban_from)) < 0)
+	if (capture_unescape(fv[12], g->ban_from, sizeof(g->ban_from)) < 0)
 		return -EINVAL;
-	if (strcmp(fv[10], "-") == 0)
+	if (strcmp(fv[13], "-") == 0)
 		return 0;
-	for (char *t = strtok_r(fv[10], ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	for (char *t = strtok_r(fv[13], ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		uint64_t irq;
 
 		if (parse_u64(t, IRQ_NUM_LIMIT, &irq) < 0)

@@ -189,15 +189,16 @@ static void fit_costs(const struct fit *f, const double *prior, double hi,
 
 /* What one CPU did in the window, for splitting among its IRQs. */
 struct cpu_work {
-	double hard_w;			/* sum of delta * hard cost */
+	double hard_w;			/* sum of delta * hard cost * device multiplier */
 	double delta[CLASS_NR];		/* sum of deltas per class */
 	double irq_s;			/* accounted hard-irq s/s, 0 if none */
 	double soft_s;			/* accounted softirq s/s, 0 if none */
 	double events[SOFTIRQ_NR];	/* softirqs raised in the window */
 	bool have_soft;			/* in /proc/softirqs both times */
-	double soft[CLASS_NR];		/* softirq s/s per class */
-	double hard_dev;		/* sum of delta * cost * device multiplier */
-	double soft_dev[CLASS_NR];	/* sum of delta * device multiplier */
+	double work[SOFTIRQ_NR];	/* softirq work the costs predict per vector, us */
+	double share[SOFTIRQ_NR];	/* interrupts that share it, weighed */
+	double other;			/* softirq work of no device's (timers, RCU), us */
+	double pred_all;		/* all of it, the devices' with their multipliers */
 };
 
 static bool stat_seen(const struct cpu_stats *s, unsigned int cpu,
@@ -214,53 +215,139 @@ static void cpu_work_events(struct cpu_work *w, const struct cpu_stat *a,
 	w->have_soft = true;
 }
 
-/* Split the CPU's softirq time among the classes by its events weighted
- * with @cost (us per event); with no time accounted, the costs are the time. */
-static void cpu_work_soft(struct cpu_work *w, const double *cost, double dt)
+/* The softirq work @cost (us per event) predicts on the CPU, per vector
+ * and for no device. */
+static void cpu_work_soft(struct cpu_work *w, const double *cost)
 {
-	double wt[CLASS_NR] = { 0 }, all = 0;
-	unsigned int t, k;
-
-	for (t = 0; t < SOFTIRQ_NR; t++) {
+	for (unsigned int t = 0; t < SOFTIRQ_NR; t++) {
 		double x = w->events[t] * cost[t];
 
-		all += x;
 		if (sample_softirq_class[t] >= 0)
-			wt[sample_softirq_class[t]] += x;
-	}
-	for (k = 0; k < CLASS_NR; k++) {
-		if (w->soft_s > 0 && all > 0)
-			w->soft[k] = w->soft_s * wt[k] / all;
+			w->work[t] = x;
 		else
-			w->soft[k] = wt[k] * 1e-6 / dt;
+			w->other += x;
 	}
 }
 
-/* This window's equations for the per-device multipliers: per CPU its
- * hard-irq time against each device's interrupts times its class's cost;
- * per CPU and class its share of softirq time against each device's
- * interrupts times the class's average cost in this window. */
-static void add_rows(const struct estimate_dev *dev, const struct snapshot *a,
-		     const struct snapshot *b, const enum irq_class *class,
-		     const unsigned char *col, unsigned int nr_ids, struct cpu_delta *d,
-		     const struct cpu_work *work, const double *irq_raw,
-		     const double *hard_cost, double dt)
+/* The softirq work predicted for one IRQ's @delta interrupts of class @k
+ * on a CPU: of each vector of its class, its share by interrupts weighed
+ * with its device's softirqs per interrupt @ev (NULL: 1 each). */
+static double soft_pred(const struct cpu_work *w, enum irq_class k, double delta,
+			const double *ev)
+{
+	double x = 0;
+
+	for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
+		if (sample_softirq_class[t] == (int)k && w->share[t] > 0)
+			x += w->work[t] * delta * (ev ? ev[t] : 1) / w->share[t];
+	return x;
+}
+
+/* Which devices raise a class's softirqs, and how many per interrupt:
+ * per vector, each CPU's count of them against its devices' interrupts.
+ * /proc/softirqs counts are exact, so one window tells an HBA whose
+ * completions run in BLOCK from NVMe drives that complete in the hard
+ * handler, where CPUs hold them in different mixes; where they cannot,
+ * each device keeps one per interrupt. Devices' rows of @ev (SOFTIRQ_NR
+ * each), 1 where not known. */
+#define EV_PRIOR	0.01
+#define EV_MAX		64.0
+static int fit_events(const struct estimate_dev *dev, const struct irq_row *const *pa,
+		      const struct snapshot *b, const enum irq_class *class,
+		      const unsigned char *col, unsigned int nr_ids, struct cpu_delta *d,
+		      const struct cpu_work *work, double *ev)
 {
 	const struct interrupts *ib = b->intr;
-	double soft_all[CLASS_NR] = { 0 }, rate_all[CLASS_NR] = { 0 }, avg[CLASS_NR];
-	double *xh = calloc((size_t)nr_ids * (dev->nr ? dev->nr : 1), sizeof(double));
-	double *xs = calloc((size_t)nr_ids * (dev->nr ? dev->nr : 1), sizeof(double));
-	unsigned int *idx = malloc((dev->nr ? dev->nr : 1) * sizeof(*idx));
+	size_t nd = dev->nr;
+	double *x = calloc((size_t)nr_ids * nd * CLASS_NR, sizeof(double));
+	double *lone = calloc((size_t)nr_ids * CLASS_NR, sizeof(double));
+	double *m = malloc(nd * sizeof(double));
+	unsigned int *idx = malloc(nd * sizeof(*idx));
+	int r = -ENOMEM;
+
+	for (size_t v = 0; v < nd * SOFTIRQ_NR; v++)
+		ev[v] = 1;
+	if (!x || !lone || !m || !idx)
+		goto out;
+	for (unsigned int v = 0; v < dev->nr; v++)
+		idx[v] = v;
+	/* Per CPU and class each device's interrupts, and those of IRQs of
+	 * no device (counted at one softirq each). */
+	for (unsigned int i = 0; i < ib->nr_rows; i++) {
+		const struct irq_row *rb = &ib->rows[i];
+		int v = dev->row_dev[i];
+		unsigned int n = sample_row_deltas(pa[i], rb, col, nr_ids, d);
+
+		for (unsigned int j = 0; j < n; j++) {
+			size_t c = d[j].cpu;
+
+			if (v >= 0 && (unsigned int)v < dev->nr)
+				x[(c * CLASS_NR + class[i]) * nd + v] += (double)d[j].delta;
+			else
+				lone[c * CLASS_NR + class[i]] += (double)d[j].delta;
+		}
+	}
+	for (unsigned int t = 0; t < SOFTIRQ_NR; t++) {
+		int k = sample_softirq_class[t];
+		struct devfit *g;
+
+		if (k < 0)
+			continue;
+		g = devfit_new(dev->nr);
+		if (!g)
+			goto out;
+		for (size_t c = 0; c < nr_ids; c++) {
+			double y;
+
+			if (!work[c].have_soft)
+				continue;
+			y = work[c].events[t] - lone[c * CLASS_NR + k];
+			devfit_add(g, DEVFIT_SOFT, idx, &x[(c * CLASS_NR + k) * nd], dev->nr,
+				   y > 0 ? y : 0);
+		}
+		devfit_solve_in(g, DEVFIT_SOFT, EV_PRIOR, 0, EV_MAX, m);
+		devfit_free(g);
+		for (unsigned int v = 0; v < dev->nr; v++)
+			ev[(size_t)v * SOFTIRQ_NR + t] = m[v];
+	}
+	r = 0;
+out:
+	free(x);
+	free(lone);
+	free(m);
+	free(idx);
+	return r;
+}
+
+/* Row @i's device's softirqs per interrupt, NULL for none known. */
+static const double *row_ev(const struct estimate_dev *dev, const double *ev, unsigned int i)
+{
+	int v = dev && ev ? dev->row_dev[i] : -1;
+
+	return v >= 0 && (unsigned int)v < dev->nr ? ev + (size_t)v * SOFTIRQ_NR : NULL;
+}
+
+/* This window's equations for the per-device multipliers, per CPU: its
+ * hard-irq time against each device's interrupts times its class's cost
+ * (and a base, the timer's and IPIs' time); its softirq time, less what no
+ * device explains, against each device's share of the softirq work its
+ * class's costs predict. One equation per CPU, not per class: a CPU's
+ * split between NET_RX and BLOCK time is what the fit must find. */
+static int add_rows(const struct estimate_dev *dev, const struct irq_row *const *pa,
+		    const struct snapshot *b, const enum irq_class *class,
+		    const unsigned char *col, unsigned int nr_ids, struct cpu_delta *d,
+		    const struct cpu_work *work, const double *ev, const double *hard_cost,
+		    double dt)
+{
+	const struct interrupts *ib = b->intr;
+	size_t nd = dev->nr ? dev->nr : 1;
+	double *xh = calloc((size_t)nr_ids * nd, sizeof(double));
+	double *xs = calloc((size_t)nr_ids * nd, sizeof(double));
+	unsigned int *idx = malloc(nd * sizeof(*idx));
+	int r = -ENOMEM;
 
 	if (!xh || !xs || !idx)
 		goto out;
-	for (unsigned int c = 0; c < nr_ids; c++)
-		for (int k = 0; k < CLASS_NR; k++) {
-			soft_all[k] += work[c].soft[k];
-			rate_all[k] += work[c].delta[k] / dt;
-		}
-	for (int k = 0; k < CLASS_NR; k++)
-		avg[k] = rate_all[k] > 0 ? soft_all[k] * 1e6 / rate_all[k] : 0;
 	for (unsigned int i = 0; i < ib->nr_rows; i++) {
 		const struct irq_row *rb = &ib->rows[i];
 		int v = dev->row_dev[i];
@@ -268,35 +355,36 @@ static void add_rows(const struct estimate_dev *dev, const struct snapshot *a,
 
 		if (v < 0 || (unsigned int)v >= dev->nr)
 			continue;
-		n = sample_row_deltas(sample_pair_row(a->intr, rb), rb, col, nr_ids, d);
+		n = sample_row_deltas(pa[i], rb, col, nr_ids, d);
 		for (unsigned int j = 0; j < n; j++) {
-			double r = (double)d[j].delta / dt;
+			double dd = (double)d[j].delta;
+			size_t at = (size_t)d[j].cpu * dev->nr + v;
 
-			xh[(size_t)d[j].cpu * dev->nr + v] += r * hard_cost[class[i]];
-			xs[(size_t)d[j].cpu * dev->nr + v] += r * avg[class[i]];
+			xh[at] += dd * hard_cost[class[i]] / dt;
+			xs[at] += soft_pred(&work[d[j].cpu], class[i], dd, row_ev(dev, ev, i)) / dt;
 		}
 	}
 	for (unsigned int i = 0; i < dev->nr; i++)
 		idx[i] = i;
 	for (unsigned int c = 0; c < nr_ids; c++) {
-		if (irq_raw[c] > 0)
-			devfit_add(dev->fit, DEVFIT_HARD, idx, &xh[(size_t)c * dev->nr], dev->nr,
-				   irq_raw[c] * 1e6);
-		for (int k = 0; k < CLASS_NR; k++) {
-			double x[DEVFIT_MAX];
+		const struct cpu_work *w = &work[c];
+		double y;
 
-			if (!(work[c].soft[k] > 0) || !work[c].have_soft)
-				continue;
-			/* only this class's devices: the class split is known */
-			for (unsigned int v = 0; v < dev->nr; v++)
-				x[v] = dev->dev_class[v] == (int)k ? xs[(size_t)c * dev->nr + v] : 0;
-			devfit_add(dev->fit, DEVFIT_SOFT, idx, x, dev->nr, work[c].soft[k] * 1e6);
-		}
+		if (w->irq_s > 0)
+			devfit_add(dev->fit, DEVFIT_HARD, idx, &xh[(size_t)c * dev->nr], dev->nr,
+				   w->irq_s * 1e6);
+		if (!w->have_soft || !(w->soft_s > 0))
+			continue;
+		y = w->soft_s * 1e6 - w->other / dt;
+		devfit_add(dev->fit, DEVFIT_SOFT, idx, &xs[(size_t)c * dev->nr], dev->nr,
+			   y > 0 ? y : 0);
 	}
+	r = 0;
 out:
 	free(xh);
 	free(xs);
 	free(idx);
+	return r;
 }
 
 int estimate_proc(const struct snapshot *a, const struct snapshot *b,
@@ -320,7 +408,8 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 	struct estimate_prior dflt;
 	struct fit soft_fit = { 0 }, hard_fit = { 0 };
 	double soft_cost[SOFTIRQ_NR], hard_cost[CLASS_NR];
-	double *irq_raw = NULL, *hm = NULL, *sm = NULL;
+	double *hm = NULL, *sm = NULL, *ev = NULL;
+	const struct irq_row **pa = NULL;
 	double dt;
 	int r;
 
@@ -346,11 +435,14 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 	col = sample_columns(a, b, &nr_ids);
 	work = calloc(nr_ids, sizeof(*work));
 	d = malloc(sample_max_deltas(a, b) * sizeof(*d));
-	irq_raw = calloc(nr_ids ? nr_ids : 1, sizeof(*irq_raw));
-	if (!col || !work || !d || !irq_raw) {
+	/* Each row's pair in @a, found once: every pass below walks them. */
+	pa = malloc((ib->nr_rows ? ib->nr_rows : 1) * sizeof(*pa));
+	if (!col || !work || !d || !pa) {
 		r = -ENOMEM;
 		goto fail;
 	}
+	for (i = 0; i < ib->nr_rows; i++)
+		pa[i] = sample_pair_row(ia, &ib->rows[i]);
 	r = sample_counts(a, b, &act);
 	if (r < 0)
 		goto fail;
@@ -358,8 +450,7 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 	/* Pass 1: what each CPU served in total, per class. */
 	for (i = 0; i < ib->nr_rows; i++) {
 		const struct irq_row *rb = &ib->rows[i];
-		unsigned int n = sample_row_deltas(sample_pair_row(ia, rb), rb, col,
-						   nr_ids, d);
+		unsigned int n = sample_row_deltas(pa[i], rb, col, nr_ids, d);
 
 		for (j = 0; j < n; j++)
 			work[d[j].cpu].delta[class[i]] += (double)d[j].delta;
@@ -406,71 +497,127 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 		if (sample_softirq_class[t] < 0)
 			soft_cost[t] = prior->soft_us[t];
 	fit_costs(&hard_fit, prior->hard_us, FIT_MAX_HARD, hard_cost);
-	if (dev && (dev->hard_m || dev->soft_m)) {
-		hm = calloc(ib->nr_rows ? ib->nr_rows : 1, sizeof(*hm));
-		sm = calloc(ib->nr_rows ? ib->nr_rows : 1, sizeof(*sm));
-		if (!hm || !sm) {
+	for (c = 0; c < nr_ids; c++)
+		if (work[c].have_soft)
+			cpu_work_soft(&work[c], soft_cost);
+
+	/* Which devices raise their class's softirqs, and how many each. */
+	if (dev && dev->nr > 0) {
+		ev = malloc((size_t)dev->nr * SOFTIRQ_NR * sizeof(*ev));
+		if (!ev) {
 			r = -ENOMEM;
 			goto fail;
 		}
-		/* Per row its device's multipliers; the sums they weigh. */
-		for (i = 0; i < ib->nr_rows; i++) {
-			const struct irq_row *rb = &ib->rows[i];
-			int v = dev->row_dev[i];
-			unsigned int n = sample_row_deltas(sample_pair_row(ia, rb), rb, col,
-							   nr_ids, d);
+		if (dev->ev_use) {
+			memcpy(ev, dev->ev_use, (size_t)dev->nr * SOFTIRQ_NR * sizeof(*ev));
+		} else {
+			r = fit_events(dev, pa, b, class, col, nr_ids, d, work, ev);
+			if (r < 0)
+				goto fail;
+			if (dev->ev_keep)
+				memcpy(dev->ev_keep, ev, (size_t)dev->nr * SOFTIRQ_NR * sizeof(*ev));
+		}
+	}
+	for (i = 0; i < ib->nr_rows; i++) {
+		const struct irq_row *rb = &ib->rows[i];
+		unsigned int n = sample_row_deltas(pa[i], rb, col, nr_ids, d);
+		const double *e = row_ev(dev, ev, i);
 
-			hm[i] = v >= 0 && (unsigned int)v < dev->nr && dev->hard_m ? dev->hard_m[v] : 1;
-			sm[i] = v >= 0 && (unsigned int)v < dev->nr && dev->soft_m ? dev->soft_m[v] : 1;
-			for (j = 0; j < n; j++) {
-				work[d[j].cpu].hard_dev += (double)d[j].delta * hard_cost[class[i]] * hm[i];
-				work[d[j].cpu].soft_dev[class[i]] += (double)d[j].delta * sm[i];
+		for (j = 0; j < n; j++)
+			for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
+				if (sample_softirq_class[t] == (int)class[i])
+					work[d[j].cpu].share[t] += (double)d[j].delta * (e ? e[t] : 1);
+	}
+
+	/* Per-device multipliers of the class costs: this window's equations
+	 * join those of the runs before it, and the sum says what each
+	 * device's interrupts cost; without a fit, what earlier runs found. */
+	if (dev && dev->nr > 0) {
+		double *dm = calloc(2 * (size_t)dev->nr, sizeof(*dm));
+
+		hm = calloc(ib->nr_rows ? ib->nr_rows : 1, sizeof(*hm));
+		sm = calloc(ib->nr_rows ? ib->nr_rows : 1, sizeof(*sm));
+		if (!dm || !hm || !sm) {
+			free(dm);
+			r = -ENOMEM;
+			goto fail;
+		}
+		for (unsigned int v = 0; v < dev->nr; v++) {
+			dm[v] = dev->hard_m ? dev->hard_m[v] : 1;
+			dm[dev->nr + v] = dev->soft_m ? dev->soft_m[v] : 1;
+		}
+		if (dev->fit) {
+			r = add_rows(dev, pa, b, class, col, nr_ids, d, work, ev, hard_cost, dt);
+			if (r == 0) {
+				devfit_solve(dev->fit, DEVFIT_HARD, dm);
+				devfit_solve(dev->fit, DEVFIT_SOFT, dm + dev->nr);
 			}
+		}
+		for (i = 0; i < ib->nr_rows; i++) {
+			int v = dev->row_dev[i];
+			bool known = v >= 0 && (unsigned int)v < dev->nr;
+
+			hm[i] = known ? dm[v] : 1;
+			sm[i] = known ? dm[dev->nr + v] : 1;
+		}
+		free(dm);
+		if (r < 0)
+			goto fail;
+	}
+
+	/* Pass 2: the work the costs predict per CPU, then each IRQ's share
+	 * of what its CPUs did. */
+	for (c = 0; c < nr_ids; c++) {
+		work[c].pred_all = work[c].other;
+		for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
+			if (!(work[c].share[t] > 0))
+				work[c].pred_all += work[c].work[t];
+	}
+	for (i = 0; i < ib->nr_rows; i++) {
+		const struct irq_row *rb = &ib->rows[i];
+		unsigned int n = sample_row_deltas(pa[i], rb, col, nr_ids, d);
+		const double *e = row_ev(dev, ev, i);
+
+		for (j = 0; j < n; j++) {
+			struct cpu_work *w = &work[d[j].cpu];
+			double dd = (double)d[j].delta;
+
+			w->hard_w += dd * hard_cost[class[i]] * (hm ? hm[i] : 1);
+			w->pred_all += soft_pred(w, class[i], dd, e) * (sm ? sm[i] : 1);
 		}
 	}
 	for (c = 0; c < nr_ids; c++) {
 		struct cpu_work *w = &work[c];
 
-		irq_raw[c] = w->irq_s;
-		if (hm)
-			w->hard_w = w->hard_dev;
-		else
-			for (unsigned int k = 0; k < CLASS_NR; k++)
-				w->hard_w += w->delta[k] * hard_cost[k];
 		/* Timer and IPI time is in irq_s too: devices take only
 		 * what their interrupts explain. */
 		if (w->irq_s > w->hard_w * 1e-6 / dt)
 			w->irq_s = w->hard_w * 1e-6 / dt;
-		if (w->have_soft)
-			cpu_work_soft(w, soft_cost, dt);
 	}
-
-	if (dev && dev->fit)
-		add_rows(dev, a, b, class, col, nr_ids, d, work, irq_raw, hard_cost, dt);
-
-	/* Pass 2: each IRQ's share of its CPUs' work. */
 	for (i = 0; i < ib->nr_rows; i++) {
 		const struct irq_row *rb = &ib->rows[i];
-		const struct irq_row *ra = sample_pair_row(ia, rb);
+		const struct irq_row *ra = pa[i];
 		struct irq_activity *x = &act[i];
 		enum irq_class k = class[i];
 		unsigned int n = sample_row_deltas(ra, rb, col, nr_ids, d);
+		double hc = hard_cost[k] * (hm ? hm[i] : 1);
+		const double *e = row_ev(dev, ev, i);
 
 		for (j = 0; j < n; j++) {
 			const struct cpu_work *w = &work[d[j].cpu];
 			double dd = (double)d[j].delta;
-
-			double hc = hard_cost[k] * (hm ? hm[i] : 1);
+			double q = soft_pred(w, k, dd, e) * (sm ? sm[i] : 1);
 
 			if (w->irq_s > 0 && w->hard_w > 0)
 				x->hard += w->irq_s * dd * hc / w->hard_w;
 			else	/* no irq time accounting (the common case) */
 				x->hard += dd * hc * 1e-6 / dt;
-			if (sm)
-				x->soft += w->soft_dev[k] > 0 ?
-					   w->soft[k] * dd * sm[i] / w->soft_dev[k] : 0;
+			if (!w->have_soft)
+				continue;
+			if (w->soft_s > 0)
+				x->soft += w->pred_all > 0 ? w->soft_s * q / w->pred_all : 0;
 			else
-				x->soft += w->soft[k] * dd / w->delta[k];
+				x->soft += q * 1e-6 / dt;
 		}
 		x->load = x->hard + x->soft;
 	}
@@ -482,8 +629,9 @@ fail:
 	free(d);
 	free(work);
 	free(col);
-	free(irq_raw);
 	free(hm);
 	free(sm);
+	free(ev);
+	free(pa);
 	return r;
 }

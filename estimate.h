@@ -35,6 +35,12 @@ struct estimate_dev {
 	const int *dev_class;		/* per device */
 	const double *hard_m, *soft_m;	/* per device, or NULL */
 	struct devfit *fit;
+	/* Each device's softirqs per interrupt (SOFTIRQ_NR a device): fitted
+	 * from the window and kept in @ev_keep (NULL: not kept), or taken
+	 * from @ev_use (NULL: fitted), as a window takes the longer
+	 * interval's before it. */
+	double *ev_keep;
+	const double *ev_use;
 };
 
 int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,

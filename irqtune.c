@@ -94,6 +94,8 @@ struct run {
 	struct loadsrc src;
 	bool src_chosen;
 	double *window_load;		/* this window's loads, when history smoothed them */
+	double *mean_var;		/* variance of each planned mean, -1: one window */
+	bool threshold_auto;		/* no threshold set: the evidence sets it */
 	char state_note[PATH_MAX + 320];	/* what became of the history, for the report */
 	struct device_map *map;
 	struct irq_activity *act;
@@ -109,7 +111,7 @@ struct run {
 	struct source fs;
 	char host[256];			/* a replay's captured hostname */
 	char begin_reason[LOADSRC_REASON_MAX];	/* the load source's, on choosing */
-	double costs_age;		/* seconds; < 0: no measured costs used */
+	double costs_now;		/* when the costs file was judged; 0: not read */
 };
 
 static double realtime(void)
@@ -415,6 +417,7 @@ overrides:
 	/* A replay's window is the one captured (--window is refused). */
 	if (run->fs.mode == SOURCE_REPLAY && meta_double(run, "window", &cfg->window) < 0)
 		cfg->window = opt.window;
+	run->threshold_auto = cfg->threshold < 0;
 	if (cfg->threshold < 0)
 		cfg->threshold = PLAN_DEFAULT_THRESHOLD;
 	if (opt.load_source != CONFIG_LOAD_UNSET)
@@ -453,38 +456,10 @@ overrides:
 	return 0;
 }
 
-/* What irqbalance's settings and the cpuset partitions banned, kept by a
- * capture (from ban @first on) and given back by its replay, which reads
- * neither this machine's files nor its environment. */
-static int keep_bans(struct run *run, unsigned int first)
-{
-	char *text;
-	size_t len;
-	int r = replay_format_bans(&run->bans, first, &text, &len);
-
-	if (r < 0)
-		return r;
-	source_keep(&run->fs, REPLAY_BANS, text, len);
-	free(text);
-	return 0;
-}
-
-static int replay_bans(struct run *run)
-{
-	const struct capture_member *m = capture_get(run->fs.cap, REPLAY_BANS);
-	unsigned int line = 0;
-	int r;
-
-	if (!m || !m->data)
-		return 0;
-	r = replay_parse_bans(m->data, &run->bans, &line);
-	if (r == -EINVAL)
-		log_msg(LOG_ERR, "capture %s: %s:%u: not a ban", opt.replay, REPLAY_BANS, line);
-	return r;
-}
-
 /* The bans of the command line or the file, then irqbalance's and the
- * isolated partitions' added to them, each with its source. */
+ * isolated partitions' added to them, each with its source. Their files
+ * and variables are read through run->fs: a capture keeps them as they
+ * were, and a replay parses those, never this machine's. */
 static int gather_bans(struct run *run)
 {
 	static const char *const defaults[] = {
@@ -492,6 +467,7 @@ static int gather_bans(struct run *run)
 	};
 	struct config *cfg = &run->cfg;
 	struct compat_sources src = {
+		.fs = &run->fs,
 		.off = cfg->irqbalance_off,
 		.getenv_fn = getenv,
 		.envfile = cfg->irqbalance_env,
@@ -499,22 +475,14 @@ static int gather_bans(struct run *run)
 		.cgroup_isolated = _PATH_CGROUP_ISOLATED,
 	};
 	char from[PATH_MAX + 16];
-	unsigned int first;
 	int r = 0;
 
 	snprintf(from, sizeof(from), "bancpus in %s", opt.config ? opt.config : _PATH_CONFIG);
 	if (cfg->bancpus)
 		r = compat_add_ban(&run->bans, cpuset_dup(cfg->bancpus),
 				   opt.bancpus ? "--bancpus" : from);
-	first = run->bans.nr;
-	if (r == 0 && run->fs.mode == SOURCE_REPLAY)
-		r = replay_bans(run);
-	else if (r == 0)
+	if (r == 0)
 		r = compat_collect(&src, &run->bans);
-	if (r == 0 && run->fs.mode == SOURCE_RECORD)
-		r = keep_bans(run, first);
-	if (r == -EINVAL)
-		return EXIT_BADCAPTURE;
 	if (r == 0 && !cfg->bancpus && run->bans.nr && !(cfg->bancpus = cpuset_new(CPU_ID_LIMIT)))
 		r = -ENOMEM;
 	if (r < 0) {
@@ -1188,6 +1156,7 @@ static void run_release(struct run *run)
 	snapshot_release(&run->b);
 	loadsrc_release(&run->src);
 	free(run->window_load);
+	free(run->mean_var);
 	policy_release(&run->pol);
 	device_map_free(run->map);
 	free(run->act);
@@ -1197,19 +1166,30 @@ static void run_release(struct run *run)
 }
 
 /* The costs a measured run recorded, when they are this boot's and fresh;
- * a file that is there but not to be trusted is named once, and ignored. */
-static bool load_costs(char *boot, size_t len, struct estimate_prior *ret, double *ret_when)
+ * a file that is there but not to be trusted is named once, and ignored.
+ * Through run->fs: a capture keeps the file, the boot id and the time it
+ * was judged at (meta "costs-now"), and a replay judges them again. */
+static bool load_costs(struct run *run, char *boot, size_t len, struct estimate_prior *ret,
+		       double *ret_when)
 {
 	struct estimate_prior base;
 	char why[256];
 	int r;
 
-	if (costs_boot_id(boot, len) < 0) {
+	if (run->fs.mode == SOURCE_REPLAY) {
+		/* No time: the captured run read no costs. */
+		if (meta_double(run, "costs-now", &run->costs_now) < 0)
+			return false;
+	} else {
+		run->costs_now = realtime();
+	}
+	if (costs_boot_id_from(&run->fs, boot, len) < 0) {
 		boot[0] = '\0';
 		return false;
 	}
 	estimate_default_prior(&base);
-	r = costs_load(_PATH_COSTS, boot, realtime(), &base, ret, ret_when, why, sizeof(why));
+	r = costs_load_from(&run->fs, _PATH_COSTS, boot, run->costs_now, &base, ret, ret_when,
+			    why, sizeof(why));
 	if (r < 0 && r != -ENOENT && r != -ESTALE)
 		log_msg(LOG_WARNING, "%s: %s; estimating with the built-in costs",
 			_PATH_COSTS, why);
@@ -1251,6 +1231,10 @@ struct history {
 	int *row_dev, *dev_class;
 	double *hard_m, *soft_m;
 	const char **ids;
+	struct irq_activity *long_act;	/* from the last run's window to this one's */
+	double *ev;			/* the devices' softirqs per interrupt in it */
+	double long_s;			/* its length */
+	char long_why[160];		/* why there is none */
 };
 
 static void history_release(struct history *h)
@@ -1262,6 +1246,8 @@ static void history_release(struct history *h)
 	free(h->hard_m);
 	free(h->soft_m);
 	free(h->ids);
+	free(h->long_act);
+	free(h->ev);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -1335,12 +1321,73 @@ static int history_begin(struct run *run, struct history *h, char *boot, size_t 
 	return 0;
 }
 
+/* The /proc estimate over the interval between the last run's window and
+ * this one's, when the history kept the counters it ended with: from cron
+ * nearly a minute, so a CPU's time is known to a sixtieth of a tick, and
+ * the per-device fit takes that interval's equations. history_end() plans
+ * with the interval and the window together unless the window says the
+ * load changed since. Only for the proc source: a measurement covers its
+ * own window only. -ENOMEM only. */
+static int history_long(struct run *run, struct history *h, const enum irq_class *class,
+			long hz, const struct estimate_prior *prior)
+{
+	const struct snapshot *prev = h->old ? h->old->snap : NULL;
+	int r;
+
+	if (!h->on || run->src.bpf || run->src.raw)
+		return 0;
+	if (!prev) {
+		snprintf(h->long_why, sizeof(h->long_why), "%s",
+			 h->old ? "the last run kept no counters" : "");
+		return 0;
+	}
+	if (!state_snap_usable(prev, &run->a, &run->b, h->long_why, sizeof(h->long_why)))
+		return 0;
+	if (h->fit) {
+		h->ev = calloc((size_t)h->dev.nr * SOFTIRQ_NR, sizeof(*h->ev));
+		if (!h->ev)
+			return -ENOMEM;
+		h->dev.ev_keep = h->ev;
+	}
+	r = estimate_proc_dev(prev, &run->a, class, hz, prior, h->fit ? &h->dev : NULL,
+			      &h->long_act);
+	h->dev.ev_keep = NULL;
+	if (r < 0) {
+		snprintf(h->long_why, sizeof(h->long_why), "%s", strerror(-r));
+		return r == -ENOMEM ? r : 0;
+	}
+	h->long_s = run->a.when - prev->when;
+	if (h->fit) {
+		/* This window's own equations are in the minute's. */
+		devfit_solve(h->fit, DEVFIT_HARD, h->hard_m);
+		devfit_solve(h->fit, DEVFIT_SOFT, h->soft_m);
+		h->dev.fit = NULL;
+		/* which device raises which softirqs: the minute says it
+		 * better than the second */
+		h->dev.ev_use = h->ev;
+	}
+	return 0;
+}
+
+/* Whether this window's load @s departs from the interval's before it @l
+ * by more than the window can be off: a CPU's time is counted to a clock
+ * tick @tick of the window, and the estimate's split of it moves with the
+ * mix, a tenth of the load. Then the load changed since, and the window
+ * is the news: planned as it is, its history restarted. */
+static bool window_shifted(double s, double l, double tick)
+{
+	return fabs(s - l) > 0.1 * l + tick;
+}
+
 static int history_end(struct run *run, struct history *h, const char *boot)
 {
 	struct state *now = NULL;
 	struct state_sample *smp;
 	double *load;
 	unsigned int n = run->map->nr_irqs;
+	/* A clock tick of the window with the /proc source. */
+	double tick = 1.0 / ((double)sysconf(_SC_CLK_TCK) * (run->b.when - run->a.when));
+	size_t l;
 	int r;
 
 	if (!h->on)
@@ -1348,29 +1395,46 @@ static int history_end(struct run *run, struct history *h, const char *boot)
 	smp = calloc(n ? n : 1, sizeof(*smp));
 	load = calloc(n ? n : 1, sizeof(*load));
 	run->window_load = calloc(n ? n : 1, sizeof(*run->window_load));
-	if (!smp || !load || !run->window_load) {
+	run->mean_var = calloc(n ? n : 1, sizeof(*run->mean_var));
+	if (!smp || !load || !run->window_load || !run->mean_var) {
 		r = -ENOMEM;
 		goto out;
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		const struct irq_info *ii = &run->map->irqs[i];
+		struct irq_activity *ac = &run->act[i];
+		double secs = run->b.when - run->a.when;
+		bool shifted = false;
 
+		run->window_load[i] = ac->load;
+		if (h->long_act && run->src.used != LOADSRC_BPF) {
+			const struct irq_activity *g = &h->long_act[i];
+			double wg = h->long_s / (h->long_s + secs), ws = 1 - wg;
+
+			shifted = window_shifted(ac->load, g->load, tick);
+			if (!shifted) {
+				ac->load = wg * g->load + ws * ac->load;
+				ac->hard = wg * g->hard + ws * ac->hard;
+				ac->soft = wg * g->soft + ws * ac->soft;
+				secs += h->long_s;
+			}
+		}
 		smp[i] = (struct state_sample){
-			.irq = ii->irq, .name = ii->name, .load = run->act[i].load,
+			.irq = ii->irq, .name = ii->name, .load = ac->load, .secs = secs,
+			.shifted = shifted,
 			.device = ii->group >= 0 ? run->map->groups[ii->group].id : "",
 		};
-		run->window_load[i] = run->act[i].load;
 	}
 	/* What a load must move by to be more than rounding: a clock tick of
 	 * the window with the /proc source, a thousandth of a CPU measured. */
 	r = state_update(h->old, smp, n, realtime(),
-			 run->src.used == LOADSRC_BPF ? 0.001 :
-			 1.0 / ((double)sysconf(_SC_CLK_TCK) * (run->b.when - run->a.when)),
-			 load, &now);
+			 run->src.used == LOADSRC_BPF ? 0.001 : tick, load, &now);
 	if (r < 0)
 		goto out;
-	for (unsigned int i = 0; i < n; i++)
+	for (unsigned int i = 0; i < n; i++) {
 		run->act[i].load = load[i];
+		run->mean_var[i] = state_mean_var(&now->irqs[i]);
+	}
 	if (h->fit) {
 		now->devs = calloc(h->dev.nr, sizeof(*now->devs));
 		if (!now->devs) {
@@ -1385,8 +1449,21 @@ static int history_end(struct run *run, struct history *h, const char *boot)
 		now->fit = h->fit;
 		h->fit = NULL;
 	}
+	now->snap = state_snap_copy(&run->b);
 	snprintf(run->state_note, sizeof(run->state_note), "%s %s",
 		 h->old ? "loads weighed with the history in" : "history started in", h->path);
+	l = strlen(run->state_note);
+	if (h->long_act && run->src.used != LOADSRC_BPF)
+		snprintf(run->state_note + l, sizeof(run->state_note) - l,
+			 "; estimated over the %.0f s since the last run's window",
+			 h->long_s + (run->b.when - run->a.when));
+	else if (h->long_why[0] && run->src.used != LOADSRC_BPF)
+		snprintf(run->state_note + l, sizeof(run->state_note) - l,
+			 "; this window alone: %s", h->long_why);
+	l = strlen(run->state_note);
+	if (!now->snap)
+		snprintf(run->state_note + l, sizeof(run->state_note) - l,
+			 "; too many counters to keep for the next run");
 	r = state_save(h->path, now, boot);
 	if (r < 0) {
 		log_msg(LOG_WARNING, "cannot keep the load history in %s: %s%s", h->path,
@@ -1403,42 +1480,84 @@ out:
 	return r == -ENOMEM ? r : 0;
 }
 
-#define TOPOLOGY_MEMBER	"topology"
+/* Why a topology parser refused a file, for a replay's message. */
+static const char *topology_why(int r)
+{
+	switch (r) {
+	case -ENOENT:	return "missing";
+	case -ENOTDIR:	return "not a directory";
+	case -EFBIG:	return "larger than any such sysfs file";
+	case -ERANGE:	return "an id out of range";
+	case -ENODEV:	return "no online CPU";
+	case -EINVAL:	return "not what the kernel writes there";
+	default:	return strerror(-r);
+	}
+}
 
-/* The topology from /sys, kept by a capture as topology_read() saw it;
- * a replay takes that instead. An exit status, 0 when read. */
+/* With a history behind every busy IRQ, a plan is judged on the evidence
+ * of several windows, not one: the loads are known to the standard error
+ * of their weighted means (the busiest CPU's, as they sit now), not to a
+ * clock tick of one window, and when no threshold was set a gain of
+ * PLAN_EVIDENCE_THRESHOLD is worth a move. A new or shifted IRQ has one
+ * window only, and the one-window rules stand. -ENOMEM only. */
+static int weigh_evidence(struct run *run, struct plan_policy *pol)
+{
+	unsigned int ids = run->topo->nr_ids;
+	double *var, worst = 0;
+	size_t l;
+
+	if (!run->mean_var)
+		return 0;
+	var = calloc(ids ? ids : 1, sizeof(*var));
+	if (!var)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < run->nr; i++) {
+		const struct plan_irq *pi = &run->pi[i];
+
+		if (pi->fixed || !(pi->load > pol->idle_load))
+			continue;
+		if (run->mean_var[i] < 0 || pi->served < 0 || (unsigned int)pi->served >= ids) {
+			free(var);
+			return 0;
+		}
+		var[pi->served] += run->mean_var[i];
+	}
+	for (unsigned int c = 0; c < ids; c++)
+		worst = fmax(worst, var[c]);
+	free(var);
+	pol->resolution = sqrt(worst);
+	pol->stability = run->threshold_auto ? PLAN_EVIDENCE_THRESHOLD : pol->threshold;
+	l = strlen(run->state_note);
+	snprintf(run->state_note + l, sizeof(run->state_note) - l,
+		 "; every busy IRQ has a history: plans judged to %.2f%% of a CPU, threshold %.0f%%",
+		 pol->resolution * 100, pol->stability * 100);
+	return 0;
+}
+
+
+/* The topology from /sys, through run->fs: a capture keeps the files and
+ * directory listings read, a replay parses those. An exit status, 0 when
+ * read. */
 static int read_topology(struct run *run, char *where, size_t where_len)
 {
-	const struct capture_member *m;
-	unsigned int line = 0;
-	char *text;
-	size_t len;
+	char member[CAPTURE_NAME_MAX];
 	int r;
 
-	if (run->fs.mode == SOURCE_REPLAY) {
-		m = capture_get(run->fs.cap, TOPOLOGY_MEMBER);
-		if (!m || !m->data)
-			return bad_capture(TOPOLOGY_MEMBER, 0, "missing");
-		r = topology_parse(m->data, run->cfg.bancpus, &run->topo, &line);
-		if (r == -ENOMEM) {
-			log_msg(LOG_ERR, "out of memory");
-			return EXIT_SOFTWARE;
-		}
-		return r < 0 ? bad_capture(TOPOLOGY_MEMBER, line, "not a topology line") : 0;
+	r = topology_read_from(&run->fs, "", run->cfg.bancpus, &run->topo, where, where_len);
+	if (r == -ENOMEM) {
+		log_msg(LOG_ERR, "out of memory");
+		return EXIT_SOFTWARE;
 	}
-	r = topology_read_where("", run->cfg.bancpus, &run->topo, where, where_len);
+	if (r < 0 && run->fs.mode == SOURCE_REPLAY) {
+		if (source_member(member, sizeof(member), NULL, where[0] ? where : _PATH_SYS_CPU) < 0)
+			str_copy(member, sizeof(member), "root" _PATH_SYS_CPU);
+		log_msg(LOG_ERR, "capture %s: member %s: %s", opt.replay, member, topology_why(r));
+		return EXIT_BADCAPTURE;
+	}
 	if (r < 0) {
 		log_msg(LOG_ERR, "cannot read the CPU topology: %s: %s",
 			where[0] ? where : _PATH_SYS_CPU, strerror(-r));
 		return EXIT_NOINPUT;
-	}
-	if (run->fs.mode == SOURCE_RECORD) {
-		if (topology_format(run->topo, &text, &len) < 0) {
-			log_msg(LOG_ERR, "out of memory");
-			return EXIT_SOFTWARE;
-		}
-		source_keep(&run->fs, TOPOLOGY_MEMBER, text, len);
-		free(text);
 	}
 	return 0;
 }
@@ -1502,41 +1621,6 @@ static void keep_measure(struct run *run)
 	free(text);
 }
 
-static void keep_costs(struct run *run, const struct estimate_prior *p, double when)
-{
-	char *text;
-	size_t len;
-
-	if (run->fs.mode != SOURCE_RECORD)
-		return;
-	run->costs_age = realtime() - when;
-	if (replay_format_costs(p, &text, &len) < 0) {
-		run->fs.err = run->fs.err ? run->fs.err : -ENOMEM;
-		return;
-	}
-	source_keep(&run->fs, REPLAY_COSTS, text, len);
-	free(text);
-}
-
-/* The measured per-event costs the captured run estimated with, if any. */
-static int replay_costs(struct run *run, struct estimate_prior *p, bool *ret_have,
-			double *ret_when)
-{
-	const struct capture_member *m = capture_get(run->fs.cap, REPLAY_COSTS);
-	unsigned int line = 0;
-
-	*ret_have = false;
-	*ret_when = 0;
-	if (!m || !m->data)
-		return 0;
-	if (replay_parse_costs(m->data, p, &line) < 0)
-		return bad_capture(REPLAY_COSTS, line, "not a costs line");
-	if (meta_double(run, "costs-age", &run->costs_age) < 0)
-		run->costs_age = 0;
-	*ret_have = true;
-	return 0;
-}
-
 /* USER_HZ of /proc/stat: this kernel's, or the captured one's. */
 static int clock_ticks(struct run *run, long *ret)
 {
@@ -1568,7 +1652,6 @@ static int balance(struct run *run)
 	char where[PATH_MAX], boot[64] = "";
 	unsigned int line = 0;
 	struct stat st;
-	double now;
 	long hz;
 	int r, ret;
 
@@ -1618,21 +1701,15 @@ static int balance(struct run *run)
 			.label = ii->group >= 0 ? run->map->groups[ii->group].label : NULL,
 		};
 	}
-	/* Costs measured on this kernel describe no other machine. */
-	if (run->fs.mode == SOURCE_REPLAY) {
-		r = replay_costs(run, &costs, &have_costs, &costs_when);
-		if (r)
-			goto out_status;
-	} else {
-		have_costs = run->src.native &&
-			     load_costs(boot, sizeof(boot), &costs, &costs_when);
-		if (have_costs)
-			keep_costs(run, &costs, costs_when);
-	}
+	/* Costs measured on this kernel describe no other machine; a
+	 * replay's are the captured machine's, if its run read any. */
+	have_costs = (run->src.native || run->fs.mode == SOURCE_REPLAY) &&
+		     load_costs(run, boot, sizeof(boot), &costs, &costs_when);
 	r = clock_ticks(run, &hz);
 	if (r)
 		goto out_status;
-	if (history_begin(run, &hist, boot, sizeof(boot)) < 0)
+	if (history_begin(run, &hist, boot, sizeof(boot)) < 0 ||
+	    history_long(run, &hist, class, hz, have_costs ? &costs : NULL) < 0)
 		goto out;
 	r = loadsrc_finish(&run->src, &run->a, &run->b, target, class,
 			   hz, have_costs ? &costs : NULL, hist.fit ? &hist.dev : NULL, &run->act);
@@ -1652,11 +1729,11 @@ static int balance(struct run *run)
 	} else if (have_costs) {
 		size_t l = strlen(run->src.reason);
 
-		/* A replay says what the captured run said: its age then. */
-		now = run->fs.mode == SOURCE_REPLAY ? costs_when + run->costs_age : realtime();
+		/* Their age when they were read, so that a replay says
+		 * what the captured run said. */
 		snprintf(run->src.reason + l, sizeof(run->src.reason) - l,
 			 "; per-event costs as measured %.0f min ago",
-			 fmax(0, now - costs_when) / 60);
+			 fmax(0, run->costs_now - costs_when) / 60);
 	}
 	if (history_end(run, &hist, boot) < 0)
 		goto out;
@@ -1666,6 +1743,8 @@ static int balance(struct run *run)
 		goto out;
 	report_policy_errors(run);
 	if (build_plan_input(run) < 0)
+		goto out;
+	if (weigh_evidence(run, &pol) < 0)
 		goto out;
 	r = plan_compute(run->topo, run->pi, run->nr, &pol, &run->res);
 	if (r < 0) {
@@ -1755,8 +1834,8 @@ static int keep_meta(struct run *run, int status)
 		fprintf(f, "load-source %s\n", loadsrc_name(run->src.used));
 		fprintf(f, "load-source-reason %s\n", run->src.reason);
 	}
-	if (run->costs_age >= 0)
-		fprintf(f, "costs-age %.17g\n", run->costs_age);
+	if (run->costs_now > 0)
+		fprintf(f, "costs-now %.17g\n", run->costs_now);
 	if (fclose(f) != 0) {
 		free(text);
 		return -ENOMEM;
@@ -1806,7 +1885,7 @@ static int open_replay(struct run *run)
 
 int main(int argc, char **argv)
 {
-	struct run run = { .started = realtime(), .costs_age = -1 };
+	struct run run = { .started = realtime() };
 	int ret = parse_options(argc, argv), lock_fd = -1;
 
 	if (ret >= 0)

@@ -1644,8 +1644,9 @@ static void settle(struct ctx *c, struct plan_result *res, double best,
 	 * resolve is no evidence. On a big machine the busiest of hundreds
 	 * of CPUs is the one whose tick count happened to round up most,
 	 * and without this every other run would chase that. */
-	if (forced || peak_of(c, res->before) > best * (1 + c->pol->threshold) +
-						c->pol->resolution + c->eps)
+	double bar = c->pol->stability > 0 ? c->pol->stability : c->pol->threshold;
+
+	if (forced || peak_of(c, res->before) > best * (1 + bar) + c->pol->resolution + c->eps)
 		return;
 	build_repair(c, order);
 }

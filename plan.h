@@ -41,6 +41,11 @@ struct plan_irq {
 
 struct plan_policy {
 	double threshold;	/* relative gain below which nothing moves */
+	/* ... when set (> 0), the gain that justifies moving at all, while
+	 * the threshold still shapes how close to the best plan a repair
+	 * must come: evidence lowers the bar without making every move
+	 * chase the last per cent */
+	double stability;
 	double idle_load;	/* below this an IRQ is idle (in CPUs) */
 	/* How well a CPU's load is known (in CPUs): the kernel counts IRQ
 	 * time in clock ticks, so over a window of t seconds a CPU's figure
@@ -49,6 +54,8 @@ struct plan_policy {
 };
 
 #define PLAN_DEFAULT_THRESHOLD	0.10
+/* ... when every busy IRQ's load is known from several windows */
+#define PLAN_EVIDENCE_THRESHOLD	0.02
 #define PLAN_DEFAULT_IDLE_LOAD	0.0005
 
 struct plan_result {

@@ -1,12 +1,18 @@
 /* source.c - the live filesystem, recorded or not, and a capture served in
- * its place. Recording keeps what was read successfully: a file the run
- * could not read is absent from the capture, and a replay finds it absent
- * too (-ENOENT), which is all the readers distinguish. */
+ * its place. Recording keeps what was read successfully, the directories
+ * listed, and for the files read with source_read() and the trusted and
+ * own files why one could not be read ("error/PATH"): a replay finds the
+ * same file, the same listing, or the same error. A file that was not
+ * there is absent from the capture, and absent on replay (-ENOENT). */
 #include <ctype.h>
 #include <dirent.h>
+#include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -23,6 +29,11 @@ static int member_name(char *buf, size_t len, const char *tag, const char *path)
 	return 0;
 }
 
+int source_member(char *buf, size_t len, const char *tag, const char *path)
+{
+	return member_name(buf, len, tag, path);
+}
+
 static void record_failed(struct source *src, int r)
 {
 	if (r < 0 && src->err == 0)
@@ -35,6 +46,44 @@ void source_keep(struct source *src, const char *name, const char *data, size_t 
 		record_failed(src, capture_put(src->cap, name, data, len, 0644));
 }
 
+#define ERROR_TAG	"error"
+
+/* Why @path could not be had, kept as "error/PATH": "ERRNO WHY". */
+static void record_error(struct source *src, const char *path, int r, const char *why)
+{
+	char name[CAPTURE_NAME_MAX], text[CAPTURE_WHY_MAX + 16];
+	int n;
+
+	if (member_name(name, sizeof(name), ERROR_TAG, path) < 0)
+		return;
+	n = snprintf(text, sizeof(text), "%d %s\n", -r, why);
+	if (n > 0)
+		record_failed(src, capture_put(src->cap, name, text,
+			      (size_t)n < sizeof(text) ? (size_t)n : sizeof(text) - 1, 0644));
+}
+
+/* The error a capture kept for @path: 0 when none, else -errno with @why. */
+static int replayed_error(struct source *src, const char *path, char *why, size_t why_len)
+{
+	char name[CAPTURE_NAME_MAX], *end;
+	const struct capture_member *m;
+	long e;
+
+	if (member_name(name, sizeof(name), ERROR_TAG, path) < 0)
+		return 0;
+	m = capture_get(src->cap, name);
+	if (!m || !m->data)
+		return 0;
+	errno = 0;
+	e = strtol(m->data, &end, 10);
+	if (errno || end == m->data || *end != ' ' || e <= 0 || e > 4095) {
+		snprintf(why, why_len, "unreadable (a malformed %s member)", ERROR_TAG);
+		return -EIO;
+	}
+	snprintf(why, why_len, "%.*s", (int)strcspn(end + 1, "\n"), end + 1);
+	return (int)-e;
+}
+
 long source_read(struct source *src, const char *path, char *buf, size_t len)
 {
 	return source_read_tag(src, NULL, path, buf, len);
@@ -43,7 +92,7 @@ long source_read(struct source *src, const char *path, char *buf, size_t len)
 long source_read_tag(struct source *src, const char *tag, const char *path,
 		     char *buf, size_t len)
 {
-	char name[CAPTURE_NAME_MAX];
+	char name[CAPTURE_NAME_MAX], why[CAPTURE_WHY_MAX];
 	const struct capture_member *m;
 	long n;
 	size_t l;
@@ -57,11 +106,18 @@ long source_read_tag(struct source *src, const char *tag, const char *path,
 		if (n >= 0)
 			record_failed(src, capture_put(src->cap, name, buf, (size_t)n,
 				strcmp(path, src->mode_path) == 0 ? src->last_mode : 0644));
+		/* A snapshot's readers take every failure alike: only the
+		 * others' errors are kept, one per path. */
+		else if (n != -ENOENT && !tag)
+			record_error(src, path, (int)n, strerror((int)-n));
 		return n;
 	}
+	/* The file if it was read, else why it could not be. */
 	m = capture_get(src->cap, name);
-	if (!m || !m->data)
-		return -ENOENT;
+	if (!m || !m->data) {
+		n = tag ? 0 : replayed_error(src, path, why, sizeof(why));
+		return n < 0 ? n : -ENOENT;
+	}
 	if (len == 0)
 		return -EINVAL;
 	if (m->len >= len)
@@ -160,20 +216,15 @@ int source_subdirs_tag(struct source *src, const char *tag, const char *dir,
 	return r;
 }
 
-/* The whole of a /proc file, whose size stat(2) does not tell. */
-static int slurp(const char *path, char **ret, size_t *ret_len)
+/* The whole of what @fd reads (at most CAPTURE_MEMBER_MAX bytes); the fd
+ * stays open. */
+static int slurp_fd(int fd, char **ret, size_t *ret_len)
 {
 	size_t cap = 65536, len = 0;
-	char *buf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	char *buf = malloc(cap);
 
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
+	if (!buf)
 		return -ENOMEM;
-	}
 	for (;;) {
 		ssize_t n;
 
@@ -182,13 +233,11 @@ static int slurp(const char *path, char **ret, size_t *ret_len)
 
 			if (cap >= CAPTURE_MEMBER_MAX) {
 				free(buf);
-				close(fd);
 				return -EFBIG;
 			}
 			p = realloc(buf, cap * 2);
 			if (!p) {
 				free(buf);
-				close(fd);
 				return -ENOMEM;
 			}
 			buf = p;
@@ -200,17 +249,28 @@ static int slurp(const char *path, char **ret, size_t *ret_len)
 		if (n < 0) {
 			n = -errno;
 			free(buf);
-			close(fd);
 			return (int)n;
 		}
 		if (n == 0)
 			break;
 		len += (size_t)n;
 	}
-	close(fd);
 	*ret = buf;
 	*ret_len = len;
 	return 0;
+}
+
+/* The whole of a /proc file, whose size stat(2) does not tell. */
+static int slurp(const char *path, char **ret, size_t *ret_len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	r = slurp_fd(fd, ret, ret_len);
+	close(fd);
+	return r;
 }
 
 int source_fopen(struct source *src, const char *tag, const char *path, FILE **ret)
@@ -254,4 +314,230 @@ int source_fopen(struct source *src, const char *tag, const char *path, FILE **r
 		return -errno;
 	*ret = f;
 	return 0;
+}
+
+int source_isdir(struct source *src, const char *path)
+{
+	char name[CAPTURE_NAME_MAX];
+	const struct capture_member *m;
+	struct stat st;
+
+	if (src && src->mode == SOURCE_REPLAY) {
+		if (member_name(name, sizeof(name), NULL, path) < 0)
+			return -ENAMETOOLONG;
+		m = capture_get(src->cap, name);
+		if (!m)
+			return -ENOENT;
+		return m->data ? -ENOTDIR : 0;
+	}
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (src && src->mode == SOURCE_RECORD &&
+	    member_name(name, sizeof(name), NULL, path) == 0)
+		record_failed(src, capture_put_dir(src->cap, name));
+	return 0;
+}
+
+/* A directory entry that is a directory or a symbolic link (sysfs's
+ * cpuN/nodeM: the link's name is what counts, even where its node
+ * directory is gone); lstat(2) where the filesystem gives no type. */
+static bool entry_is_dir(const char *dir, const struct dirent *de)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (de->d_type == DT_DIR || de->d_type == DT_LNK)
+		return true;
+	if (de->d_type != DT_UNKNOWN)
+		return false;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path))
+		return false;
+	return lstat(path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode));
+}
+
+int source_list(struct source *src, const char *dir,
+		int (*fn)(void *ctx, const char *name), void *ctx)
+{
+	char name[CAPTURE_NAME_MAX], sub[CAPTURE_NAME_MAX];
+	const struct capture_member **subs;
+	bool record = src && src->mode == SOURCE_RECORD;
+	unsigned int nr;
+	struct dirent *de;
+	DIR *d;
+	int r;
+
+	if (member_name(name, sizeof(name), NULL, dir) < 0)
+		return -ENAMETOOLONG;
+	if (src && src->mode == SOURCE_REPLAY) {
+		const struct capture_member *m = capture_get(src->cap, name);
+		size_t pl = strlen(name) + 1;
+
+		if (!m)
+			return -ENOENT;
+		if (m->data)
+			return -ENOTDIR;
+		r = capture_subdirs(src->cap, name, &subs, &nr);
+		if (r < 0)
+			return r;
+		for (unsigned int i = 0; i < nr && r == 0; i++)
+			r = fn(ctx, subs[i]->name + pl);
+		free(subs);
+		return r;
+	}
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	if (record)
+		record_failed(src, capture_put_dir(src->cap, name));
+	r = 0;
+	while (r == 0) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			r = -errno;
+			break;
+		}
+		/* "." and "..", and nothing the readers look for starts so. */
+		if (de->d_name[0] == '.' || !entry_is_dir(dir, de))
+			continue;
+		if (record &&
+		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", name, de->d_name) < sizeof(sub))
+			record_failed(src, capture_put_dir(src->cap, sub));
+		r = fn(ctx, de->d_name);
+	}
+	closedir(d);
+	return r;
+}
+
+int source_fopen_trusted(struct source *src, const char *path, FILE **ret,
+			 char *why, size_t why_len)
+{
+	char name[CAPTURE_NAME_MAX];
+	const struct capture_member *m;
+	char *data = NULL;
+	size_t len = 0;
+	struct stat st;
+	FILE *f;
+	int r;
+
+	if (!src || src->mode == SOURCE_LIVE)
+		return fopen_trusted(path, ret, why, why_len);
+	r = member_name(name, sizeof(name), NULL, path);
+	if (r < 0) {
+		snprintf(why, why_len, "%s", strerror(-r));
+		return r;
+	}
+	if (src->mode == SOURCE_REPLAY) {
+		m = capture_get(src->cap, name);
+		if (!m || !m->data) {
+			r = replayed_error(src, path, why, why_len);
+			if (r < 0)
+				return r;
+			snprintf(why, why_len, "%s", strerror(ENOENT));
+			return -ENOENT;
+		}
+	} else {
+		r = fopen_trusted(path, &f, why, why_len);
+		if (r < 0) {
+			if (r != -ENOENT)
+				record_error(src, path, r, why);
+			return r;
+		}
+		r = fstat(fileno(f), &st);
+		if (r == 0)
+			r = slurp_fd(fileno(f), &data, &len);
+		else
+			r = -errno;
+		fclose(f);
+		if (r == 0)
+			r = capture_put(src->cap, name, data, len, st.st_mode & 07777);
+		free(data);
+		if (r < 0) {
+			record_failed(src, r);
+			snprintf(why, why_len, "%s", strerror(-r));
+			return r;
+		}
+		m = &src->cap->m[src->cap->nr - 1];	/* just appended */
+	}
+	f = fmemopen(m->data, m->len, "r");
+	if (!f) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
+	*ret = f;
+	return 0;
+}
+
+long source_read_own(struct source *src, const char *path, char *buf, size_t len,
+		     char *why, size_t why_len)
+{
+	char name[CAPTURE_NAME_MAX];
+	const struct capture_member *m;
+	struct stat st;
+	long n;
+	int r;
+
+	if (!src || src->mode == SOURCE_LIVE)
+		return read_own_file(path, buf, len, why, why_len);
+	if (len == 0)
+		return -EINVAL;
+	if (member_name(name, sizeof(name), NULL, path) < 0) {
+		snprintf(why, why_len, "%s", strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	if (src->mode == SOURCE_RECORD) {
+		n = read_own_file(path, buf, len, why, why_len);
+		if (n < 0 && n != -ENOENT)
+			record_error(src, path, (int)n, why);
+		if (n >= 0)
+			record_failed(src, capture_put(src->cap, name, buf, (size_t)n,
+				      stat(path, &st) == 0 ? st.st_mode & 07777 : 0644));
+		return n;
+	}
+	m = capture_get(src->cap, name);
+	if (!m || !m->data) {
+		r = replayed_error(src, path, why, why_len);
+		if (r < 0)
+			return r;
+		snprintf(why, why_len, "%s", strerror(ENOENT));
+		return -ENOENT;
+	}
+	/* As read_own_file() refuses them. */
+	if (m->len >= len) {
+		snprintf(why, why_len, "larger than %zu bytes: refused", len - 1);
+		return -EFBIG;
+	}
+	memcpy(buf, m->data, m->len);
+	buf[m->len] = '\0';
+	if (strlen(buf) != m->len) {
+		snprintf(why, why_len, "holds a NUL byte: not text");
+		return -EINVAL;
+	}
+	return (long)m->len;
+}
+
+#define ENV_TAG	"env/"
+
+const char *source_getenv(struct source *src, const char *name,
+			  char *(*getenv_fn)(const char *))
+{
+	char member[CAPTURE_NAME_MAX];
+	const struct capture_member *m;
+	const char *v;
+
+	if (!getenv_fn)
+		return NULL;
+	if ((size_t)snprintf(member, sizeof(member), ENV_TAG "%s", name) >= sizeof(member))
+		return NULL;
+	if (src && src->mode == SOURCE_REPLAY) {
+		m = capture_get(src->cap, member);
+		/* A value is a C string: text up to a NUL byte a capture put in. */
+		return m && m->data ? m->data : NULL;
+	}
+	v = getenv_fn(name);
+	if (v && src && src->mode == SOURCE_RECORD)
+		record_failed(src, capture_put(src->cap, member, v, strlen(v), 0644));
+	return v;
 }

@@ -6,7 +6,8 @@
  *
  * A NULL source is the live filesystem. Members of a capture are named for
  * the path with its leading '/' replaced by "root/", or, for the files a
- * run reads more than once (the snapshots), by "TAG/". */
+ * run reads more than once (the snapshots), by "TAG/"; why a file could
+ * not be read by "error/", and an environment variable is "env/NAME". */
 #ifndef IRQTUNE_SOURCE_H
 #define IRQTUNE_SOURCE_H
 
@@ -46,5 +47,35 @@ int source_subdirs_tag(struct source *src, const char *tag, const char *dir,
 int source_fopen(struct source *src, const char *tag, const char *path, FILE **ret);
 /* Keep @len bytes of @data as member @name (recording only; else a no-op). */
 void source_keep(struct source *src, const char *name, const char *data, size_t len);
+
+/* The member that holds @path (with @tag as source_fopen()), into @buf:
+ * what a replay's messages name. 0 or -ENAMETOOLONG. */
+int source_member(char *buf, size_t len, const char *tag, const char *path);
+
+/* 0 when @path is a directory (following links), -ENOTDIR when it is
+ * something else, else -errno (-ENOENT: not there). Recording keeps the
+ * directory as a member, so that a replay finds it there too. */
+int source_isdir(struct source *src, const char *path);
+/* Call @fn with the name of every directory or symbolic link directly
+ * under @dir (sysfs links cpuN/nodeM), in the order readdir(3) gave them;
+ * recording keeps @dir and each of them as directory members. -ENOENT
+ * when @dir is not there (-ENOTDIR: not a directory), -ENOMEM, or what
+ * @fn returned when it was not 0 (that stops the walk). */
+int source_list(struct source *src, const char *dir,
+		int (*fn)(void *ctx, const char *name), void *ctx);
+
+/* fopen_trusted() of @path (fileio.h): recording keeps the file, or why
+ * it was refused or unreadable as the member "error/PATH" ("ERRNO WHY"),
+ * and a replay gives back the one or the other. */
+int source_fopen_trusted(struct source *src, const char *path, FILE **ret,
+			 char *why, size_t why_len);
+/* read_own_file() of @path (fileio.h), kept and replayed the same way. */
+long source_read_own(struct source *src, const char *path, char *buf, size_t len,
+		     char *why, size_t why_len);
+/* getenv(3) of @name through @getenv_fn (NULL: no environment); recording
+ * keeps a variable that is set as the member "env/NAME", and a replay
+ * reads that instead of this process's environment. */
+const char *source_getenv(struct source *src, const char *name,
+			  char *(*getenv_fn)(const char *));
 
 #endif

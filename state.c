@@ -15,6 +15,7 @@
  * A file that is not exactly that is never trusted. No logging: functions
  * return 0 or -errno with the reason in the caller's buffer. */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 
 #include "devfit.h"
 #include "fileio.h"
+#include "sample.h"
 #include "state.h"
 
 void state_free(struct state *st)
@@ -32,7 +34,109 @@ void state_free(struct state *st)
 	free(st->irqs);
 	free(st->devs);
 	devfit_free(st->fit);
+	snapshot_release(st->snap);
+	free(st->snap);
 	free(st);
+}
+
+static void snap_free(struct snapshot *s)
+{
+	snapshot_release(s);
+	free(s);
+}
+
+struct snapshot *state_snap_copy(const struct snapshot *snap)
+{
+	const struct interrupts *in = snap->intr;
+	struct snapshot *c;
+	struct interrupts *out;
+	size_t counts = 0;
+
+	if (!in || snap->stats.nr_ids > STATE_SNAP_MAX_CPUS || in->nr_rows > STATE_MAX_IRQS)
+		return NULL;
+	for (unsigned int i = 0; i < in->nr_rows; i++) {
+		counts += in->rows[i].nr_counts;
+		if (strlen(in->rows[i].desc) > STATE_SNAP_DESC_MAX)
+			return NULL;
+	}
+	for (unsigned int j = 0; j < in->nr_cols; j++)
+		if (in->col_cpu[j] >= STATE_SNAP_MAX_CPUS)
+			return NULL;
+	if (counts > STATE_SNAP_MAX_COUNTS)
+		return NULL;
+	c = calloc(1, sizeof(*c));
+	out = calloc(1, sizeof(*out));
+	if (!c || !out)
+		goto fail;
+	c->intr = out;
+	c->when = snap->when;
+	out->col_cpu = malloc((in->nr_cols ? in->nr_cols : 1) * sizeof(*out->col_cpu));
+	out->rows = calloc(in->nr_rows ? in->nr_rows : 1, sizeof(*out->rows));
+	c->stats.cpu = malloc((snap->stats.nr_ids ? snap->stats.nr_ids : 1) * sizeof(*c->stats.cpu));
+	if (!out->col_cpu || !out->rows || !c->stats.cpu)
+		goto fail;
+	out->nr_cols = in->nr_cols;
+	if (in->nr_cols)
+		memcpy(out->col_cpu, in->col_cpu, in->nr_cols * sizeof(*out->col_cpu));
+	c->stats.nr_ids = snap->stats.nr_ids;
+	if (snap->stats.nr_ids)
+		memcpy(c->stats.cpu, snap->stats.cpu, snap->stats.nr_ids * sizeof(*c->stats.cpu));
+	for (unsigned int i = 0; i < in->nr_rows; i++) {
+		const struct irq_row *r = &in->rows[i];
+		struct irq_row *o = &out->rows[i];
+
+		out->nr_rows++;
+		*o = (struct irq_row){ .irq = r->irq, .total = r->total, .nr_counts = r->nr_counts };
+		o->counts = malloc((r->nr_counts ? r->nr_counts : 1) * sizeof(*o->counts));
+		o->desc = strdup(r->desc);
+		o->name = strdup("");
+		if (!o->counts || !o->desc || !o->name)
+			goto fail;
+		if (r->nr_counts)	/* an IRQ that never fired has no counts */
+			memcpy(o->counts, r->counts, r->nr_counts * sizeof(*o->counts));
+	}
+	return c;
+fail:
+	if (c && !c->intr)
+		free(out);
+	snap_free(c);
+	return NULL;
+}
+
+bool state_snap_usable(const struct snapshot *prev, const struct snapshot *a,
+		       const struct snapshot *b, char *why, size_t len)
+{
+	const struct interrupts *p = prev->intr, *ib = b->intr;
+
+	if (!(prev->when < a->when) || b->when - prev->when > STATE_MAX_AGE) {
+		snprintf(why, len, "its counters are not from before this window");
+		return false;
+	}
+	if (p->nr_cols != ib->nr_cols ||
+	    (p->nr_cols && memcmp(p->col_cpu, ib->col_cpu, p->nr_cols * sizeof(*p->col_cpu)) != 0) ||
+	    prev->stats.nr_ids != b->stats.nr_ids) {
+		snprintf(why, len, "CPUs went on- or offline since");
+		return false;
+	}
+	for (unsigned int c = 0; c < b->stats.nr_ids; c++)
+		if (prev->stats.cpu[c].seen != b->stats.cpu[c].seen) {
+			snprintf(why, len, "CPU %u went on- or offline since", c);
+			return false;
+		}
+	for (unsigned int i = 0; i < ib->nr_rows; i++) {
+		const struct irq_row *rb = &ib->rows[i];
+		const struct irq_row *ra = sample_pair_row(a->intr, rb);
+		const struct irq_row *rp;
+
+		if (!ra || ra->total == rb->total)
+			continue;
+		rp = sample_pair_row(p, rb);
+		if (!rp || rp->total > ra->total) {
+			snprintf(why, len, "IRQ %u is not the interrupt it was", rb->irq);
+			return false;
+		}
+	}
+	return true;
 }
 
 static void escape(char *dst, size_t len, const char *src)
@@ -86,6 +190,132 @@ static bool unescape(char *dst, size_t len, const char *src)
 	return true;
 }
 
+/* The lines a run writes by the thousand (irq, scpu, srow, sc) hold
+ * integers only, written and read here without stdio's formatting: on a
+ * machine of 4,096 IRQs fprintf's and sscanf's share of the state came to
+ * a tenth of the whole run. Loads are in billionths of a CPU, window
+ * weights in microseconds. */
+#define NANO	1e9
+#define MICRO	1e6
+
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	*p++ = ' ';
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static uint64_t to_fixed(double v, double scale)
+{
+	return v > 0 && isfinite(v) ? (uint64_t)llround(fmin(v * scale, 1e18)) : 0;
+}
+
+/* One " N" of a line at *@p: digits only, no sign, no overflow. */
+static bool get_u64(const char **p, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+
+	if (*s++ != ' ' || *s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (x > (UINT64_MAX - 9) / 10)
+			return false;
+		x = x * 10 + (uint64_t)(*s - '0');
+	}
+	*p = s;
+	*v = x;
+	return true;
+}
+
+static bool get_uint(const char **p, unsigned int *v, unsigned int max)
+{
+	uint64_t x;
+
+	if (!get_u64(p, &x) || x > max)
+		return false;
+	*v = (unsigned int)x;
+	return true;
+}
+
+/* One " WORD" (no blanks, at most @len - 1 bytes). */
+static bool get_word(const char **p, char *dst, size_t len)
+{
+	const char *s = *p;
+	size_t n;
+
+	if (*s++ != ' ')
+		return false;
+	n = strcspn(s, " ");
+	if (n == 0 || n >= len)
+		return false;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+	*p = s + n;
+	return true;
+}
+
+/* "snap WHEN", then per CPU "scpu CPU FLAGS IRQ SOFTIRQ COUNTS..." (FLAGS:
+ * its SAMPLE_SEEN_* bits, and 4 for a column of /proc/interrupts), then
+ * per IRQ "srow IRQ DESC" and its non-zero counts "sc CPU COUNT". */
+#define SNAP_COL	0x4
+static void format_snap(FILE *f, const struct snapshot *s)
+{
+	const struct interrupts *in = s->intr;
+	unsigned int nr = s->stats.nr_ids, j = 0;
+	char line[3 * STATE_SNAP_DESC_MAX + 64], *p;
+
+	for (unsigned int k = 0; k < in->nr_cols; k++)
+		if (in->col_cpu[k] + 1 > nr)
+			nr = in->col_cpu[k] + 1;
+	fprintf(f, "snap %.9f %u\n", s->when, s->stats.nr_ids);
+	for (unsigned int c = 0; c < nr; c++) {
+		const struct cpu_stat *cs = c < s->stats.nr_ids ? &s->stats.cpu[c] : NULL;
+		unsigned int flags = cs ? cs->seen : 0;
+
+		while (j < in->nr_cols && in->col_cpu[j] < c)
+			j++;
+		if (j < in->nr_cols && in->col_cpu[j] == c)
+			flags |= SNAP_COL;
+		if (!flags)
+			continue;
+		p = (char *)memcpy(line, "scpu", 4) + 4;
+		p = put_u64(p, c);
+		p = put_u64(p, flags);
+		p = put_u64(p, cs ? cs->irq : 0);
+		p = put_u64(p, cs ? cs->softirq : 0);
+		for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
+			p = put_u64(p, cs ? cs->softirqs[t] : 0);
+		*p++ = '\n';
+		fwrite_unlocked(line, 1, (size_t)(p - line), f);
+	}
+	for (unsigned int i = 0; i < in->nr_rows; i++) {
+		const struct irq_row *r = &in->rows[i];
+
+		p = put_u64((char *)memcpy(line, "srow", 4) + 4, r->irq);
+		*p++ = ' ';
+		escape(p, sizeof(line) - (size_t)(p - line) - 1, r->desc);
+		p += strlen(p);
+		*p++ = '\n';
+		fwrite_unlocked(line, 1, (size_t)(p - line), f);
+		for (unsigned int k = 0; k < r->nr_counts; k++) {
+			p = put_u64(line + 2, r->counts[k].cpu);
+			p = put_u64(p, r->counts[k].count);
+			line[0] = 's';
+			line[1] = 'c';
+			*p++ = '\n';
+			fwrite_unlocked(line, 1, (size_t)(p - line), f);
+		}
+	}
+}
+
 int state_format(const struct state *st, const char *boot_id, char **ret)
 {
 	char *text = NULL, dev[200], name[200];
@@ -98,10 +328,22 @@ int state_format(const struct state *st, const char *boot_id, char **ret)
 	for (unsigned int i = 0; i < st->nr; i++) {
 		const struct state_irq *q = &st->irqs[i];
 
+		char line[640], *p;
+
 		escape(dev, sizeof(dev), q->device);
 		escape(name, sizeof(name), q->name);
-		fprintf(f, "irq %u %s %s %.9g %.9g %u\n", q->irq, dev, name, q->mean, q->var,
-			q->runs);
+		p = put_u64((char *)memcpy(line, "irq", 3) + 3, q->irq);
+		*p++ = ' ';
+		p = stpcpy(p, dev);
+		*p++ = ' ';
+		p = stpcpy(p, name);
+		p = put_u64(p, to_fixed(q->mean, NANO));
+		p = put_u64(p, to_fixed(sqrt(q->var), NANO));
+		p = put_u64(p, q->runs);
+		p = put_u64(p, to_fixed(q->weight, MICRO));
+		p = put_u64(p, to_fixed(q->weight2, MICRO));
+		*p++ = '\n';
+		fwrite_unlocked(line, 1, (size_t)(p - line), f);
 	}
 	for (unsigned int i = 0; st->fit && i < st->nr_dev; i++) {
 		escape(dev, sizeof(dev), st->devs[i].id);
@@ -114,14 +356,16 @@ int state_format(const struct state *st, const char *boot_id, char **ret)
 			for (size_t i = 0; i < m; i++) {
 				for (size_t j = 0; j < m; j++)
 					if (st->fit->n[k][i * m + j] != 0)
-						fprintf(f, "fit %d %zu %zu %.17g\n", k, i, j,
+						fprintf(f, "fit %d %zu %zu %a\n", k, i, j,
 							st->fit->n[k][i * m + j]);
 				if (st->fit->b[k][i] != 0)
-					fprintf(f, "fitb %d %zu %.17g\n", k, i, st->fit->b[k][i]);
+					fprintf(f, "fitb %d %zu %a\n", k, i, st->fit->b[k][i]);
 			}
-			fprintf(f, "fitrows %d %.17g\n", k, st->fit->rows[k]);
+			fprintf(f, "fitrows %d %a\n", k, st->fit->rows[k]);
 		}
 	}
+	if (st->snap)
+		format_snap(f, st->snap);
 	if (fclose(f) != 0) {
 		free(text);
 		return -ENOMEM;
@@ -136,27 +380,37 @@ static bool sane_load(double v)
 	return isfinite(v) && v >= 0 && v <= 4096;
 }
 
+/* "irq N DEVICE NAME MEAN SIGMA RUNS WEIGHT WEIGHT2": the mean load and
+ * its windows' deviation in billionths of a CPU, the weights' sum and sum
+ * of squares in microseconds. */
 static int parse_irq_line(const char *line, struct state_irq *q, char *why, size_t len,
 			  unsigned int lineno)
 {
 	/* An escaped key is at most three bytes a byte: 192, and room. */
-	char dev[200], name[200], extra[2];
+	char dev[200], name[200];
+	const char *p = line + 3;
+	uint64_t mean, sigma, w, w2;
 	unsigned int irq, runs;
-	double mean, var;
+	double sd;
 
 	_Static_assert(3 * STATE_KEY_MAX + 2 <= 200, "escaped keys fit");
-	if (sscanf(line, "irq %u %199s %199s %lf %lf %u %1s", &irq, dev, name, &mean, &var,
-		   &runs, extra) != 6 ||
-	    !sane_load(mean) || !sane_load(var) || runs == 0 || runs > 1000000000 ||
+	if (!get_uint(&p, &irq, UINT_MAX) || !get_word(&p, dev, sizeof(dev)) ||
+	    !get_word(&p, name, sizeof(name)) || !get_u64(&p, &mean) || !get_u64(&p, &sigma) ||
+	    !get_uint(&p, &runs, 1000000000) || !get_u64(&p, &w) || !get_u64(&p, &w2) || *p ||
+	    runs == 0 || w == 0 || w2 == 0 || (double)w2 > (double)w * (double)w / MICRO * (1 + 1e-6) + 1 ||
+	    !sane_load((double)mean / NANO) || !sane_load((double)sigma / NANO) ||
 	    !unescape(q->device, sizeof(q->device), dev) ||
 	    !unescape(q->name, sizeof(q->name), name)) {
 		snprintf(why, len, "line %u: not an IRQ's history", lineno);
 		return -EINVAL;
 	}
+	sd = (double)sigma / NANO;
 	q->irq = irq;
-	q->mean = mean;
-	q->var = var;
+	q->mean = (double)mean / NANO;
+	q->var = sd * sd;
 	q->runs = runs;
+	q->weight = (double)w / MICRO;
+	q->weight2 = (double)w2 / MICRO;
 	return 0;
 }
 
@@ -247,6 +501,126 @@ struct devfit *state_fit_for(const struct state *old, const char *const *ids,
 	return f;
 }
 
+/* Room for one more of *@arr's @nr elements of @size, doubling *@cap
+ * from @first; false: no memory. */
+static bool grow(void *arr, unsigned int nr, unsigned int *cap, size_t size, unsigned int first)
+{
+	void **a = arr, *q;
+
+	if (nr < *cap)
+		return true;
+	q = reallocarray(*a, *cap ? *cap * 2 : first, size);
+	if (!q)
+		return false;
+	*a = q;
+	*cap = *cap ? *cap * 2 : first;
+	return true;
+}
+
+/* Reading the "snap", "scpu", "srow" and "sc" lines, in that order. */
+struct snap_parse {
+	unsigned int cols_cap, rows_cap, counts_cap;
+	int last_cpu, last_count_cpu;
+	size_t counts;
+};
+
+static int parse_snap_line(struct state *st, struct snap_parse *sp, const char *line,
+			   const char *what, char *why, size_t len, unsigned int lineno)
+{
+	struct snapshot *sn = st->snap;
+	char desc[512], extra[2];
+	unsigned int c, flags, irq, nr_ids;
+	uint64_t v[2 + SOFTIRQ_NR];
+	double when;
+
+	if (strcmp(what, "snap") == 0) {
+		if (sn || sscanf(line, "snap %lf %u %1s", &when, &nr_ids, extra) != 2 ||
+		    !isfinite(when) || nr_ids > STATE_SNAP_MAX_CPUS)
+			goto bad;
+		sn = st->snap = calloc(1, sizeof(*sn));
+		if (!sn || !(sn->intr = calloc(1, sizeof(*sn->intr))) ||
+		    !(sn->stats.cpu = calloc(nr_ids ? nr_ids : 1, sizeof(*sn->stats.cpu))))
+			return -ENOMEM;
+		sn->when = when;
+		sn->stats.nr_ids = nr_ids;
+		sp->last_cpu = -1;
+		return 0;
+	}
+	if (!sn)
+		goto bad;
+	if (strcmp(what, "scpu") == 0) {
+		const char *at = line + 4;
+		bool ok = get_uint(&at, &c, STATE_SNAP_MAX_CPUS - 1) && get_uint(&at, &flags, 255);
+
+		for (unsigned int t = 0; ok && t < 2 + SOFTIRQ_NR; t++)
+			ok = get_u64(&at, &v[t]);
+		if (!ok || *at || sn->intr->nr_rows || (int)c <= sp->last_cpu ||
+		    flags == 0 || flags > (SNAP_COL | 3) ||
+		    ((flags & 3) && c >= sn->stats.nr_ids))
+			goto bad;
+		sp->last_cpu = (int)c;
+		if (flags & 3) {
+			struct cpu_stat *cs = &sn->stats.cpu[c];
+
+			cs->seen = (unsigned char)(flags & 3);
+			cs->irq = v[0];
+			cs->softirq = v[1];
+			for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
+				cs->softirqs[t] = v[2 + t];
+		}
+		if (flags & SNAP_COL) {
+			struct interrupts *in = sn->intr;
+
+			if (!grow(&in->col_cpu, in->nr_cols, &sp->cols_cap, sizeof(*in->col_cpu), 64))
+				return -ENOMEM;
+			in->col_cpu[in->nr_cols++] = c;
+		}
+		return 0;
+	}
+	if (strcmp(what, "srow") == 0) {
+		struct interrupts *in = sn->intr;
+		struct irq_row *r;
+		const char *at = line + 4;
+
+		if (!get_uint(&at, &irq, IRQ_NUM_LIMIT - 1) || !get_word(&at, desc, sizeof(desc)) || *at ||
+		    in->nr_rows >= STATE_MAX_IRQS ||
+		    (in->nr_rows && irq <= in->rows[in->nr_rows - 1].irq))
+			goto bad;
+		if (!grow(&in->rows, in->nr_rows, &sp->rows_cap, sizeof(*in->rows), 64))
+			return -ENOMEM;
+		r = &in->rows[in->nr_rows++];
+		*r = (struct irq_row){ .irq = irq };
+		r->desc = malloc(STATE_SNAP_DESC_MAX + 1);
+		r->name = strdup("");
+		if (!r->desc || !r->name)
+			return -ENOMEM;
+		if (!unescape(r->desc, STATE_SNAP_DESC_MAX + 1, desc))
+			goto bad;
+		sp->counts_cap = 0;
+		sp->last_count_cpu = -1;
+		return 0;
+	}
+	if (strcmp(what, "sc") == 0) {
+		struct interrupts *in = sn->intr;
+		struct irq_row *r = in->nr_rows ? &in->rows[in->nr_rows - 1] : NULL;
+		const char *at = line + 2;
+
+		if (!r || !get_uint(&at, &c, STATE_SNAP_MAX_CPUS - 1) || !get_u64(&at, &v[0]) || *at ||
+		    (int)c <= sp->last_count_cpu || v[0] == 0 ||
+		    ++sp->counts > STATE_SNAP_MAX_COUNTS)
+			goto bad;
+		if (!grow(&r->counts, r->nr_counts, &sp->counts_cap, sizeof(*r->counts), 4))
+			return -ENOMEM;
+		r->counts[r->nr_counts++] = (struct cpu_count){ .cpu = c, .count = v[0] };
+		r->total += v[0];
+		sp->last_count_cpu = (int)c;
+		return 0;
+	}
+bad:
+	snprintf(why, len, "line %u: not a counter snapshot's", lineno);
+	return -EINVAL;
+}
+
 int state_parse(const char *text, const char *boot_id, double now,
 		struct state **ret, char *why, size_t len)
 {
@@ -254,6 +628,7 @@ int state_parse(const char *text, const char *boot_id, double now,
 	bool have_boot = false, have_time = false;
 	unsigned int lineno = 0, cap = 0;
 	const char *s = text;
+	struct snap_parse sp = { 0 };
 	int r = -EINVAL;
 
 	if (!st)
@@ -261,7 +636,7 @@ int state_parse(const char *text, const char *boot_id, double now,
 	while (*s) {
 		const char *nl = strchr(s, '\n');
 		size_t l = nl ? (size_t)(nl - s) : strlen(s);
-		char line[512], a[32], b[128], extra[2];
+		char line[1024], a[32], b[128], extra[2];
 		int k;
 
 		lineno++;
@@ -273,7 +648,17 @@ int state_parse(const char *text, const char *boot_id, double now,
 		memcpy(line, s, l);
 		line[l] = '\0';
 		s = nl + 1;
-		k = sscanf(line, "%31s %127s %1s", a, b, extra);
+		/* The first word says what a line is; only the first three
+		 * lines need stdio to read the rest. */
+		{
+			size_t w = strcspn(line, " ");
+
+			if (w >= sizeof(a))
+				w = sizeof(a) - 1;
+			memcpy(a, line, w);
+			a[w] = '\0';
+		}
+		k = lineno <= 3 ? sscanf(line, "%31s %127s %1s", a, b, extra) : 0;
 		if (lineno == 1) {
 			int ver;
 
@@ -284,7 +669,10 @@ int state_parse(const char *text, const char *boot_id, double now,
 			}
 			if (ver != STATE_VERSION) {
 				snprintf(why, len, "version %d, %s", ver, ver > STATE_VERSION ?
-					 "written by a newer irqtune" : "not this irqtune's");
+					 "written by a newer irqtune" : "written by an older irqtune");
+				/* An upgrade starts afresh without a word. */
+				if (ver < STATE_VERSION)
+					r = -ESTALE;
 				goto fail;
 			}
 		} else if (k == 2 && strcmp(a, "boot") == 0 && !have_boot) {
@@ -310,15 +698,9 @@ int state_parse(const char *text, const char *boot_id, double now,
 				snprintf(why, len, "more than %d IRQs", STATE_MAX_IRQS);
 				goto fail;
 			}
-			if (st->nr == cap) {
-				void *p = reallocarray(st->irqs, cap ? cap * 2 : 64, sizeof(*st->irqs));
-
-				if (!p) {
-					r = -ENOMEM;
-					goto fail;
-				}
-				st->irqs = p;
-				cap = cap ? cap * 2 : 64;
+			if (!grow(&st->irqs, st->nr, &cap, sizeof(*st->irqs), 64)) {
+				r = -ENOMEM;
+				goto fail;
 			}
 			q = &st->irqs[st->nr];
 			if ((r = parse_irq_line(line, q, why, len, lineno)) < 0)
@@ -331,6 +713,11 @@ int state_parse(const char *text, const char *boot_id, double now,
 			st->nr++;
 		} else if (strcmp(a, "dev") == 0 || strncmp(a, "fit", 3) == 0) {
 			if ((r = parse_fit_line(st, line, a, why, len, lineno)) < 0)
+				goto fail;
+			r = -EINVAL;
+		} else if ((strcmp(a, "snap") == 0 || strcmp(a, "scpu") == 0 ||
+			    strcmp(a, "srow") == 0 || strcmp(a, "sc") == 0) && have_boot && have_time) {
+			if ((r = parse_snap_line(st, &sp, line, a, why, len, lineno)) < 0)
 				goto fail;
 			r = -EINVAL;
 		} else {
@@ -402,11 +789,20 @@ static const struct state_irq *find(const struct state *st, const struct state_s
 	return NULL;
 }
 
+double state_mean_var(const struct state_irq *q)
+{
+	if (q->runs < 2 || !(q->weight > 0))
+		return -1;
+	/* Var(sum w_j x_j / W) = var * sum w_j^2 / W^2, windows alike. */
+	return q->var * q->weight2 / (q->weight * q->weight);
+}
+
 int state_update(const struct state *old, const struct state_sample *s, unsigned int n,
 		 double when, double floor, double *ret_load, struct state **ret)
 {
-	/* Weight of the newest window: its weight halves in STATE_HALF_LIFE. */
-	const double alpha = 1 - exp2(-1.0 / STATE_HALF_LIFE);
+	/* A window's weight halves in STATE_HALF_LIFE runs; alpha is what the
+	 * newest of windows alike weighs. */
+	const double keep = exp2(-1.0 / STATE_HALF_LIFE), alpha = 1 - keep;
 	struct state *st = calloc(1, sizeof(*st));
 
 	if (!st)
@@ -421,24 +817,34 @@ int state_update(const struct state *old, const struct state_sample *s, unsigned
 		const struct state_irq *h = find(old, &s[i]);
 		struct state_irq *q = &st->irqs[st->nr++];
 		double x = sane_load(s[i].load) ? s[i].load : 0;
+		double secs = s[i].secs > 0 && isfinite(s[i].secs) ? s[i].secs : 1;
 
 		q->irq = s[i].irq;
 		str_copy(q->device, sizeof(q->device), s[i].device);
 		str_copy(q->name, sizeof(q->name), s[i].name);
+		q->weight = secs;
+		q->weight2 = secs * secs;
 		if (!h) {
 			q->mean = x;
 			q->runs = 1;
 		} else {
 			double d = x - h->mean;
 
-			/* The variance learns every window, a shift's too, so
-			 * a load that is noisy by nature is soon known as such. */
-			q->var = (1 - alpha) * (h->var + alpha * d * d);
-			if (fabs(d) > 3 * sqrt(h->var) + 0.5 * h->mean + floor) {
+			if (s[i].shifted || fabs(d) > 3 * sqrt(h->var) + 0.5 * h->mean + floor) {
+				/* The variance learns every window, a shift's
+				 * too, so a load that is noisy by nature is soon
+				 * known as such. */
+				q->var = (1 - alpha) * (h->var + alpha * d * d);
 				q->mean = x;
 				q->runs = 1;
 			} else {
-				q->mean = h->mean + alpha * d;
+				double g;
+
+				q->weight = keep * h->weight + secs;
+				q->weight2 = keep * keep * h->weight2 + secs * secs;
+				g = secs / q->weight;
+				q->var = (1 - g) * (h->var + g * d * d);
+				q->mean = h->mean + g * d;
 				q->runs = h->runs + 1;
 			}
 		}

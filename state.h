@@ -8,11 +8,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define STATE_VERSION	1
+#define STATE_VERSION	2	/* 2: a CPU's softirq equation spans its classes */
 #define STATE_HALF_LIFE	4	/* runs: a window's weight halves in four */
 #define STATE_MAX_AGE	600.0	/* seconds: older history is not this load */
 #define STATE_MAX_IRQS	65536
-#define STATE_FILE_MAX	(8u << 20)
+#define STATE_FILE_MAX	(16u << 20)
 #define STATE_KEY_MAX	64
 
 /* An IRQ is the same one only with the same number, device and name: a
@@ -24,6 +24,10 @@ struct state_irq {
 	char name[STATE_KEY_MAX];	/* action names, as /proc/irq/N shows */
 	double mean, var;		/* of its load, in CPUs */
 	unsigned int runs;		/* windows since it last shifted */
+	/* The weights behind the mean: a window counts for its length in
+	 * seconds, halved every STATE_HALF_LIFE runs; their sum and the sum
+	 * of their squares. */
+	double weight, weight2;
 };
 
 /* A device of the per-device fit (devfit.h), by its id. */
@@ -32,8 +36,19 @@ struct state_dev {
 	int class;
 };
 
+struct snapshot;
+
+/* The counters at the end of a run's window: the next run estimates over
+ * the whole interval since (state_snap_usable()), a window sixty times
+ * longer than its own when run every minute, for the price of keeping
+ * the counts. Kept only below these bounds. */
+#define STATE_SNAP_MAX_COUNTS	(1u << 18)	/* non-zero per-CPU IRQ counts */
+#define STATE_SNAP_MAX_CPUS	16384
+#define STATE_SNAP_DESC_MAX	160
+
 struct state {
 	double when;			/* seconds since the epoch */
+	struct snapshot *snap;		/* NULL: none kept */
 	unsigned int nr;
 	struct state_irq *irqs;		/* ascending irq */
 	unsigned int nr_dev;
@@ -62,11 +77,14 @@ int state_load(const char *path, const char *boot_id, double now,
 /* Write it atomically, creating its directory if need be. */
 int state_save(const char *path, const struct state *st, const char *boot_id);
 
-/* This run's window of IRQ i: its key and the load it measured. */
+/* This run's window of IRQ i: its key, the load it measured, over how
+ * many seconds (0: one), and whether the caller knows the load changed. */
 struct state_sample {
 	unsigned int irq;
 	const char *device, *name;
 	double load;
+	double secs;
+	bool shifted;
 };
 
 /* Combine @n samples (ascending irq) with the history @old (NULL: none)
@@ -74,8 +92,23 @@ struct state_sample {
  * departs from its mean by more than noise (three deviations, half the
  * mean, and @floor) is a shift: it is taken as it is and its history
  * restarts, so a real change is followed in one run; otherwise the
- * weighted mean is planned. Pure. */
+ * weighted mean is planned, each window weighed by its length. Pure. */
 int state_update(const struct state *old, const struct state_sample *s, unsigned int n,
 		 double when, double floor, double *ret_load, struct state **ret);
+
+/* A copy of @snap's counters for the state (NULL: too big to keep, or
+ * no memory; a run goes on without). */
+struct snapshot *state_snap_copy(const struct snapshot *snap);
+/* Whether @prev (from the state) and this run's @a and @b make one longer
+ * window, prev to b: a later window of the same CPUs, in which every IRQ
+ * that fired in a..b was already there as the same interrupt. @why says
+ * why not. Pure. */
+bool state_snap_usable(const struct snapshot *prev, const struct snapshot *a,
+		       const struct snapshot *b, char *why, size_t len);
+
+/* The variance of @q's weighted mean, from the variance of its windows
+ * and the weights the mean gave them since it last shifted; -1 when one
+ * window is all it has (new, or just shifted): no evidence yet. Pure. */
+double state_mean_var(const struct state_irq *q);
 
 #endif

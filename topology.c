@@ -1,19 +1,18 @@
 /* topology.c - which CPUs are online, which share a core, a last-level
  * cache, a package and a NUMA node, and which ones IRQs must avoid; all from
- * sysfs, under a root prefix so tests can point it at a captured tree. */
-#include <dirent.h>
+ * sysfs, under a root prefix so tests can point it at a captured tree, and
+ * through source.c, so that a capture keeps the files and directory
+ * listings read and a replay parses them here again. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "fileio.h"
 #include "pathnames.h"
+#include "source.h"
 #include "topology.h"
 
 /* Largest sysfs file we read. A cpulist of 8192 CPUs without one range
@@ -29,7 +28,7 @@
 #define REL_PATH_MAX	96	/* "cpuN/cache/indexK/shared_cpu_list" */
 
 struct ctx {
-	int cpu_fd;		/* root + _PATH_SYS_CPU */
+	struct source *src;	/* NULL: the live filesystem */
 	char *buf;		/* ATTR_MAX + 2 bytes for read_attr() */
 	/* CPU_ID_LIMIT bits, for every list read: node and sibling masks
 	 * may name ids past "possible" (sparc64 node cpumaps do), and those
@@ -57,14 +56,18 @@ static bool is_blank(char c)
 	       c == '\v' || c == '\f';
 }
 
-/* Read @path (relative to @dfd) into @buf (ATTR_MAX + 2 bytes) and point
- * *@ret_str at its text without surrounding blanks. */
-static int read_attr(int dfd, const char *path, char *buf, char **ret_str)
+/* Read @dir/@rel into c->buf (ATTR_MAX + 2 bytes) and point *@ret_str
+ * at its text without surrounding blanks. */
+static int read_attr(struct ctx *c, const char *dir, const char *rel, char **ret_str)
 {
-	/* Room for one byte past ATTR_MAX tells a full file from a longer one. */
-	long n = read_small_file_at(dfd, path, buf, ATTR_MAX + 1);
-	char *s = buf, *e;
+	char path[PATH_MAX];
+	char *buf = c->buf, *s = buf, *e;
+	long n;
 
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >= sizeof(path))
+		return -ENAMETOOLONG;
+	/* Room for one byte past ATTR_MAX tells a full file from a longer one. */
+	n = source_read(c->src, path, buf, ATTR_MAX + 1);
 	if (n < 0)
 		return (int)n;
 	/* RHEL 7's 3.10 prints an unset nohz_full as "\0\n": text ends at
@@ -123,64 +126,44 @@ static int parse_name(const char *name, const char *prefix,
 	return 0;
 }
 
-/* readdir(), with errno cleared first: NULL with errno 0 is the end. */
-static struct dirent *read_entry(DIR *dir)
-{
-	errno = 0;
-	return readdir(dir);
-}
-
-/* Parse a cpulist at @list, or failing that a cpumask at @mask (NULL: none),
- * both relative to @dfd, into @set. -ENOENT when neither exists. */
-static int read_cpus(struct ctx *c, int dfd, const char *dir,
+/* Parse a cpulist at @dir/@list, or failing that a cpumask at @dir/@mask
+ * (NULL: none), into @set. -ENOENT when neither exists. */
+static int read_cpus(struct ctx *c, const char *dir,
 		     const char *list, const char *mask, struct cpuset *set)
 {
 	char *s;
 	int r;
 
-	r = read_attr(dfd, list, c->buf, &s);
+	r = read_attr(c, dir, list, &s);
 	if (r == 0)
 		return failed(c, dir, list, cpulist_parse(s, set));
 	if (r != -ENOENT || !mask)
 		return r == -ENOENT ? r : failed(c, dir, list, r);
-	r = read_attr(dfd, mask, c->buf, &s);
+	r = read_attr(c, dir, mask, &s);
 	if (r < 0)
 		return r == -ENOENT ? r : failed(c, dir, mask, r);
 	return failed(c, dir, mask, cpumask_parse(s, set));
 }
 
+static int add_cpu_dir(void *ctx, const char *name)
+{
+	struct ctx *c = ctx;
+	unsigned int cpu;
+	int r = parse_name(name, "cpu", CPU_ID_LIMIT, &cpu);
+
+	if (r == -EINVAL)	/* cpufreq, cpuidle, ... */
+		return 0;
+	if (r < 0)
+		return r;
+	cpuset_set(c->wide, cpu);
+	return 0;
+}
+
 /* Every cpuN directory, into c->wide. */
 static int scan_cpu_dirs(struct ctx *c)
 {
-	struct dirent *de;
-	unsigned int cpu;
-	DIR *dir;
-	int fd, r = 0;
-
 	cpuset_zero(c->wide);
-	fd = openat(c->cpu_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	dir = fdopendir(fd);
-	if (!dir) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	while ((de = read_entry(dir))) {
-		r = parse_name(de->d_name, "cpu", CPU_ID_LIMIT, &cpu);
-		if (r == -EINVAL) {	/* cpufreq, cpuidle, online, ... */
-			r = 0;
-			continue;
-		}
-		if (r < 0)
-			goto out;
-		cpuset_set(c->wide, cpu);
-	}
-	r = -errno;
-out:
-	closedir(dir);
-	return failed(c, c->cpu_dir, NULL, r);
+	return failed(c, c->cpu_dir, NULL, source_list(c->src, c->cpu_dir, add_cpu_dir, c));
 }
 
 /* Without an "online" file (old kernels), a CPU is online unless its
@@ -196,7 +179,7 @@ static int online_from_dirs(struct ctx *c, int last, struct cpuset *online)
 	for (cpu = cpuset_first(c->wide); cpu >= 0 && cpu <= last;
 	     cpu = cpuset_next(c->wide, cpu)) {
 		snprintf(path, sizeof(path), "cpu%d/online", cpu);
-		r = read_attr(c->cpu_fd, path, c->buf, &s);
+		r = read_attr(c, c->cpu_dir, path, &s);
 		if (r < 0 && r != -ENOENT)
 			return failed(c, c->cpu_dir, path, r);
 		/* An empty file is no answer either: hwloc's captures
@@ -223,7 +206,7 @@ static int read_online(struct ctx *c, unsigned int *ret_nr_ids,
 	if (!online)
 		return -ENOMEM;
 
-	r = read_attr(c->cpu_fd, "possible", c->buf, &s);
+	r = read_attr(c, c->cpu_dir, "possible", &s);
 	have_possible = r == 0;
 	if (have_possible) {
 		r = cpulist_parse(s, c->wide);
@@ -236,7 +219,7 @@ static int read_online(struct ctx *c, unsigned int *ret_nr_ids,
 		goto fail_possible;
 	}
 
-	r = read_attr(c->cpu_fd, "online", c->buf, &s);
+	r = read_attr(c, c->cpu_dir, "online", &s);
 	have_online = r == 0;
 	if (have_online) {
 		r = cpulist_parse(s, online);
@@ -289,7 +272,7 @@ static int read_avoid(struct ctx *c, const char *name, unsigned int bit)
 	char *s;
 	int cpu, r;
 
-	r = read_attr(c->cpu_fd, name, c->buf, &s);
+	r = read_attr(c, c->cpu_dir, name, &s);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
@@ -345,7 +328,7 @@ static int read_package(struct ctx *c, unsigned int cpu)
 	int r;
 
 	snprintf(path, sizeof(path), "cpu%u/topology/physical_package_id", cpu);
-	r = read_attr(c->cpu_fd, path, c->buf, &s);
+	r = read_attr(c, c->cpu_dir, path, &s);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
@@ -373,7 +356,7 @@ static int read_core(struct ctx *c, unsigned int cpu)
 	for (i = 0; i < sizeof(lists) / sizeof(lists[0]) && r == -ENOENT; i++) {
 		snprintf(list, sizeof(list), "cpu%u/topology/%s", cpu, lists[i][0]);
 		snprintf(mask, sizeof(mask), "cpu%u/topology/%s", cpu, lists[i][1]);
-		r = read_cpus(c, c->cpu_fd, c->cpu_dir, list, mask, c->wide);
+		r = read_cpus(c, c->cpu_dir, list, mask, c->wide);
 	}
 	if (r == -ENOENT) {
 		c->topo->cpus[cpu].core = (int)cpu;
@@ -385,84 +368,62 @@ static int read_core(struct ctx *c, unsigned int cpu)
 	return 0;
 }
 
-/* The cache/indexK of @cpu with the highest level; *@ret_index = -1 if
- * there is none. Ties go to the lowest K. */
-static int find_llc_index(struct ctx *c, int cache_fd, const char *cache_dir,
-			  int *ret_index)
+/* The cache/indexK of @cpu with the highest level; best = -1 if there is
+ * none. Ties go to the lowest K. */
+struct llc_walk {
+	struct ctx *c;
+	const char *cache_dir;
+	long best_level;
+	int best;
+};
+
+static int llc_index(void *ctx, const char *name)
 {
+	struct llc_walk *w = ctx;
 	char path[REL_PATH_MAX], *s;
 	unsigned int k;
-	struct dirent *de;
-	long level, best_level = -1;
-	int best = -1, fd, r = 0;
-	DIR *dir;
+	long level;
+	int r;
 
-	fd = openat(cache_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	dir = fdopendir(fd);
-	if (!dir) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	while ((de = read_entry(dir))) {
-		if (parse_name(de->d_name, "index", INT_MAX, &k) < 0)
-			continue;
-		snprintf(path, sizeof(path), "index%u/level", k);
-		r = read_attr(cache_fd, path, c->buf, &s);
-		if (r == -ENOENT) {
-			r = 0;
-			continue;
-		}
-		if (r < 0)
-			goto out_file;
+	if (parse_name(name, "index", INT_MAX, &k) < 0)
+		return 0;
+	snprintf(path, sizeof(path), "index%u/level", k);
+	r = read_attr(w->c, w->cache_dir, path, &s);
+	if (r == -ENOENT)
+		return 0;
+	if (r == 0)
 		r = parse_long(s, 0, CACHE_LEVEL_MAX, &level);
-		if (r < 0)
-			goto out_file;
-		if (level > best_level ||
-		    (level == best_level && (int)k < best)) {
-			best_level = level;
-			best = (int)k;
-		}
+	if (r < 0)
+		return failed(w->c, w->cache_dir, path, r);
+	if (level > w->best_level || (level == w->best_level && (int)k < w->best)) {
+		w->best_level = level;
+		w->best = (int)k;
 	}
-	r = failed(c, cache_dir, NULL, -errno);
-	*ret_index = best;
-	goto out;
-out_file:
-	failed(c, cache_dir, path, r);
-out:
-	closedir(dir);
-	return r;
+	return 0;
 }
 
 static int read_llc(struct ctx *c, unsigned int cpu)
 {
-	char path[REL_PATH_MAX], list[REL_PATH_MAX], mask[REL_PATH_MAX];
+	char list[REL_PATH_MAX], mask[REL_PATH_MAX];
 	char dir[PATH_MAX];
-	int cache_fd, idx = -1, r;
+	struct llc_walk w = { .c = c, .cache_dir = dir, .best_level = -1, .best = -1 };
+	int r;
 
-	snprintf(path, sizeof(path), "cpu%u/cache", cpu);
-	snprintf(dir, sizeof(dir), "%s/%s", c->cpu_dir, path);
-	cache_fd = openat(c->cpu_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (cache_fd < 0)
-		return errno == ENOENT ? 0 : failed(c, dir, NULL, -errno);
-	r = find_llc_index(c, cache_fd, dir, &idx);
-	if (r < 0 || idx < 0)
-		goto out;
-	snprintf(list, sizeof(list), "index%d/shared_cpu_list", idx);
-	snprintf(mask, sizeof(mask), "index%d/shared_cpu_map", idx);
-	r = read_cpus(c, cache_fd, dir, list, mask, c->wide);
-	if (r == -ENOENT) {
-		r = 0;
-		goto out;
-	}
+	snprintf(dir, sizeof(dir), "%s/cpu%u/cache", c->cpu_dir, cpu);
+	r = source_list(c->src, dir, llc_index, &w);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0 || w.best < 0)
+		return failed(c, dir, NULL, r);
+	snprintf(list, sizeof(list), "index%d/shared_cpu_list", w.best);
+	snprintf(mask, sizeof(mask), "index%d/shared_cpu_map", w.best);
+	r = read_cpus(c, dir, list, mask, c->wide);
+	if (r == -ENOENT)
+		return 0;
 	if (r < 0)
-		goto out;
+		return r;
 	assign_group(c, cpu, GROUP_LLC);
-out:
-	close(cache_fd);
-	return r;
+	return 0;
 }
 
 struct pkg_cpu {
@@ -514,43 +475,73 @@ static int llc_from_package(struct topology *t)
 	return 0;
 }
 
+static int lowest_node(void *ctx, const char *name)
+{
+	int *node = ctx;
+	unsigned int m;
+	int r = parse_name(name, "node", NODE_ID_LIMIT, &m);
+
+	if (r == -EINVAL)
+		return 0;
+	if (r < 0)
+		return r;
+	if (*node < 0 || (int)m < *node)
+		*node = (int)m;
+	return 0;
+}
+
 /* Lowest M of a cpuN/nodeM entry, -1 if none. */
 static int find_node_link(struct ctx *c, unsigned int cpu, int *ret_node)
 {
-	char path[REL_PATH_MAX];
-	struct dirent *de;
-	unsigned int m;
-	int fd, r, node = -1;
-	DIR *dir;
+	char path[REL_PATH_MAX], dir[PATH_MAX];
+	int node = -1, r;
 
 	snprintf(path, sizeof(path), "cpu%u", cpu);
-	fd = openat(c->cpu_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno != ENOENT)
-			return failed(c, c->cpu_dir, path, -errno);
-		*ret_node = -1;
-		return 0;
-	}
-	dir = fdopendir(fd);
-	if (!dir) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	while ((de = read_entry(dir))) {
-		r = parse_name(de->d_name, "node", NODE_ID_LIMIT, &m);
-		if (r == -EINVAL)
-			continue;
-		if (r < 0)
-			goto out;
-		if (node < 0 || (int)m < node)
-			node = (int)m;
-	}
-	r = -errno;
+	snprintf(dir, sizeof(dir), "%s/%s", c->cpu_dir, path);
+	r = source_list(c->src, dir, lowest_node, &node);
+	if (r == -ENOENT)
+		r = 0;
+	if (r < 0)
+		return failed(c, c->cpu_dir, path, r);
 	*ret_node = node;
-out:
-	closedir(dir);
-	return failed(c, c->cpu_dir, path, r);
+	return 0;
+}
+
+struct node_walk {
+	struct ctx *c;
+	const char *node_path;
+	int *listed;
+	int max_node;
+};
+
+/* One file per node, CPU-less nodes included: they count in nr_nodes
+ * since devices may sit on them. */
+static int node_dir(void *ctx, const char *name)
+{
+	struct node_walk *w = ctx;
+	struct topology *t = w->c->topo;
+	char list[REL_PATH_MAX], mask[REL_PATH_MAX];
+	unsigned int m;
+	int i, r = parse_name(name, "node", NODE_ID_LIMIT, &m);
+
+	if (r == -EINVAL)
+		return 0;
+	if (r < 0)
+		return r;
+	if ((int)m > w->max_node)
+		w->max_node = (int)m;
+	snprintf(list, sizeof(list), "node%u/cpulist", m);
+	snprintf(mask, sizeof(mask), "node%u/cpumap", m);
+	r = read_cpus(w->c, w->node_path, list, mask, w->c->wide);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	for (i = cpuset_first(w->c->wide); i >= 0 && (unsigned int)i < t->nr_ids;
+	     i = cpuset_next(w->c->wide, i))
+		if (w->listed[i] < 0 || (int)m < w->listed[i])
+			w->listed[i] = (int)m;
+	return 0;
 }
 
 /* A CPU's node is the M of its cpuN/nodeM link; the nodeM/cpulist files are
@@ -560,72 +551,32 @@ out:
 static int read_nodes(struct ctx *c, const char *node_path)
 {
 	struct topology *t = c->topo;
-	char path[REL_PATH_MAX];
-	struct dirent *de;
-	struct stat st;
-	unsigned int m;
-	int *listed, cpu, fd, r, max_node = -1;
-	DIR *dir;
+	struct node_walk w = { .c = c, .node_path = node_path, .max_node = -1 };
+	char path[PATH_MAX];
+	int cpu, r;
 
-	fd = open(node_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : failed(c, node_path, NULL, -errno);
-	dir = fdopendir(fd);
-	if (!dir) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	listed = malloc(t->nr_ids * sizeof(*listed));
-	if (!listed) {
-		r = -ENOMEM;
-		goto out;
-	}
+	w.listed = malloc(t->nr_ids * sizeof(*w.listed));
+	if (!w.listed)
+		return -ENOMEM;
 	for (cpu = 0; (unsigned int)cpu < t->nr_ids; cpu++)
-		listed[cpu] = -1;
-
-	/* One file per node, CPU-less nodes included: they count in
-	 * nr_nodes since devices may sit on them. */
-	while ((de = read_entry(dir))) {
-		char list[REL_PATH_MAX], mask[REL_PATH_MAX];
-		int i;
-
-		r = parse_name(de->d_name, "node", NODE_ID_LIMIT, &m);
-		if (r == -EINVAL)
-			continue;
-		if (r < 0)
-			goto out;
-		if ((int)m > max_node)
-			max_node = (int)m;
-		snprintf(list, sizeof(list), "node%u/cpulist", m);
-		snprintf(mask, sizeof(mask), "node%u/cpumap", m);
-		r = read_cpus(c, dirfd(dir), node_path, list, mask, c->wide);
-		if (r == -ENOENT)
-			continue;
-		if (r < 0)
-			goto out;
-		for (i = cpuset_first(c->wide);
-		     i >= 0 && (unsigned int)i < t->nr_ids;
-		     i = cpuset_next(c->wide, i)) {
-			if (listed[i] < 0 || (int)m < listed[i])
-				listed[i] = (int)m;
-		}
-	}
-	if (errno) {
-		r = -errno;
+		w.listed[cpu] = -1;
+	r = source_list(c->src, node_path, node_dir, &w);
+	if (r == -ENOENT) {
+		r = 0;
 		goto out;
 	}
+	if (r < 0)
+		goto out;
 
 	for (cpu = cpuset_first(t->online); cpu >= 0;
 	     cpu = cpuset_next(t->online, cpu)) {
-		int node = listed[cpu];
+		int node = w.listed[cpu];
 
-		/* The usual case costs one lstat: the link the list
+		/* The usual case costs one stat: the link the list
 		 * predicts is there. */
 		if (node >= 0) {
-			snprintf(path, sizeof(path), "cpu%d/node%d", cpu, node);
-			if (fstatat(c->cpu_fd, path, &st,
-				    AT_SYMLINK_NOFOLLOW) == 0) {
+			snprintf(path, sizeof(path), "%s/cpu%d/node%d", c->cpu_dir, cpu, node);
+			if (source_isdir(c->src, path) == 0) {
 				t->cpus[cpu].node = node;
 				continue;
 			}
@@ -633,15 +584,14 @@ static int read_nodes(struct ctx *c, const char *node_path)
 		r = find_node_link(c, (unsigned int)cpu, &node);
 		if (r < 0)
 			goto out;
-		t->cpus[cpu].node = node >= 0 ? node : listed[cpu];
-		if (t->cpus[cpu].node > max_node)
-			max_node = t->cpus[cpu].node;
+		t->cpus[cpu].node = node >= 0 ? node : w.listed[cpu];
+		if (t->cpus[cpu].node > w.max_node)
+			w.max_node = t->cpus[cpu].node;
 	}
-	t->nr_nodes = max_node + 1;
+	t->nr_nodes = w.max_node + 1;
 	r = 0;
 out:
-	free(listed);
-	closedir(dir);
+	free(w.listed);
 	return r == -ENOMEM ? r : failed(c, node_path, NULL, r);
 }
 
@@ -664,7 +614,13 @@ int topology_read(const char *root, const struct cpuset *banned,
 int topology_read_where(const char *root, const struct cpuset *banned,
 			struct topology **ret_topo, char *where, size_t where_len)
 {
-	struct ctx c = { .cpu_fd = -1, .where = where_len ? where : NULL,
+	return topology_read_from(NULL, root, banned, ret_topo, where, where_len);
+}
+
+int topology_read_from(struct source *src, const char *root, const struct cpuset *banned,
+		       struct topology **ret_topo, char *where, size_t where_len)
+{
+	struct ctx c = { .src = src, .where = where_len ? where : NULL,
 			 .where_len = where_len };
 	struct cpuset *online = NULL;
 	char path[PATH_MAX], cpu_dir[PATH_MAX];
@@ -679,9 +635,9 @@ int topology_read_where(const char *root, const struct cpuset *banned,
 	if (r < 0)
 		return r;
 	c.cpu_dir = cpu_dir;
-	c.cpu_fd = open(cpu_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (c.cpu_fd < 0)
-		return failed(&c, cpu_dir, NULL, -errno);
+	r = source_isdir(src, cpu_dir);
+	if (r < 0)
+		return failed(&c, cpu_dir, NULL, r);
 	c.buf = malloc(ATTR_MAX + 2);
 	c.wide = cpuset_new(CPU_ID_LIMIT);
 	if (!c.buf || !c.wide) {
@@ -755,7 +711,6 @@ out:
 	cpuset_free(c.wide);
 	cpuset_free(online);
 	free(c.buf);
-	close(c.cpu_fd);
 	return r;
 }
 
@@ -809,128 +764,4 @@ void topology_update_sets(struct topology *topo)
 		if (topo->cpus[i].avoid == 0)
 			cpuset_set(topo->eligible, i);
 	}
-}
-
-/* The topology as a capture keeps it (text, one CPU a line), avoided CPUs
- * without the bans, which are the run's and not the machine's:
- *	cpus NR_IDS
- *	nodes NR_NODES
- *	cpu ID ONLINE CORE LLC PACKAGE NODE AVOID	(AVOID: i, n, in or -) */
-int topology_format(const struct topology *topo, char **ret, size_t *ret_len)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	if (!f)
-		return -ENOMEM;
-	fputs("# irqtune topology: CPU ONLINE CORE LLC PACKAGE NODE AVOIDED\n", f);
-	fprintf(f, "cpus %u\nnodes %d\n", topo->nr_ids, topo->nr_nodes);
-	for (unsigned int i = 0; i < topo->nr_ids; i++) {
-		const struct cpu_info *ci = &topo->cpus[i];
-		unsigned int a = ci->avoid & (AVOID_ISOLATED | AVOID_NOHZ_FULL);
-
-		fprintf(f, "cpu %u %d %d %d %d %d %s%s%s\n", i, ci->online ? 1 : 0,
-			ci->core, ci->llc, ci->package, ci->node, a & AVOID_ISOLATED ? "i" : "",
-			a & AVOID_NOHZ_FULL ? "n" : "", a ? "" : "-");
-	}
-	if (fclose(f) != 0) {
-		free(text);
-		return -ENOMEM;
-	}
-	*ret = text;
-	*ret_len = len;
-	return 0;
-}
-
-static int parse_cpu_line(struct topology *t, char *line)
-{
-	char *fv[9], *save = NULL;
-	unsigned int n = 0;
-	int id, online, core, llc, package, node;
-	struct cpu_info *ci;
-
-	for (char *p = strtok_r(line, " ", &save); p && n < 9; p = strtok_r(NULL, " ", &save))
-		fv[n++] = p;
-	if (n != 8 || strcmp(fv[0], "cpu") != 0 ||
-	    parse_int(fv[1], 0, (int)t->nr_ids - 1, &id) < 0 ||
-	    parse_int(fv[2], 0, 1, &online) < 0 ||
-	    parse_int(fv[3], -1, (int)t->nr_ids - 1, &core) < 0 ||
-	    parse_int(fv[4], -1, (int)t->nr_ids - 1, &llc) < 0 ||
-	    parse_int(fv[5], -1, INT32_MAX, &package) < 0 ||
-	    parse_int(fv[6], -1, t->nr_nodes - 1, &node) < 0)
-		return -EINVAL;
-	ci = &t->cpus[id];
-	ci->online = online;
-	ci->core = core;
-	ci->llc = llc;
-	ci->package = package;
-	ci->node = node;
-	ci->avoid = 0;
-	if (strcmp(fv[7], "-") != 0)
-		for (const char *p = fv[7]; *p; p++) {
-			if (*p == 'i')
-				ci->avoid |= AVOID_ISOLATED;
-			else if (*p == 'n')
-				ci->avoid |= AVOID_NOHZ_FULL;
-			else
-				return -EINVAL;
-		}
-	return 0;
-}
-
-int topology_parse(const char *text, const struct cpuset *banned,
-		   struct topology **ret_topo, unsigned int *ret_line)
-{
-	char *copy = strdup(text), *line, *save = NULL;
-	struct topology *t = NULL;
-	unsigned int nr = 0, nr_ids = 0;
-	int nodes = -1, r = 0, cpu;
-
-	if (!copy)
-		return -ENOMEM;
-	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		nr++;
-		if (line[0] == '#')
-			continue;
-		if (!t && strncmp(line, "cpus ", 5) == 0 && !nr_ids) {
-			int v;
-
-			if (parse_int(line + 5, 1, CPU_ID_LIMIT, &v) < 0) {
-				r = -EINVAL;
-				break;
-			}
-			nr_ids = (unsigned int)v;
-		} else if (!t && strncmp(line, "nodes ", 6) == 0 && nr_ids) {
-			if (parse_int(line + 6, 0, NODE_ID_LIMIT, &nodes) < 0) {
-				r = -EINVAL;
-				break;
-			}
-			t = topology_new(nr_ids);
-			if (!t) {
-				r = -ENOMEM;
-				break;
-			}
-			t->nr_nodes = nodes;
-		} else if (!t || (r = parse_cpu_line(t, line)) < 0) {
-			r = -EINVAL;
-			break;
-		}
-	}
-	free(copy);
-	if (r == 0 && !t)
-		r = -EINVAL;
-	if (r < 0) {
-		if (ret_line)
-			*ret_line = r == -EINVAL ? nr : 0;
-		topology_free(t);
-		return r;
-	}
-	if (banned)
-		for (cpu = cpuset_first(banned); cpu >= 0 && (unsigned int)cpu < nr_ids;
-		     cpu = cpuset_next(banned, cpu))
-			t->cpus[cpu].avoid |= AVOID_BANNED;
-	topology_update_sets(t);
-	*ret_topo = t;
-	return 0;
 }

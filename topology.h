@@ -44,13 +44,12 @@ int topology_read_where(const char *root, const struct cpuset *banned,
 			struct topology **ret_topo, char *where, size_t where_len);
 void topology_free(struct topology *topo);
 
-/* What a capture keeps of a topology (text, malloc'd into *@ret), and the
- * topology back from it with @banned (may be NULL) applied as in
- * topology_read(). -EINVAL with the line in *@ret_line for text that is not
- * one; -ENOMEM. */
-int topology_format(const struct topology *topo, char **ret, size_t *ret_len);
-int topology_parse(const char *text, const struct cpuset *banned,
-		   struct topology **ret_topo, unsigned int *ret_line);
+/* The same through @src (NULL: the live filesystem): recording keeps every
+ * file and directory listing read, and a replay reads them from the
+ * capture with the same parsers, @root "" then. */
+struct source;
+int topology_read_from(struct source *src, const char *root, const struct cpuset *banned,
+		       struct topology **ret_topo, char *where, size_t where_len);
 
 /* For tests and the planner's callers: build a topology in memory. */
 struct topology *topology_new(unsigned int nr_ids);

@@ -27,7 +27,7 @@ FUZZ_SRC_state    = state.c
 FUZZ_SRC_config  = config.c policy.c
 FUZZ_SRC_compat  = compat.c report.c
 # --replay's reader and every parser a replay runs on a capture's members.
-FUZZ_SRC_capture = replay.c topology.c device.c measure.c compat.c report.c
+FUZZ_SRC_capture = replay.c topology.c device.c measure.c compat.c report.c costs.c
 FUZZ_LIBS_capture = $(shell pkg-config --libs libudev 2>/dev/null || echo -ludev)
 FUZZ_LIBS_config = $(shell pkg-config --libs inih 2>/dev/null || echo -linih)
 FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -I. -Itests/fuzz -g -O1 \
@@ -113,7 +113,7 @@ fuzz-coverage: $(FUZZ_OUT)/seeds/estimate | fuzz-deps
 			$(FUZZ_LIBSRC) $$(case $$t in topology) echo topology.c ;; \
 			config) echo config.c policy.c ;; \
 			compat) echo compat.c report.c ;; \
-			capture) echo replay.c topology.c device.c measure.c compat.c report.c -ludev ;; esac) \
+			capture) echo replay.c topology.c device.c measure.c compat.c report.c costs.c -ludev ;; esac) \
 			-lm $(FUZZ_LIBS_ALL) \
 			$$([ $$t = config ] && echo "$(FUZZ_LIBS_config)"); \
 		set --; for d in $(FUZZ_OUT)/corpus/$$t tests/fuzz/seeds/$$t tests/fuzz/regress/$$t; do \

@@ -127,7 +127,8 @@ if [ -n "$VALGRIND" ]; then
 	machines="tiny router mixed"
 else
 	machines="tiny router numa2 numa2-managed hotspot isolated offline cloud-vm
-		  shift smt idle mixed noacct big managed twosocket"
+		  shift smt idle mixed noacct big managed twosocket arm64-gic
+		  twosocket-noise"
 	# storage is not held here: one window's estimate misses its targets
 	# (docs/quality.md); tests/e2e-history.sh holds its cron runs
 fi

@@ -2,9 +2,12 @@
 # End-to-end tests of --capture and --replay: a capture taken on every
 # simulated machine replays, with nothing of that machine around (no
 # preload, no tree), to the report the live run printed there; two replays
-# are identical; site options apply on top; and captures that are not one
-# (truncated, corrupt, foreign, another version, hostile) are refused with
-# a message naming the capture, exit 65, and no crash.
+# are identical; the raw /sys topology files, irqbalance's settings and
+# the cpuset partitions in a capture are parsed again by the replay (an
+# edited file changes the replayed plan); site options apply on top; and
+# captures that are not one (truncated, corrupt, foreign, another
+# version, hostile) are refused with a message naming the capture (and
+# the member), exit 65, and no crash.
 # Prints "PASS name" or "FAIL name: why" per test.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -62,15 +65,90 @@ for m in $machines; do
 		cmp -s "$work/$m.r1.json" "$work/$m.r2.json"
 done
 
+### the raw topology files are what a replay parses
+# The machines whose topology a parser could get wrong keep their files.
+for m in offline isolated smt numa2; do
+	[ -s "$work/$m.cap" ] || continue
+	tar -tzf "$work/$m.cap" >"$work/$m.list" 2>/dev/null
+	for mem in root/sys/devices/system/cpu/ root/sys/devices/system/cpu/online \
+		   root/sys/devices/system/cpu/possible root/sys/devices/system/cpu/isolated \
+		   root/sys/devices/system/cpu/cpu1/topology/thread_siblings_list; do
+		why="members: $(grep sys/ "$work/$m.list" | head -8 | tr '\n' ' ')"
+		check "raw topology: $m holds $mem" grep -qx "$mem" "$work/$m.list"
+	done
+done
+if [ -s "$work/numa2.list" ]; then
+	why=$(grep system/node "$work/numa2.list" | tr '\n' ' ')
+	check "raw topology: numa2 holds both node directories and their cpulists" \
+		sh -c 'grep -qx root/sys/devices/system/node/node1/ "$1" &&
+		       grep -qx root/sys/devices/system/node/node1/cpulist "$1"' _ "$work/numa2.list"
+fi
+if [ -s "$work/offline.cap" ]; then
+	off=$(tar -xzOf "$work/offline.cap" root/sys/devices/system/cpu/online 2>/dev/null)
+	why="online is '$off'"; check "raw topology: offline's online file as the kernel wrote it" \
+		[ "$off" = "0-2,4-8,11-15" ]
+fi
+# An edited file in a capture changes what the replay plans: it is parsed.
+if [ -s "$work/smt.cap" ]; then
+	e=$work/edit && rm -rf "$e" && mkdir -p "$e" && tar -C "$e" -xzf "$work/smt.cap"
+	printf '0-3\n' >"$e/root/sys/devices/system/cpu/isolated"
+	(cd "$e" && tar -czf "$work/smt-iso.cap" irqtune-capture $(ls | grep -vx irqtune-capture))
+	replay --replay "$work/smt-iso.cap" --json
+	why="exit $RRC: $RERR $(printf '%s\n' "$ROUT" | jq -c .machine.eligible_cpus)"
+	check "raw topology: an isolated file edited in the capture is parsed on replay" \
+		sh -c 'printf "%s\n" "$1" | jq -e ".machine.eligible_cpus == \"4-15\" and
+			([.irqs[] | select(.outcome == \"would_move\" and .to < 4)] | length == 0)" >/dev/null' _ "$ROUT"
+fi
+
+### irqbalance's settings and the cpuset partitions: raw, replayed, options on top
+machine smt bans || true
+mkdir -p "$D/etc/default" "$D/sys/fs/cgroup"
+printf '# the site\nIRQBALANCE_BANNED_CPULIST=1\n' >"$D/etc/default/irqbalance"
+chmod 0644 "$D/etc/default/irqbalance"
+printf '5\n' >"$D/sys/fs/cgroup/cpuset.cpus.isolated"
+IRQBALANCE_BANNED_CPUS=4 run --capture "$work/bans.cap" --json
+why="exit $RC: $ERR"; check "bans: a capture with irqbalance's settings exits 0" [ "$RC" = 0 ]
+printf '%s\n' "$OUT" | jq -c '.machine.banned' >"$work/bans.live"
+tar -tzf "$work/bans.cap" >"$work/bans.list" 2>/dev/null
+for mem in root/etc/default/irqbalance env/IRQBALANCE_BANNED_CPUS \
+	   root/sys/fs/cgroup/cpuset.cpus.isolated; do
+	why=$(grep -v proc/ "$work/bans.list" | tr '\n' ' ')
+	check "bans: the capture holds $mem as read" grep -qx "$mem" "$work/bans.list"
+done
+why=$(tar -xzOf "$work/bans.cap" root/etc/default/irqbalance 2>&1)
+check "bans: the environment file is kept verbatim" \
+	[ "$(tar -xzOf "$work/bans.cap" root/etc/default/irqbalance 2>/dev/null)" = "$(printf '# the site\nIRQBALANCE_BANNED_CPULIST=1')" ]
+rm -rf "$D"
+IRQBALANCE_BANNED_CPULIST=0 replay --replay "$work/bans.cap" --json
+printf '%s\n' "$ROUT" | jq -c '.machine.banned' >"$work/bans.r1"
+why="$(cat "$work/bans.live") vs $(cat "$work/bans.r1"); $RERR"
+check "bans: replayed from the raw files and variables, not this process's environment" \
+	sh -c '[ -s "$1" ] && cmp -s "$1" "$2" && grep -q "etc/default/irqbalance:2" "$1"' _ \
+	"$work/bans.live" "$work/bans.r1"
+replay --replay "$work/bans.cap" --json --bancpus 3
+why="exit $RRC: $RERR $(printf '%s\n' "$ROUT" | jq -c .machine.banned)"
+check "bans: --bancpus over a replay adds to the captured machine's bans" \
+	sh -c 'printf "%s\n" "$1" | jq -e "[.machine.banned[].source] | (index(\"--bancpus\") != null) and length == 4" >/dev/null' _ "$ROUT"
+printf 'irqbalance-env = off\n' >"$work/off.conf"
+replay --replay "$work/bans.cap" --json -c "$work/off.conf"
+why="exit $RRC: $RERR $(printf '%s\n' "$ROUT" | jq -c .machine.banned)"
+check "bans: -c FILE over a replay parses the captured settings as that file says (off)" \
+	sh -c 'printf "%s\n" "$1" | jq -e "[.machine.banned[].source] | length == 1 and (.[0] | test(\"cpuset partition\"))" >/dev/null' _ "$ROUT"
+
 cap=$work/tiny.cap
 ### a replay reads nothing of this machine and writes nothing
 if command -v strace >/dev/null && [ -z "$VALGRIND" ]; then
-	strace -f -qq -e trace=open,openat,creat,stat,newfstatat,statx,access,connect,bpf \
-		-o "$work/strace" "$top/irqtune" --replay "$cap" -v >/dev/null 2>&1 </dev/null
+	# tiny's, and the one whose irqbalance settings and partition are kept.
+	: >"$work/strace"
+	for c in "$cap" "$work/bans.cap"; do
+		strace -f -qq -e trace=open,openat,creat,stat,newfstatat,statx,access,connect,bpf \
+			-o "$work/strace.1" "$top/irqtune" --replay "$c" -v >/dev/null 2>&1 </dev/null
+		cat "$work/strace.1" >>"$work/strace"
+	done
 	# /proc/self is the process's own (ASan's runtime reads its maps).
-	why=$(grep -E '"/(proc|sys|run|etc/irqtune|dev/log)|bpf\(|connect\(' "$work/strace" |
+	why=$(grep -E '"/(proc|sys|run|etc/irqtune|etc/default/irqbalance|etc/sysconfig/irqbalance|dev/log)|bpf\(|connect\(' "$work/strace" |
 		grep -v '"/proc/self/' | head -5)
-	check "replay: opens nothing of /proc, /sys, /run, no BPF, no syslog" [ -z "$why" ]
+	check "replay: opens nothing of /proc, /sys, /run, irqbalance's settings, no BPF, no syslog" [ -z "$why" ]
 	why=$(grep -E 'O_(WRONLY|RDWR)|creat\(' "$work/strace" | head -5)
 	check "replay: opens nothing for writing" [ -z "$why" ]
 else
@@ -101,13 +179,13 @@ why="exit $RRC"; check "usage: --replay and --capture exclude each other" [ "$RR
 tar -tzf "$cap" >"$work/list" 2>/dev/null
 why=$(head -3 "$work/list"); check "format: the meta member comes first" \
 	[ "$(head -1 "$work/list")" = irqtune-capture ]
-for mem in devices topology bans snapshot-1/proc/interrupts snapshot-2/proc/softirqs \
-	   root/proc/irq/24/smp_affinity_list; do
+for mem in devices snapshot-1/proc/interrupts snapshot-2/proc/softirqs \
+	   root/proc/irq/24/smp_affinity_list root/sys/devices/system/cpu/online; do
 	why="members: $(tr '\n' ' ' <"$work/list" | head -c 300)"
 	check "format: holds $mem" grep -qx "$mem" "$work/list"
 done
 meta=$(tar -xzOf "$cap" irqtune-capture)
-for key in "format irqtune-capture" "version 1" hostname kernel time hz snapshot-1 load-source; do
+for key in "format irqtune-capture" "version 2" hostname kernel time hz snapshot-1 load-source; do
 	why="$meta"; check "format: meta says $key" sh -c 'printf "%s\n" "$1" | grep -q "^$2"' _ "$meta" "$key"
 done
 why=$(stat -c %a "$cap"); check "format: the capture is mode 0600" [ "$(stat -c %a "$cap")" = 600 ]
@@ -137,30 +215,53 @@ bad "foreign archive" "$x/foreign.cap" 65 "not an irqtune capture"
 # Rebuilt captures: $x/t is tiny's unpacked; pack NAME lists the meta first.
 mkdir -p "$x/t" && tar -C "$x/t" -xzf "$cap"
 pack() { (cd "$x/t" && tar -czf "$1" irqtune-capture $(ls | grep -vx irqtune-capture)); }
-sed -i 's/^version 1$/version 2/' "$x/t/irqtune-capture"
+sed -i 's/^version 2$/version 3/' "$x/t/irqtune-capture"
 pack "$x/version.cap"
-bad "another version" "$x/version.cap" 65 "format version 2"
-sed -i 's/^version 2$/version 1/' "$x/t/irqtune-capture"
+bad "another version" "$x/version.cap" 65 "format version 3"
+# Version 1 kept parsed views, not files: refused, with what to do.
+sed -i 's/^version 3$/version 1/' "$x/t/irqtune-capture"
+pack "$x/version1.cap"
+bad "version 1" "$x/version1.cap" 65 "format version 1; .*take the capture again"
+sed -i 's/^version 1$/version 2/' "$x/t/irqtune-capture"
 (cd "$x/t" && tar -czPf "$x/dotdot.cap" irqtune-capture root/../devices 2>/dev/null)
 bad "a name with .." "$x/dotdot.cap" 65 "not a safe relative name"
+(cd "$x/t" && tar -czPf "$x/dotdot2.cap" irqtune-capture \
+	root/sys/devices/system/cpu/../cpu/online 2>/dev/null)
+bad "a topology name with .." "$x/dotdot2.cap" 65 "member 'root/sys/devices/system/cpu/../cpu/online': not a safe"
 truncate -s 200M "$x/t/huge"
 pack "$x/huge.cap"
 rm -f "$x/t/huge"
 bad "a member beyond the bounds" "$x/huge.cap" 65 "beyond the bounds"
-cp "$x/t/topology" "$x/topology.orig"
-sed -i 's/^cpus 2$/cpus 999999999/' "$x/t/topology"
-pack "$x/cpus.cap"
-cp "$x/topology.orig" "$x/t/topology"
-bad "absurd CPU count" "$x/cpus.cap" 65 "topology:2"
+s=$x/t/root/sys/devices/system/cpu
+cp -a "$s" "$x/cpu.orig"
+# topoedit NAME FILE TEXT PATTERN: FILE (under cpu/) holding TEXT refused.
+topoedit() {
+	printf '%s' "$3" >"$s/$2"
+	pack "$x/$1.cap"
+	rm -rf "$s" && cp -a "$x/cpu.orig" "$s"
+	bad "$1" "$x/$1.cap" 65 "member root/sys/devices/system/cpu/$2: $4"
+}
+topoedit "topology garbage" online "0-zz" "not what the kernel writes there"
+topoedit "absurd CPU count" possible "0-999999999" "an id out of range"
+topoedit "online beyond possible" online "0-7" "not what the kernel writes there"
+topoedit "an oversized topology file" isolated "$(head -c 70000 /dev/zero | tr '\0' 0)" \
+	"larger than any such sysfs file"
+rm -rf "$s"
+pack "$x/notopo.cap"
+cp -a "$x/cpu.orig" "$s"
+bad "no topology" "$x/notopo.cap" 65 "member root/sys/devices/system/cpu: missing"
+rm -f "$s/online" "$s/possible"
+pack "$x/noonline.cap"
+rm -rf "$s" && cp -a "$x/cpu.orig" "$s"
+replay --replay "$x/noonline.cap"
+why="exit $RRC: $RERR"
+check "bad capture: no online nor possible file: read as an old kernel's tree would be, no crash" \
+	[ "$RRC" -lt 128 ] && [ "$RRC" != 70 ]
 cp "$x/t/devices" "$x/devices.orig"
-echo "device /sys/x id label net 0 - . - . 99999999999" >>"$x/t/devices"
+echo "device /sys/x pci id drv 0x020000 0 - - - . - . 99999999999" >>"$x/t/devices"
 pack "$x/devices.cap"
 cp "$x/devices.orig" "$x/t/devices"
 bad "an absurd IRQ number" "$x/devices.cap" 65 "devices:4"
-rm "$x/t/topology"
-pack "$x/notopo.cap"
-cp "$x/topology.orig" "$x/t/topology"
-bad "no topology" "$x/notopo.cap" 65 "topology: missing"
 printf 'CPU0 CPU1\n 24: 1 2 PCI-MSI x\ngarbage\n' >"$x/t/snapshot-2/proc/interrupts.new"
 mv "$x/t/snapshot-2/proc/interrupts" "$x/interrupts.orig"
 mv "$x/t/snapshot-2/proc/interrupts.new" "$x/t/snapshot-2/proc/interrupts"

@@ -67,6 +67,32 @@ why="CPUs with two NIC queues: $dups"; check "router: no two NIC queues share a 
 run -w 1
 why="$OUT"; check "router: second run moves nothing" [ "$(summary_field moved)" = 0 ]
 
+### arm64 with a GICv3: its /proc layout, first-of-mask CPUs, cpu0 hotplug
+machine arm64-gic || exit 1
+run -w 1
+why="exit $RC: $ERR"; check "arm64-gic: exits 0" [ "$RC" -eq 0 ]
+rows=$(grep -c '^ *[0-9][0-9]*:' "$D/proc/interrupts")
+why="$(echo "$OUT" | tail -3)"; check "arm64-gic: every GICv3 and ITS-MSI row is an IRQ ($rows)" \
+	[ "$(echo "$OUT" | sed -n 's/^irqtune: \([0-9][0-9]*\) seen,.*/\1/p' | tail -1)" = "$rows" ]
+why="$OUT"; check "arm64-gic: SPI and LPI names read past \"37 Level\" and \"81920 Edge\"" \
+	sh -c 'echo "$1" | grep -q "^ *14  ttyS0 " && echo "$1" | grep -q "^ *51  eth0-TxRx-0 "' _ "$OUT"
+# The GIC serves an IRQ on the first CPU of its mask: a mask of several
+# CPUs would pile IRQs up there instead of spreading them.
+check "arm64-gic: written affinities name one CPU" single_cpus
+bad=
+for n in $(echo "$OUT" | awk '$NF == "moved" || $(NF-1) == "moved" { print $1 }'); do
+	[ "$(cat "$D/proc/irq/$n/effective_affinity_list")" = "$(aff "$n")" ] || bad="$bad $n"
+done
+why="effective CPU not the written one:$bad"; check "arm64-gic: each moved IRQ is served where written" [ -z "$bad" ]
+why="$(score load_ratio)"; check "arm64-gic: load ratio at the bound (1.00)" le "$(score load_ratio)" 1.01
+"$sim" offline "$D" 0 >/dev/null
+run -w 1
+why="exit $RC: $ERR"; check "arm64-gic, cpu0 offline: exits 0" [ "$RC" -eq 0 ]
+why="$(score movable_on_offline)"; check "arm64-gic, cpu0 offline: no movable IRQ on it" [ "$(score movable_on_offline)" = 0 ]
+bad=$(echo "$OUT" | awk '$1 ~ /^[0-9]+$/ { for (i = 2; i <= NF; i++) if ($i ~ /->0$/) print $1 }')
+why="written to CPU 0: $bad"; check "arm64-gic, cpu0 offline: nothing written to it" [ -z "$bad" ]
+why="$(score load_ratio)"; check "arm64-gic, cpu0 offline: load ratio within 5% of the bound" le "$(score load_ratio)" 1.05
+
 ### isolated and nohz_full CPUs are left, banned CPUs too
 machine isolated || exit 1
 run -w 1 --bancpus 3

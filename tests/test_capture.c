@@ -1,8 +1,9 @@
-/* test_capture.c - the capture file and the run records in it: names a
- * capture refuses, the escaping of text fields both ways, a capture
- * written and read back member for member, the replay source serving what
- * was kept, and the topology, measurement, bans and costs records both
- * ways with their malformed lines refused. */
+/* test_capture.c - the capture file and what is in it: names a capture
+ * refuses, the escaping of text fields both ways, a capture written and
+ * read back member for member, the replay source serving what was kept
+ * (files, errors, directory listings, trusted and own files, environment
+ * variables, the costs file), version 1 refused, and the measurement
+ * record both ways with its malformed lines refused. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,8 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "capture.h"
+#include "costs.h"
+#include "device.h"
 #include "replay.h"
 #include "source.h"
 #include "topology.h"
@@ -85,7 +89,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(capture_put_dir(cap, "root/proc/irq/9/zeta"), 0);
 	assert_int_equal(capture_put_dir(cap, "root/proc/irq/9/alpha"), 0);
 	assert_int_equal(capture_put(cap, "empty", "", 0, 0), 0);
-	assert_int_equal(capture_put(cap, CAPTURE_META, "format irqtune-capture\nversion 1\n", 33, 0), 0);
+	assert_int_equal(capture_put(cap, CAPTURE_META, "format irqtune-capture\nversion 2\n", 33, 0), 0);
 	assert_int_equal(capture_write(cap, path, why, sizeof(why)), 0);
 	assert_int_equal(capture_read(path, &back, why, sizeof(why)), 0);
 	assert_int_equal(back->nr, cap->nr);
@@ -120,6 +124,13 @@ static void test_round_trip(void **state)
 	assert_int_equal(capture_write(cap, path, why, sizeof(why)), 0);
 	assert_int_equal(capture_read(path, &back, why, sizeof(why)), -EPROTONOSUPPORT);
 	assert_non_null(strstr(why, "version 7"));
+	/* Version 1 kept parsed views, not files: refused, saying what to do. */
+	capture_free(cap);
+	cap = capture_new();
+	assert_int_equal(capture_put(cap, CAPTURE_META, "format irqtune-capture\nversion 1\n", 33, 0), 0);
+	assert_int_equal(capture_write(cap, path, why, sizeof(why)), 0);
+	assert_int_equal(capture_read(path, &back, why, sizeof(why)), -EPROTONOSUPPORT);
+	assert_non_null(strstr(why, "take the capture again"));
 	capture_free(cap);
 	cap = capture_new();
 	assert_int_equal(capture_put(cap, CAPTURE_META, "format something-else\nversion 1\n", 32, 0), 0);
@@ -129,47 +140,6 @@ static void test_round_trip(void **state)
 	assert_int_equal(capture_read_mem("", 0, &back, why, sizeof(why)), -EINVAL);
 	capture_free(cap);
 	unlink(path);
-}
-
-static void test_topology_record(void **state)
-{
-	struct topology *t = topology_new(4), *back = NULL;
-	struct cpuset *ban = cpuset_new(4);
-	unsigned int line = 0;
-	char *text;
-	size_t len;
-
-	(void)state;
-	for (unsigned int i = 0; i < 4; i++) {
-		t->cpus[i].online = i != 2;
-		t->cpus[i].core = (int)(i & ~1u);
-		t->cpus[i].llc = 0;
-		t->cpus[i].package = 0;
-		t->cpus[i].node = 0;
-	}
-	t->nr_nodes = 1;
-	t->cpus[3].avoid = AVOID_ISOLATED | AVOID_NOHZ_FULL | AVOID_BANNED;
-	topology_update_sets(t);
-	assert_int_equal(topology_format(t, &text, &len), 0);
-	cpuset_set(ban, 1);
-	assert_int_equal(topology_parse(text, ban, &back, &line), 0);
-	assert_int_equal(back->nr_ids, 4);
-	assert_false(back->cpus[2].online);
-	/* the captured run's ban is not the machine's; this run's is */
-	assert_int_equal(back->cpus[3].avoid, AVOID_ISOLATED | AVOID_NOHZ_FULL);
-	assert_int_equal(back->cpus[1].avoid, AVOID_BANNED);
-	assert_int_equal(cpuset_count(back->eligible), 1);
-	topology_free(back);
-	free(text);
-	assert_int_equal(topology_parse("cpus 2\nnodes 1\ncpu 5 1 0 0 0 0 -\n", NULL, &back, &line),
-			 -EINVAL);
-	assert_int_equal(line, 3);
-	assert_int_equal(topology_parse("cpus 2\nnodes 1\ncpu 0 1 0 0 0 3 -\n", NULL, &back, &line),
-			 -EINVAL);
-	assert_int_equal(topology_parse("cpus 99999999\n", NULL, &back, &line), -EINVAL);
-	assert_int_equal(topology_parse("", NULL, &back, &line), -EINVAL);
-	cpuset_free(ban);
-	topology_free(t);
 }
 
 static void test_measure_record(void **state)
@@ -211,38 +181,236 @@ static void test_measure_record(void **state)
 	assert_int_equal(replay_parse_measure("cpus 1\n", &back, &line), -EINVAL);	/* no window */
 }
 
-static void test_bans_costs_records(void **state)
+static void put_file(const char *dir, const char *name, const char *text, mode_t mode)
 {
-	struct compat_bans b = { 0 }, back = { 0 };
-	struct estimate_prior p, q;
-	unsigned int line = 0;
-	char *text;
-	size_t len;
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "we");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+/* @cap written and read back, as a replay gets it. */
+static struct capture *reread(struct capture *cap)
+{
+	char path[] = "/tmp/irqtune-test-capture.XXXXXX", why[CAPTURE_WHY_MAX], meta[64];
+	struct capture *back = NULL;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(meta, sizeof(meta), "format %s\nversion %d\n", CAPTURE_FORMAT, CAPTURE_VERSION);
+	assert_int_equal(capture_put(cap, CAPTURE_META, meta, strlen(meta), 0), 0);
+	assert_int_equal(capture_write(cap, path, why, sizeof(why)), 0);
+	capture_free(cap);
+	assert_int_equal(capture_read(path, &back, why, sizeof(why)), 0);
+	unlink(path);
+	return back;
+}
+
+static int collect(void *ctx, const char *name)
+{
+	char *out = ctx;
+
+	strcat(out, name);
+	strcat(out, " ");
+	return 0;
+}
+
+/* What the raw readers keep, and a replay gives back the same: a file, a
+ * file's error, a directory listing in readdir order (links included, a
+ * plain file not), a trusted file and a refused one, an own file and one
+ * too large, a variable set and one not, the costs file judged again. */
+static void test_raw_inputs(void **state)
+{
+	char dir[] = "/tmp/irqtune-test-raw.XXXXXX", path[512], buf[256], why[256];
+	char live[256] = "", replayed[256] = "", text[COSTS_FILE_MAX];
+	struct source rec = { .mode = SOURCE_RECORD }, rep = { .mode = SOURCE_REPLAY };
+	struct estimate_prior base, got, p;
+	double when = 0;
+	FILE *f;
 
 	(void)state;
-	struct cpuset *set = cpuset_new(CPU_ID_LIMIT);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/link", dir);
+	assert_int_equal(symlink("sub", path), 0);
+	snprintf(path, sizeof(path), "%s/dangling", dir);
+	assert_int_equal(symlink("nowhere", path), 0);
+	put_file(dir, "online", "0-3\n", 0444);
+	put_file(dir, "irqbalance", "IRQBALANCE_BANNED_CPULIST=2\n", 0644);
+	put_file(dir, "writable", "IRQBALANCE_BANNED_CPULIST=3\n", 0666);
+	estimate_default_prior(&base);
+	p = base;
+	p.hard_us[CLASS_NET] = 7.25;
+	assert_int_equal(costs_format(&p, "boot-1", 1000, text, sizeof(text)), 0);
+	put_file(dir, "costs", text, 0600);
+	setenv("IRQTUNE_TEST_VAR", "a b", 1);
+	unsetenv("IRQTUNE_TEST_UNSET");
 
-	cpulist_parse("2-3", set);
-	assert_int_equal(compat_add_ban(&b, set, "IRQBALANCE_BANNED_CPULIST in /etc/default/irqbalance:3"), 0);
-	assert_int_equal(replay_format_bans(&b, 0, &text, &len), 0);
-	assert_int_equal(replay_parse_bans(text, &back, &line), 0);
-	assert_int_equal(back.nr, 1);
-	assert_string_equal(back.bans[0].cpulist, "2-3");
-	assert_string_equal(back.bans[0].source, b.bans[0].source);
-	free(text);
-	compat_bans_release(&back);
-	assert_int_equal(replay_parse_bans("ban 2-x y\n", &back, &line), -EINVAL);
-	compat_bans_release(&back);
-	compat_bans_release(&b);
+	rec.cap = capture_new();
+	assert_non_null(rec.cap);
+	snprintf(path, sizeof(path), "%s/online", dir);
+	assert_int_equal(source_read(&rec, path, buf, sizeof(buf)), 3);
+	assert_int_equal(source_read(&rec, dir, buf, sizeof(buf)), -EISDIR);
+	assert_int_equal(source_list(&rec, dir, collect, live), 0);
+	snprintf(path, sizeof(path), "%s/online", dir);
+	assert_int_equal(source_list(&rec, path, collect, buf), -ENOTDIR);
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	assert_int_equal(source_isdir(&rec, path), 0);
+	snprintf(path, sizeof(path), "%s/irqbalance", dir);
+	assert_int_equal(source_fopen_trusted(&rec, path, &f, why, sizeof(why)), 0);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	assert_string_equal(buf, "IRQBALANCE_BANNED_CPULIST=2\n");
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/writable", dir);
+	assert_int_equal(source_fopen_trusted(&rec, path, &f, why, sizeof(why)), -EPERM);
+	snprintf(path, sizeof(path), "%s/absent", dir);
+	assert_int_equal(source_fopen_trusted(&rec, path, &f, why, sizeof(why)), -ENOENT);
+	snprintf(path, sizeof(path), "%s/costs", dir);
+	assert_int_equal(costs_load_from(&rec, path, "boot-1", 1060, &base, &got, &when,
+					 why, sizeof(why)), 0);
+	assert_true(got.hard_us[CLASS_NET] == 7.25);
+	assert_int_equal(source_read_own(&rec, path, buf, 8, why, sizeof(why)), -EFBIG);
+	assert_string_equal(source_getenv(&rec, "IRQTUNE_TEST_VAR", getenv), "a b");
+	assert_null(source_getenv(&rec, "IRQTUNE_TEST_UNSET", getenv));
+	assert_int_equal(rec.err, 0);
+	/* Only what was there is kept: nothing for the absent file. */
+	snprintf(path, sizeof(path), "root%s/absent", dir);
+	assert_null(capture_get(rec.cap, path));
+	snprintf(path, sizeof(path), "error%s/absent", dir);
+	assert_null(capture_get(rec.cap, path));
 
-	estimate_default_prior(&p);
-	p.hard_us[CLASS_NET] = 1.0 / 3;
-	assert_int_equal(replay_format_costs(&p, &text, &len), 0);
-	assert_int_equal(replay_parse_costs(text, &q, &line), 0);
-	assert_memory_equal(&p, &q, sizeof(p));
-	free(text);
-	assert_int_equal(replay_parse_costs("hard_us 1 2\n", &q, &line), -EINVAL);
-	assert_int_equal(replay_parse_costs("hard_us 1 2 nan\nsoft_us 1\n", &q, &line), -EINVAL);
+	rep.cap = reread(rec.cap);
+	/* Nothing of this machine: the files go, the variable changes. */
+	setenv("IRQTUNE_TEST_VAR", "changed", 1);
+	setenv("IRQTUNE_TEST_UNSET", "set now", 1);
+	snprintf(path, sizeof(path), "%s/online", dir);
+	unlink(path);
+	assert_int_equal(source_read(&rep, path, buf, sizeof(buf)), 3);
+	assert_string_equal(buf, "0-3");
+	assert_int_equal(source_read(&rep, dir, buf, sizeof(buf)), -EISDIR);
+	assert_int_equal(source_list(&rep, dir, collect, replayed), 0);
+	assert_string_equal(replayed, live);	/* the same names, readdir's order */
+	assert_non_null(strstr(live, "sub "));
+	assert_non_null(strstr(live, "link "));
+	assert_non_null(strstr(live, "dangling "));
+	assert_null(strstr(live, "online"));
+	snprintf(path, sizeof(path), "%s/online", dir);
+	assert_int_equal(source_list(&rep, path, collect, buf), -ENOTDIR);
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	assert_int_equal(source_isdir(&rep, path), 0);
+	snprintf(path, sizeof(path), "%s/nowhere", dir);
+	assert_int_equal(source_isdir(&rep, path), -ENOENT);
+	assert_int_equal(source_list(&rep, path, collect, buf), -ENOENT);
+	snprintf(path, sizeof(path), "%s/irqbalance", dir);
+	assert_int_equal(source_fopen_trusted(&rep, path, &f, why, sizeof(why)), 0);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	assert_string_equal(buf, "IRQBALANCE_BANNED_CPULIST=2\n");
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/writable", dir);
+	assert_int_equal(source_fopen_trusted(&rep, path, &f, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "writable by anyone"));
+	snprintf(path, sizeof(path), "%s/absent", dir);
+	assert_int_equal(source_fopen_trusted(&rep, path, &f, why, sizeof(why)), -ENOENT);
+	snprintf(path, sizeof(path), "%s/costs", dir);
+	when = 0;
+	assert_int_equal(costs_load_from(&rep, path, "boot-1", 1060, &base, &got, &when,
+					 why, sizeof(why)), 0);
+	assert_true(got.hard_us[CLASS_NET] == 7.25);
+	assert_true(when == 1000);
+	/* Judged again: another boot's, or too old at the time given. */
+	assert_int_equal(costs_load_from(&rep, path, "boot-2", 1060, &base, &got, &when,
+					 why, sizeof(why)), -ESTALE);
+	assert_int_equal(source_read_own(&rep, path, buf, 8, why, sizeof(why)), -EFBIG);
+	assert_string_equal(source_getenv(&rep, "IRQTUNE_TEST_VAR", getenv), "a b");
+	assert_null(source_getenv(&rep, "IRQTUNE_TEST_UNSET", getenv));
+	assert_null(source_getenv(&rep, "IRQTUNE_TEST_VAR", NULL));
+	capture_free(rep.cap);
+	unsetenv("IRQTUNE_TEST_VAR");
+	unsetenv("IRQTUNE_TEST_UNSET");
+
+	/* A hostile error member: refused as unreadable, never believed. */
+	rep.cap = capture_new();
+	snprintf(path, sizeof(path), "error%s/online", dir);
+	assert_int_equal(capture_put(rep.cap, path, "0 fine\n", 7, 0), 0);
+	snprintf(path, sizeof(path), "%s/online", dir);
+	assert_int_equal(source_read(&rep, path, buf, sizeof(buf)), -EIO);
+	capture_free(rep.cap);
+
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
+}
+
+/* What libudev said of each device, replayed: class, label and node are
+ * derived from the raw driver, PCI class, numa_node and the child that
+ * named it, as the live scan derives them; malformed lines are refused. */
+static void test_devices_replayed(void **state)
+{
+	static const char intr_text[] =
+		"           CPU0       CPU1\n"
+		"  24:          1          0  PCI-MSI 1-edge      eth0-TxRx-0\n"
+		"  25:          1          0  PCI-MSI 2-edge      nvme0q1\n"
+		"  26:          1          0  PCI-MSI 3-edge      virtio0\n";
+	static const char devices[] =
+		"# irqtune devices\n"
+		"device /sys/devices/pci0000:00/0000:00:01.0 pci 0000:00:01.0 ixgbe 0x020000 1 "
+		"net eth0 - . - . 24\n"
+		/* an odd class code, but an nvme child: storage, named for it */
+		"device /sys/devices/pci0000:00/0000:00:02.0 pci 0000:00:02.0 nvme 0xff0000 - "
+		"nvme nvme0 2-3 nvme0 - . 25\n"
+		/* no child: the class code and the driver; a bad numa_node is none */
+		"device /sys/devices/pci0000:00/0000:00:03.0 pci 0000:00:03.0 virtio-pci 0x010000 x "
+		"- - - . 1 0000:00:03.0 26\n";
+	struct source src = { .mode = SOURCE_REPLAY };
+	struct interrupts *intr = NULL;
+	struct device_map *map = NULL;
+	unsigned int line = 0;
+	FILE *f;
+
+	(void)state;
+	f = fmemopen((void *)intr_text, sizeof(intr_text) - 1, "r");
+	assert_non_null(f);
+	assert_int_equal(interrupts_parse(f, &intr, &line), 0);
+	fclose(f);
+	src.cap = capture_new();
+	assert_int_equal(capture_put(src.cap, "devices", devices, sizeof(devices) - 1, 0), 0);
+	assert_int_equal(device_scan_from(intr, 2, &src, &map, &line), 0);
+	assert_int_equal(map->nr_groups, 3);
+	assert_int_equal(map->groups[0].class, CLASS_NET);
+	assert_string_equal(map->groups[0].label, "eth0");
+	assert_int_equal(map->groups[0].node, 1);
+	assert_int_equal(map->groups[1].class, CLASS_STORAGE);
+	assert_string_equal(map->groups[1].label, "nvme0");
+	assert_int_equal(map->groups[1].node, -1);
+	assert_string_equal(map->groups[1].policy_cpus, "2-3");
+	assert_int_equal(map->groups[2].class, CLASS_STORAGE);
+	assert_string_equal(map->groups[2].label, "virtio-pci");
+	assert_int_equal(map->groups[2].node, -1);
+	assert_string_equal(map->groups[2].policy_ban, "1");
+	assert_int_equal(map->irqs[1].group, 1);
+	device_map_free(map);
+	capture_free(src.cap);
+
+	/* A child subsystem irqtune does not know, or a line cut short. */
+	src.cap = capture_new();
+	assert_int_equal(capture_put(src.cap, "devices",
+		"device /sys/x pci 0000:00:01.0 drv 0x020000 0 usb x - . - . 24\n", 63, 0), 0);
+	assert_int_equal(device_scan_from(intr, 2, &src, &map, &line), -EINVAL);
+	assert_int_equal(line, 1);
+	capture_free(src.cap);
+	src.cap = capture_new();
+	assert_int_equal(capture_put(src.cap, "devices",
+		"# x\ndevice /sys/x id label net 0 - . - . 24\n", 44, 0), 0);
+	assert_int_equal(device_scan_from(intr, 2, &src, &map, &line), -EINVAL);
+	assert_int_equal(line, 2);
+	capture_free(src.cap);
+	interrupts_free(intr);
 }
 
 int main(void)
@@ -251,9 +419,9 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_topology_record),
+		cmocka_unit_test(test_raw_inputs),
+		cmocka_unit_test(test_devices_replayed),
 		cmocka_unit_test(test_measure_record),
-		cmocka_unit_test(test_bans_costs_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -96,6 +96,20 @@ static void test_bounds(void **state)
 	/* a NaN equation is not taken */
 	devfit_add(f, DEVFIT_HARD, &d0, x, 1, NAN);
 	assert_true(f->rows[DEVFIT_HARD] == 0);
+	/* softirqs per interrupt: 0 is an answer, not a bound to stop at */
+	devfit_add(f, DEVFIT_SOFT, &d0, x, 1, 0);
+	devfit_add(f, DEVFIT_SOFT, &d0, x, 1, 0);
+	devfit_solve_in(f, DEVFIT_SOFT, 0.01, 0, 64, m);
+	assert_true(m[0] >= 0 && m[0] < 64);
+	devfit_solve(f, DEVFIT_SOFT, m);
+	assert_true(m[0] >= DEVFIT_MIN_M);
+	devfit_free(f);
+	f = devfit_new(1);
+	devfit_add(f, DEVFIT_SOFT, &d0, x, 1, 0);
+	devfit_solve_in(f, DEVFIT_SOFT, 0.01, 0, 64, m);
+	assert_true(m[0] < 0.02);
+	devfit_solve(f, DEVFIT_SOFT, m);
+	assert_true(m[0] == DEVFIT_MIN_M);
 	devfit_free(f);
 	assert_null(devfit_new(DEVFIT_MAX + 1));
 }

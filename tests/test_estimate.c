@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "devfit.h"
 #include "estimate.h"
 #include "sample.h"
 #include "snaptest.h"
@@ -511,10 +512,104 @@ static void test_estimate_fit_across_cpus(void **state)
 	release2(&a, &b);
 }
 
+/* An HBA completes in BLOCK softirqs, NVMe drives in their hard handlers.
+ * Where both share a CPU, splitting the CPU's BLOCK time by interrupts
+ * gives the drive half of the HBA's work; the per-CPU softirq counts, over
+ * CPUs that hold them in other mixes, say which device raises them. */
+static void test_estimate_events_name_the_device(void **state)
+{
+	static const enum irq_class class[] = {
+		CLASS_STORAGE, CLASS_STORAGE, CLASS_STORAGE, CLASS_STORAGE,
+	};
+	static const int row_dev[] = { 0, 0, 1, 1 };
+	static const int dev_class[] = { CLASS_STORAGE, CLASS_STORAGE };
+	struct estimate_dev dev = {
+		.nr = 2, .row_dev = row_dev, .dev_class = dev_class,
+	};
+	struct snapshot a, b;
+	struct irq_activity *act = NULL;
+
+	(void)state;
+	snap_build(&a, "CPU0 CPU1 CPU2\n 40: 0 0 0 x 1-edge hba-0\n 41: 0 0 0 x 2-edge hba-1\n"
+		   " 50: 0 0 0 x 3-edge nvme0q1\n 51: 0 0 0 x 4-edge nvme0q2\n",
+		   "cpu0 0 0 0 0 0 0 0\ncpu1 0 0 0 0 0 0 0\ncpu2 0 0 0 0 0 0 0\n",
+		   "CPU0 CPU1 CPU2\nBLOCK: 0 0 0\n", 0.0);
+	/* 10 s: 10000/s of each device's interrupts on a CPU of its own,
+	 * 5000/s of each on CPU2; 6 us of BLOCK per HBA interrupt */
+	snap_build(&b, "CPU0 CPU1 CPU2\n 40: 100000 0 0 x 1-edge hba-0\n"
+		   " 41: 0 0 50000 x 2-edge hba-1\n 50: 0 100000 0 x 3-edge nvme0q1\n"
+		   " 51: 0 0 50000 x 4-edge nvme0q2\n",
+		   "cpu0 0 0 0 0 0 0 60\ncpu1 0 0 0 0 0 0 0\ncpu2 0 0 0 0 0 0 30\n",
+		   "CPU0 CPU1 CPU2\nBLOCK: 100000 0 50000\n", 10.0);
+
+	/* By class alone the drive's queue takes half of CPU2's BLOCK time. */
+	act = estimate(&a, &b, class);
+	check_between("nvme0q2 soft, by class", act[3].soft, 0.014, 0.016);
+	free(act);
+
+	dev.fit = devfit_new(2);
+	assert_non_null(dev.fit);
+	assert_int_equal(estimate_proc_dev(&a, &b, class, 100, NULL, &dev, &act), 0);
+	check_between("hba-0 soft", act[0].soft, 0.059, 0.061);
+	check_between("hba-1 soft", act[1].soft, 0.029, 0.031);
+	check_between("nvme0q1 soft", act[2].soft, 0.0, 0.0001);
+	check_between("nvme0q2 soft", act[3].soft, 0.0, 0.001);
+	free(act);
+	devfit_free(dev.fit);
+	release2(&a, &b);
+}
+
+/* The per-device equations span a CPU's classes: a NIC whose packets cost
+ * twice its class's prior next to an HBA on one CPU, and alone on another,
+ * comes out with its CPU's NET_RX share, not the class prior's. */
+static void test_estimate_device_cost_across_classes(void **state)
+{
+	static const enum irq_class class[] = { CLASS_NET, CLASS_NET, CLASS_STORAGE, CLASS_STORAGE };
+	static const int row_dev[] = { 0, 0, 1, 1 };
+	static const int dev_class[] = { CLASS_NET, CLASS_STORAGE };
+	struct estimate_dev dev = {
+		.nr = 2, .row_dev = row_dev, .dev_class = dev_class,
+	};
+	struct snapshot a, b;
+	struct irq_activity *act = NULL;
+	double hba_share;
+
+	(void)state;
+	snap_build(&a, "CPU0 CPU1 CPU2\n 30: 0 0 0 x 1-edge eth0-0\n 31: 0 0 0 x 2-edge eth0-1\n"
+		   " 40: 0 0 0 x 3-edge hba-0\n 41: 0 0 0 x 4-edge hba-1\n",
+		   "cpu0 0 0 0 0 0 0 0\ncpu1 0 0 0 0 0 0 0\ncpu2 0 0 0 0 0 0 0\n",
+		   "CPU0 CPU1 CPU2\nNET_RX: 0 0 0\nBLOCK: 0 0 0\n", 0.0);
+	/* 10 s. eth0: 2000/s at 50 us of NET_RX (twice the prior); the HBA
+	 * 4000/s at 5 us of BLOCK (its prior). CPU0: eth0-0 alone (10%);
+	 * CPU1: hba-0 alone (2%); CPU2: eth0-1 and hba-1 (10% + 2%). */
+	snap_build(&b, "CPU0 CPU1 CPU2\n 30: 20000 0 0 x 1-edge eth0-0\n"
+		   " 31: 0 0 20000 x 2-edge eth0-1\n 40: 0 40000 0 x 3-edge hba-0\n"
+		   " 41: 0 0 40000 x 4-edge hba-1\n",
+		   "cpu0 0 0 0 0 0 0 100\ncpu1 0 0 0 0 0 0 20\ncpu2 0 0 0 0 0 0 120\n",
+		   "CPU0 CPU1 CPU2\nNET_RX: 20000 0 20000\nBLOCK: 0 40000 40000\n", 10.0);
+	dev.fit = devfit_new(2);
+	assert_non_null(dev.fit);
+	assert_int_equal(estimate_proc_dev(&a, &b, class, 100, NULL, &dev, &act), 0);
+	check_between("eth0-1 soft", act[1].soft, 0.095, 0.105);
+	check_between("hba-1 soft", act[3].soft, 0.015, 0.025);
+	hba_share = act[3].soft;
+	free(act);
+	devfit_free(dev.fit);
+	/* By class costs alone CPU2's split is the fitted costs' ratio. */
+	act = estimate(&a, &b, class);
+	if (!(fabs(act[3].soft - 0.02) > fabs(hba_share - 0.02)))
+		fail_msg("the device fit (%g) is no nearer 2%% than the class costs (%g)",
+			 hba_share, act[3].soft);
+	free(act);
+	release2(&a, &b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_estimate_fit_across_cpus),
+		cmocka_unit_test(test_estimate_events_name_the_device),
+		cmocka_unit_test(test_estimate_device_cost_across_classes),
 		cmocka_unit_test(test_estimate_work_not_counts),
 		cmocka_unit_test(test_estimate_no_accounting),
 		cmocka_unit_test(test_estimate_split_on_cpu),

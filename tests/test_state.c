@@ -19,10 +19,11 @@
 #include <sys/wait.h>
 
 #include "state.h"
+#include "snaptest.h"
 
 #define BOOT "9a17a830-db8b-47e3-8c6d-cceade8bb582"
 #define NOW 1796348475.0
-#define HEAD "irqtune-state 1\nboot " BOOT "\ntime 1796348475\n"
+#define HEAD "irqtune-state 2\nboot " BOOT "\ntime 1796348475\n"
 
 static char dir[] = "/tmp/irqtune-test-state.XXXXXX";
 
@@ -55,10 +56,10 @@ static struct state *window(const struct state *old, const struct state_sample *
 static void test_round_trip(void **state)
 {
 	static const struct state_sample s[] = {
-		{ 24, "", "ACPI:Ged", 0 },
-		{ 38, "0000:00:03.0", "virtio2-input.0", 0.0123 },
-		{ 40, "0000:18:00.0", "eth0 rx, a\tb%c\x1b", 0.5 },
-		{ 41, "0000:18:00.0", "-", 0.25 },
+		{ 24, "", "ACPI:Ged", 0, 1, false },
+		{ 38, "0000:00:03.0", "virtio2-input.0", 0.0123, 1, false },
+		{ 40, "0000:18:00.0", "eth0 rx, a\tb%c\x1b", 0.5, 1, false },
+		{ 41, "0000:18:00.0", "-", 0.25, 1, false },
 	};
 	double load[4];
 	struct state *a = window(NULL, s, 4, load), *b = NULL;
@@ -89,22 +90,28 @@ static void test_parse_refuses(void **state)
 		const char *says;
 	} rows[] = {
 		{ "", -EINVAL, "empty" },
-		{ "irqtune-state 2\nboot " BOOT "\ntime 1796348475\n", -EINVAL, "newer irqtune" },
+		{ "irqtune-state 3\nboot " BOOT "\ntime 1796348475\n", -EINVAL, "newer irqtune" },
+		{ "irqtune-state 1\nboot " BOOT "\ntime 1796348475\n", -ESTALE, "older irqtune" },
 		{ "irqtune-costs 1\n", -EINVAL, "not an irqtune state file" },
-		{ "irqtune-state 1\nboot 1-2\ntime 1796348475\n", -ESTALE, "another boot" },
-		{ "irqtune-state 1\nboot " BOOT "\ntime 1796340000\n", -ESTALE, "older than ten minutes" },
-		{ "irqtune-state 1\nboot " BOOT "\ntime 1796358475\n", -ESTALE, "future" },
-		{ HEAD "irq 38 - x 0.1 0 1", -EINVAL, "truncated" },
-		{ HEAD "irq 38 - x 0.1 0 0\n", -EINVAL, "not an IRQ's history" },
-		{ HEAD "irq 38 - x -0.1 0 1\n", -EINVAL, "not an IRQ's history" },
-		{ HEAD "irq 38 - x nan 0 1\n", -EINVAL, "not an IRQ's history" },
-		{ HEAD "irq 38 - x 1e300 0 1\n", -EINVAL, "not an IRQ's history" },
-		{ HEAD "irq 38 - x%ZZ 0.1 0 1\n", -EINVAL, "not an IRQ's history" },
-		{ HEAD "irq 38 - x%00 0.1 0 1\n", -EINVAL, "not an IRQ's history" },
-		{ HEAD "irq 38 - x 0.1 0 1 extra\n", -EINVAL, "not an IRQ's history" },
-		{ HEAD "irq 40 - x 0.1 0 1\nirq 38 - y 0.1 0 1\n", -EINVAL, "out of order" },
-		{ HEAD "irq 40 - x 0.1 0 1\nirq 40 - y 0.1 0 1\n", -EINVAL, "out of order" },
-		{ "irqtune-state 1\nirq 38 - x 0.1 0 1\n", -EINVAL, "not understood" },
+		{ "irqtune-state 2\nboot 1-2\ntime 1796348475\n", -ESTALE, "another boot" },
+		{ "irqtune-state 2\nboot " BOOT "\ntime 1796340000\n", -ESTALE, "older than ten minutes" },
+		{ "irqtune-state 2\nboot " BOOT "\ntime 1796358475\n", -ESTALE, "future" },
+		{ HEAD "irq 38 - x 100000000 0 1 1000000 1000000", -EINVAL, "truncated" },
+		{ HEAD "irq 38 - x 100000000 0 0 1000000 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x -100000000 0 1 1000000 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x 0.1 0 1 1000000 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x 100000000000000 0 1 1000000 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x 99999999999999999999999 0 1 1000000 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x 100000000 0 1 0 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x 100000000 0 1 1000000 5000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x 100000000 0 1\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x%ZZ 100000000 0 1 1000000 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x%00 100000000 0 1 1000000 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 - x 100000000 0 1 1000000 1000000 extra\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 38 -  x 100000000 0 1 1000000 1000000\n", -EINVAL, "not an IRQ's history" },
+		{ HEAD "irq 40 - x 100000000 0 1 1000000 1000000\nirq 38 - y 100000000 0 1 1000000 1000000\n", -EINVAL, "out of order" },
+		{ HEAD "irq 40 - x 100000000 0 1 1000000 1000000\nirq 40 - y 100000000 0 1 1000000 1000000\n", -EINVAL, "out of order" },
+		{ "irqtune-state 2\nirq 38 - x 100000000 0 1 1000000 1000000\n", -EINVAL, "not understood" },
 		{ HEAD "cpu 3 0.1\n", -EINVAL, "not understood" },
 	};
 	struct state *st;
@@ -127,7 +134,7 @@ static void test_parse_refuses(void **state)
 /* More IRQs than any machine has: refused, not allocated without bound. */
 static void test_too_many(void **state)
 {
-	size_t len = strlen(HEAD) + (STATE_MAX_IRQS + 1) * 24;
+	size_t len = strlen(HEAD) + (STATE_MAX_IRQS + 1) * 56;
 	char *text = malloc(len + 1), *p, why[128];
 	struct state *st = NULL;
 
@@ -135,7 +142,7 @@ static void test_too_many(void **state)
 	assert_non_null(text);
 	p = text + sprintf(text, "%s", HEAD);
 	for (unsigned int i = 0; i <= STATE_MAX_IRQS; i++)
-		p += sprintf(p, "irq %u - x 0.1 0 1\n", i);
+		p += sprintf(p, "irq %u - x 100000000 0 1 1000000 1000000\n", i);
 	assert_int_equal(state_parse(text, BOOT, NOW, &st, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "more than"));
 	free(text);
@@ -146,7 +153,7 @@ static void test_too_many(void **state)
 static void test_smooth_and_shift(void **state)
 {
 	static const double noisy[] = { 0.100, 0.108, 0.093, 0.104, 0.097, 0.102, 0.095 };
-	struct state_sample s = { 40, "0000:18:00.0", "eth0-rx-0", 0 };
+	struct state_sample s = { 40, "0000:18:00.0", "eth0-rx-0", 0, 1, false };
 	struct state *h = NULL, *n;
 	double load, worst = 0;
 
@@ -156,10 +163,14 @@ static void test_smooth_and_shift(void **state)
 		n = window(h, &s, 1, &load);
 		state_free(h);
 		h = n;
-		if (i > 0)
+		/* the mean of the first two windows is 4% off */
+		if (i == 1)
+			assert_true(fabs(load - 0.1) < 0.005);
+		if (i > 1)
 			worst = fmax(worst, fabs(load - 0.1));
 	}
-	/* windows are off by up to 8%, the planned load by less than 3% */
+	/* windows are off by up to 8%, the planned load from the third on
+	 * by less than 3% */
 	assert_true(worst < 0.003);
 	assert_int_equal(h->irqs[0].runs, 7);
 	s.load = 0.2;
@@ -189,7 +200,7 @@ static void test_smooth_and_shift(void **state)
 static void test_noisy_load_learned(void **state)
 {
 	static const double swing[] = { 0.05, 0.12, 0.03, 0.10, 0.04, 0.11, 0.05, 0.09 };
-	struct state_sample s = { 36, "0000:00:02.0", "virtio1-req.0", 0 };
+	struct state_sample s = { 36, "0000:00:02.0", "virtio1-req.0", 0, 1, false };
 	struct state *h = NULL, *n;
 	double load;
 	unsigned int restarts = 0;
@@ -211,7 +222,7 @@ static void test_noisy_load_learned(void **state)
 /* Another device on a reused number, or a renamed handler: a new IRQ. */
 static void test_key_changes(void **state)
 {
-	struct state_sample s = { 40, "0000:18:00.0", "eth0-rx-0", 0.3 };
+	struct state_sample s = { 40, "0000:18:00.0", "eth0-rx-0", 0.3, 1, false };
 	struct state *h, *n;
 	double load;
 
@@ -241,7 +252,7 @@ static void test_key_changes(void **state)
 
 static void test_load_save(void **state)
 {
-	struct state_sample s = { 40, "0000:18:00.0", "eth0-rx-0", 0.3 };
+	struct state_sample s = { 40, "0000:18:00.0", "eth0-rx-0", 0.3, 1, false };
 	char path[300], sub[256], why[128];
 	struct state *a, *b = NULL;
 	double load;
@@ -267,7 +278,7 @@ static void test_load_save(void **state)
 	assert_int_equal(unlink(path), 0);
 	f = fopen(path, "w");
 	assert_non_null(f);
-	fputs(HEAD "irq 40 - x 0.1 0 1\n", f);
+	fputs(HEAD "irq 40 - x 100000000 0 1 1000000 1000000\n", f);
 	fputc('\0', f);
 	fclose(f);
 	assert_int_equal(state_load(path, BOOT, NOW, &b, why, sizeof(why)), -EINVAL);
@@ -294,7 +305,7 @@ static void test_no_torn_file(void **state)
 
 	(void)state;
 	for (unsigned int i = 0; i < 200; i++)
-		s[i] = (struct state_sample){ i, "0000:18:00.0", "eth0-rx", 0.001 * i };
+		s[i] = (struct state_sample){ i, "0000:18:00.0", "eth0-rx", 0.001 * i, 1, false };
 	snprintf(path, sizeof(path), "%s/race", dir);
 	a = window(NULL, s, 200, load);
 	a->when = NOW;
@@ -324,6 +335,156 @@ static void test_no_torn_file(void **state)
 	state_free(a);
 }
 
+/* The evidence behind a planned mean: none in its first window, then the
+ * variance of the windows times the squared weights the mean gave them,
+ * falling towards alpha / (2 - alpha) of it as windows pile up. */
+static void test_mean_var(void **state)
+{
+	const double keep = exp2(-1.0 / STATE_HALF_LIFE);
+	struct state_sample s = { 40, "0000:18:00.0", "eth0-rx-0", 0.1, 1, false };
+	struct state *h = NULL, *n;
+	double load, prev = 1;
+
+	(void)state;
+	n = window(h, &s, 1, &load);
+	h = n;
+	assert_true(state_mean_var(&h->irqs[0]) < 0);
+	for (int i = 2; i < 60; i++) {
+		double v, want;
+
+		s.load = i % 2 ? 0.098 : 0.102;
+		n = window(h, &s, 1, &load);
+		state_free(h);
+		h = n;
+		/* the mean's share of a window's variance only falls */
+		assert_true(h->irqs[0].var > 0);
+		v = state_mean_var(&h->irqs[0]) / h->irqs[0].var;
+		assert_true(v > 0 && (i < 20 ? v < prev : v <= prev * (1 + 1e-9)));
+		prev = v;
+		if (i == 2) {
+			want = (keep * keep + 1) / ((keep + 1) * (keep + 1));
+			assert_true(fabs(v - want) < 1e-12);
+		}
+	}
+	/* windows alike: var * (1 - keep) / (1 + keep) in the end */
+	assert_true(fabs(prev / ((1 - keep) / (1 + keep)) - 1) < 1e-3);
+	/* a minute's window after them outweighs them all */
+	s.load = 0.1;
+	s.secs = 60;
+	n = window(h, &s, 1, &load);
+	assert_true(n->irqs[0].weight > 60 && n->irqs[0].weight < 60 + 1 / (1 - keep));
+	assert_true(fabs(load - 0.1) < 0.0005);
+	state_free(h);
+	state_free(n);
+}
+
+/* The counters at the end of a window go into the state and come back as
+ * they were: the next run's interval is measured from them. */
+static void snap_of(struct snapshot *sn, const char *intr, const char *stat,
+		    const char *softirqs, double when)
+{
+	memset(sn, 0, sizeof(*sn));
+	assert_int_equal(parse_intr(intr, &sn->intr, NULL), 0);
+	assert_int_equal(parse_stat(stat, &sn->stats, NULL), 0);
+	assert_int_equal(parse_softirqs(softirqs, &sn->stats, NULL), 0);
+	sn->when = when;
+}
+
+static const char snap_intr_a[] =
+	"CPU0 CPU2\n 24: 5 0 PCI-MSI 1-edge eth0 rx\n 40: 0 0 PCI-MSI 2-edge nvme0q1\n";
+static const char snap_intr_b[] =
+	"CPU0 CPU2\n 24: 105 0 PCI-MSI 1-edge eth0 rx\n 40: 0 30 PCI-MSI 2-edge nvme0q1\n";
+static const char snap_stat[] = "cpu0 1 2 3 4 5 6 7\ncpu2 1 2 3 4 5 16 17\n";
+static const char snap_softirqs[] = "CPU0 CPU1 CPU2\nTIMER: 1 2 3\nNET_RX: 9 0 0\nBLOCK: 0 0 44\n";
+
+static void test_snap_round_trip(void **state)
+{
+	struct state st = { .when = NOW }, *back = NULL;
+	struct snapshot sn, later, prev_a;
+	char *text = NULL, why[128] = "";
+
+	(void)state;
+	snap_of(&sn, snap_intr_b, snap_stat, snap_softirqs, 123.5);
+	st.snap = state_snap_copy(&sn);
+	assert_non_null(st.snap);
+	assert_int_equal(state_format(&st, BOOT, &text), 0);
+	assert_int_equal(state_parse(text, BOOT, NOW, &back, why, sizeof(why)), 0);
+	assert_non_null(back->snap);
+	check_near("when", back->snap->when, 123.5);
+	assert_int_equal(back->snap->intr->nr_cols, 2);
+	assert_int_equal(back->snap->intr->col_cpu[1], 2);
+	assert_int_equal(back->snap->intr->nr_rows, 2);
+	check_str("desc", back->snap->intr->rows[0].desc, "PCI-MSI 1-edge eth0 rx");
+	check_u64("count", back->snap->intr->rows[1].counts[0].count, 30);
+	check_u64("cpu", back->snap->intr->rows[1].counts[0].cpu, 2);
+	assert_int_equal(back->snap->stats.nr_ids, 3);
+	check_u64("softirq ticks", back->snap->stats.cpu[2].softirq, 17);
+	check_u64("BLOCK", back->snap->stats.cpu[2].softirqs[SOFTIRQ_BLOCK], 44);
+	assert_int_equal(back->snap->stats.cpu[1].seen, SAMPLE_SEEN_SOFTIRQS);
+
+	/* A later pair of windows of the same machine makes one long one
+	 * with it; an earlier one, or other CPUs, or a reused number do not. */
+	snap_of(&prev_a, snap_intr_b, snap_stat, snap_softirqs, 183.5);
+	snap_of(&later, snap_intr_b, snap_stat, snap_softirqs, 184.5);
+	assert_true(state_snap_usable(back->snap, &prev_a, &later, why, sizeof(why)));
+	back->snap->when = 200;
+	assert_false(state_snap_usable(back->snap, &prev_a, &later, why, sizeof(why)));
+	check_str("why", why, "its counters are not from before this window");
+	back->snap->when = 123.5;
+	snapshot_release(&later);
+	snap_of(&later, "CPU0 CPU2\n 24: 205 0 PCI-MSI 1-edge eth1 rx\n"
+		" 40: 0 30 PCI-MSI 2-edge nvme0q1\n", snap_stat, snap_softirqs, 184.5);
+	snapshot_release(&prev_a);
+	snap_of(&prev_a, "CPU0 CPU2\n 24: 105 0 PCI-MSI 1-edge eth1 rx\n"
+		" 40: 0 30 PCI-MSI 2-edge nvme0q1\n", snap_stat, snap_softirqs, 183.5);
+	assert_false(state_snap_usable(back->snap, &prev_a, &later, why, sizeof(why)));
+	check_str("why", why, "IRQ 24 is not the interrupt it was");
+	snapshot_release(&later);
+	snap_of(&later, "CPU0 CPU1 CPU2\n 24: 105 0 0 PCI-MSI 1-edge eth0 rx\n", snap_stat,
+		snap_softirqs, 184.5);
+	assert_false(state_snap_usable(back->snap, &prev_a, &later, why, sizeof(why)));
+	check_str("why", why, "CPUs went on- or offline since");
+	snapshot_release(&later);
+	snapshot_release(&prev_a);
+	snapshot_release(&sn);
+	snapshot_release(st.snap);
+	free(st.snap);
+	state_free(back);
+	free(text);
+	(void)snap_intr_a;
+}
+
+/* Counters that are not what this version writes are refused whole. */
+static void test_snap_refused(void **state)
+{
+	static const char *const bad[] = {
+		"snap 1.5\n",					/* no CPU count */
+		"snap 1.5 2\nsnap 2.5 2\n",			/* twice */
+		"scpu 0 1 0 0 0 0 0 0 0 0 0 0 0 0\n",		/* before snap */
+		"snap 1.5 2\nscpu 1 1 0 0 0 0 0 0 0 0 0 0 0 0\nscpu 0 1 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		"snap 1.5 2\nscpu 5 1 0 0 0 0 0 0 0 0 0 0 0 0\n",	/* stats beyond its CPUs */
+		"snap 1.5 2\nscpu 0 9 0 0 0 0 0 0 0 0 0 0 0 0\n",	/* unknown flags */
+		"snap 1.5 2\nscpu 0 1 0 0 0\n",			/* short */
+		"snap 1.5 2\nsc 0 5\n",				/* a count of no row */
+		"snap 1.5 2\nsrow 24 x\nsc 1 5\nsc 0 5\n",	/* out of order */
+		"snap 1.5 2\nsrow 24 x\nsc 0 0\n",		/* a zero is never kept */
+		"snap 1.5 2\nsrow 24 x\nsrow 24 y\n",		/* the same IRQ twice */
+		"snap 1.5 2\nsrow 24 x%ZZ\n",			/* a bad escape */
+		"snap 1.5 99999999\n",				/* absurd */
+	};
+	char text[512], why[128];
+	struct state *st;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		st = NULL;
+		snprintf(text, sizeof(text), HEAD "%s", bad[i]);
+		if (state_parse(text, BOOT, NOW, &st, why, sizeof(why)) != -EINVAL)
+			fail_msg("accepted: %s", bad[i]);
+		assert_null(st);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +492,9 @@ int main(void)
 		cmocka_unit_test(test_parse_refuses),
 		cmocka_unit_test(test_too_many),
 		cmocka_unit_test(test_smooth_and_shift),
+		cmocka_unit_test(test_mean_var),
+		cmocka_unit_test(test_snap_round_trip),
+		cmocka_unit_test(test_snap_refused),
 		cmocka_unit_test(test_noisy_load_learned),
 		cmocka_unit_test(test_key_changes),
 		cmocka_unit_test(test_load_save),

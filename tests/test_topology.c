@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "capture.h"
+#include "source.h"
 #include "topology.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -240,6 +242,53 @@ static void check_invariants(const struct topology *t)
 	}
 }
 
+/* ---- Through a capture ---- */
+
+/* topology_read_from() of @root recorded into a capture, the capture
+ * written and read back, and replayed: the same result, or the same
+ * error naming the same file, as reading @root itself gave (@want_r,
+ * @want_t, @want_where). What makes a topology bug reproduce from a
+ * capture. */
+static void check_replayed(const char *root, const struct cpuset *banned, int want_r,
+			   const struct topology *want_t, const char *want_where)
+{
+	char path[] = "/tmp/test_topology.cap.XXXXXX", why[CAPTURE_WHY_MAX];
+	char where[PATH_MAX], meta[64];
+	struct source rec = { .mode = SOURCE_RECORD }, rep = { .mode = SOURCE_REPLAY };
+	struct topology *t = NULL;
+	int fd = mkstemp(path), r;
+
+	assert_true(fd >= 0);
+	close(fd);
+	rec.cap = capture_new();
+	assert_non_null(rec.cap);
+	snprintf(meta, sizeof(meta), "format %s\nversion %d\n", CAPTURE_FORMAT, CAPTURE_VERSION);
+	assert_int_equal(capture_put(rec.cap, CAPTURE_META, meta, strlen(meta), 0), 0);
+	r = topology_read_from(&rec, root, banned, &t, where, sizeof(where));
+	assert_int_equal(r, want_r);
+	topology_free(t);
+	t = NULL;
+	assert_int_equal(rec.err, 0);
+	assert_int_equal(capture_write(rec.cap, path, why, sizeof(why)), 0);
+	capture_free(rec.cap);
+	assert_int_equal(capture_read(path, &rep.cap, why, sizeof(why)), 0);
+	unlink(path);
+	r = topology_read_from(&rep, root, banned, &t, where, sizeof(where));
+	if (r != want_r)
+		fail_msg("%s: replayed %d, read %d (%s)", root, r, want_r, where);
+	if (r < 0) {
+		if (want_where && strcmp(where, want_where) != 0)
+			fail_msg("%s: replay named \"%s\", not \"%s\"", root, where, want_where);
+	} else {
+		assert_int_equal(t->nr_ids, want_t->nr_ids);
+		assert_int_equal(t->nr_nodes, want_t->nr_nodes);
+		assert_memory_equal(t->cpus, want_t->cpus, t->nr_ids * sizeof(*t->cpus));
+		assert_true(cpuset_equal(t->eligible, want_t->eligible));
+	}
+	topology_free(t);
+	capture_free(rep.cap);
+}
+
 /* ---- Real machines ---- */
 
 struct real_case {
@@ -430,6 +479,7 @@ static void test_real(void **state)
 		assert_int_equal(t->cpus[i].avoid,
 				 cpuset_test(iso, i) ? AVOID_ISOLATED : 0);
 	cpuset_free(iso);
+	check_replayed(root, NULL, 0, t, NULL);
 	topology_free(t);
 	rm_tree(dest);
 }
@@ -670,6 +720,8 @@ static void test_errors(void **state)
 		if (strcmp(where, want) != 0)
 			fail_msg("case \"%s\": named \"%s\", not \"%s\"", ec->name,
 				 where, want);
+		/* A capture of it fails the same way on replay. */
+		check_replayed(root, NULL, ec->err, NULL, want);
 	}
 
 	/* No sys/ under the root. */
@@ -698,6 +750,7 @@ static void test_file_too_big(void **state)
 	free(big);
 	assert_int_equal(topology_read(root, NULL, &t), -EFBIG);
 	assert_null(t);
+	check_replayed(root, NULL, -EFBIG, NULL, NULL);
 }
 
 /* Old kernels: no online nor possible file. cpu0 has no online file,
@@ -894,6 +947,8 @@ static void test_nodes(void **state)
 	assert_int_equal(t->cpus[4].node, 1);
 	assert_int_equal(t->cpus[5].node, -1);		/* offline */
 	assert_int_equal(t->nr_nodes, 4);
+	/* The links, cpu3's dangling one too, are in the capture. */
+	check_replayed(root, NULL, 0, t, NULL);
 	topology_free(t);
 }
 

@@ -14,6 +14,12 @@
 # (a second run under the same load), then for every "shift" of the machine
 # description in turn: apply it and run the tool once more.
 #
+# Cron mode (irqtune only, QUALITY_CRON_RUNS runs, 4 by default, 0: none):
+# on a fresh build, that many runs a minute apart (irqsim step 59) keeping the load history
+# (state-dir in the machine's directory, as tests/e2e-history.sh does),
+# then each shift and one run a minute after it; per run the load ratio, its
+# distance from the oracle, the moves and the estimate's total error.
+#
 # Nothing here touches the host's /proc/irq: every run is under
 # tests/fakekernel.so and umockdev, on a tree in /dev/shm (QUALITY_KEEP=1
 # keeps it).
@@ -25,6 +31,7 @@ probe=$top/tests/sim/planprobe
 fk=$top/tests/fakekernel.so
 pt=$top/tests/polltime.so
 window=${QUALITY_WINDOW:-1}
+cron_runs=${QUALITY_CRON_RUNS:-4}
 base=/dev/shm
 [ -d "$base" ] && [ -w "$base" ] || base=${TMPDIR:-/tmp}
 work=$(mktemp -d "$base/irqtune-quality.XXXXXX") || exit 1
@@ -46,16 +53,19 @@ affs() { (cd "$1/proc/irq" && grep -H . -- */smp_affinity_list) | sort; }
 # IRQs whose affinity differs between two affs listings.
 changed() { diff "$1" "$2" | grep -c '^>'; }
 
-run_tool() {	# run_tool TOOL DIR LOG
-	case $1 in
+run_tool() {	# run_tool TOOL DIR LOG [IRQTUNE-ARGS]
+	local tool=$1 dir=$2 log=$3
+
+	shift 3
+	case $tool in
 	irqtune)
-		UMOCKDEV_DIR=$2 LD_PRELOAD="$fk libumockdev-preload.so.0" \
-			"$top/irqtune" -v -w "$window" >"$3" 2>&1 ;;
+		UMOCKDEV_DIR=$dir LD_PRELOAD="$fk libumockdev-preload.so.0" \
+			"$top/irqtune" -v -w "$window" "$@" >"$log" 2>&1 ;;
 	irqbalance)
 		# irqbalance waits in its glib main loop (poll), hence polltime.so;
 		# --oneshot measures one interval (10 s of model time) and places.
-		UMOCKDEV_DIR=$2 LD_PRELOAD="$pt $fk libumockdev-preload.so.0" \
-			timeout 300 irqbalance --oneshot --foreground >"$3" 2>&1 ;;
+		UMOCKDEV_DIR=$dir LD_PRELOAD="$pt $fk libumockdev-preload.so.0" \
+			timeout 300 irqbalance --oneshot --foreground >"$log" 2>&1 ;;
 	esac
 }
 
@@ -129,7 +139,48 @@ measure() {
 	done
 }
 
-: >"$work/t1"; : >"$work/t2"; : >"$work/t3"; : >"$work/t4"
+# "RATIO (+VS%) / MOVES / ERR%" of the run that wrote LOG: one cron cell.
+cron_cell() {	# cron_cell DIR LOG ORACLE-FILE
+	local D=$1 ratio err
+	"$sim" score "$D" >"$D.cs"
+	"$sim" show "$D" >"$D.cshow"
+	ratio=$(key load_ratio "$D.cs")
+	set -- "$D" "$2" "$(key oracle_max_load "$3")"
+	err=$(accuracy "$2" "$D.cshow" | awk '{ print $2 }')
+	printf '%s (%s) / %s / %s%%' "$(f3 "$ratio")" \
+		"$(awk -v a="$(key max_load "$D.cs")" -v o="$3" \
+			'BEGIN { printf "%+.1f%%", (o > 0 ? 100 * (a / o - 1) : 0) }')" \
+		"$(sed -n 's/^irqtune: .*movable, \([0-9][0-9]*\) moved.*/\1/p' "$2" | tail -1)" \
+		"$err"
+}
+
+# cron MACHINE: one row of the cron-mode table.
+cron() {
+	local m=$1 D=$work/cron-$1 desc=tests/sim/machines/$1.txt r row sh
+
+	"$sim" build "$desc" "$D" >/dev/null || { echo "| $m | build failed |" >>"$work/t5"; return; }
+	printf 'state-dir = %s/state\n' "$D" >"$D.conf"
+	chmod 644 "$D.conf"
+	"$sim" oracle "$D" >"$D.o0"
+	row="| $m | $(f3 "$(key oracle_ratio "$D.o0")") |"
+	for r in $(seq 1 "$cron_runs"); do
+		# a minute from the start of one run to the next, as from cron
+		[ "$r" -gt 1 ] && "$sim" step "$D" 59 >/dev/null
+		run_tool irqtune "$D" "$D.log$r" -c "$D.conf"
+		row="$row $(cron_cell "$D" "$D.log$r" "$D.o0") |"
+	done
+	sh=
+	for s in $(awk '$1 == "shift" && !seen[$2]++ { print $2 }' "$desc"); do
+		"$sim" shift "$D" "$s" >/dev/null || continue
+		"$sim" step "$D" 59 >/dev/null
+		"$sim" oracle "$D" >"$D.o.$s"
+		run_tool irqtune "$D" "$D.log.$s" -c "$D.conf"
+		sh="$sh${sh:+, }$s $(cron_cell "$D" "$D.log.$s" "$D.o.$s") (oracle $(f3 "$(key oracle_ratio "$D.o.$s")"))"
+	done
+	echo "$row $sh |" >>"$work/t5"
+}
+
+: >"$work/t1"; : >"$work/t2"; : >"$work/t3"; : >"$work/t4"; : >"$work/t5"
 for m in $machines; do
 	for t in $tools; do
 		if [ "$t" = irqbalance ] && [ -z "$have_irqbalance" ]; then
@@ -138,6 +189,9 @@ for m in $machines; do
 		fi
 		measure "$t" "$m"
 	done
+	case " $tools " in
+	*" irqtune "*) [ "$cron_runs" -gt 0 ] && cron "$m" ;;
+	esac
 done
 
 echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -srm), $(nproc) CPUs" \
@@ -169,4 +223,16 @@ if [ -s "$work/t4" ]; then
 	echo "| machine | irq time accounting | Spearman ρ | total abs. error % | IRQs |"
 	echo "|---|---|---|---|---|"
 	cat "$work/t4"
+fi
+if [ -s "$work/t5" ]; then
+	echo
+	echo "Cron mode: irqtune $cron_runs times a minute apart with the load history, then once a minute after each shift" \
+	     "(per run: load ratio (vs oracle) / moves / estimate's total error):"
+	echo
+	printf '| machine | oracle |'
+	for r in $(seq 1 "$cron_runs"); do printf ' run %s |' "$r"; done
+	printf ' after each shift |\n|---|---|'
+	for r in $(seq 1 "$cron_runs"); do printf -- '---|'; done
+	printf -- '---|\n'
+	cat "$work/t5"
 fi

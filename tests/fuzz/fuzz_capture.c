@@ -1,14 +1,18 @@
 /* fuzz_capture.c - the reader of --replay's capture, on any bytes:
  * capture_read_mem(), then every parser a replay runs on its members (the
- * snapshots through the replay source, the devices and /proc/irq files,
- * the topology, the measurement, the bans, the costs). A capture it
+ * snapshots, the /sys topology files and listings, irqbalance's files and
+ * variables and the cpuset partitions, the costs file, all through the
+ * replay source; the devices and /proc/irq files; the measurement). A
+ * capture it
  * accepts holds only safe names within the bounds; one it refuses is an
  * error with a reason. Nothing may crash, leak or grow past the bounds. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "capture.h"
 #include "compat.h"
+#include "costs.h"
 #include "device.h"
 #include "fuzz.h"
 #include "replay.h"
@@ -42,23 +46,35 @@ static void replay_members(struct capture *cap)
 	struct device_map *map = NULL;
 	struct measure_raw *raw = NULL;
 	struct compat_bans bans = { 0 };
-	struct estimate_prior prior;
+	static const char *const defaults[] = {
+		"/etc/default/irqbalance", "/etc/sysconfig/irqbalance", NULL,
+	};
+	struct compat_sources cs = {
+		.fs = &src, .getenv_fn = getenv, .defaults = defaults,
+		.cgroup_isolated = "/sys/fs/cgroup/cpuset.cpus.isolated",
+	};
+	struct estimate_prior base, prior;
+	char where[256], why[256], boot[64];
 	unsigned int line = 0;
+	double when;
 	int r;
 
-	m = capture_get(cap, "topology");
-	if (m && m->data && topology_parse(m->data, NULL, &topo, &line) == 0)
-		fuzz_assert(topo->nr_ids > 0 && topo->nr_ids <= CPU_ID_LIMIT);
+	r = topology_read_from(&src, "", NULL, &topo, where, sizeof(where));
+	if (r == 0)
+		fuzz_assert(topo->nr_ids > 0 && topo->nr_ids <= CPU_ID_LIMIT &&
+			    cpuset_count(topo->online) > 0);
 	m = capture_get(cap, REPLAY_MEASURE);
 	if (m && m->data && replay_parse_measure(m->data, &raw, &line) == 0)
 		fuzz_assert(raw->window > 0 && raw->nr_cpus <= CPU_ID_LIMIT);
-	m = capture_get(cap, REPLAY_BANS);
-	if (m && m->data && replay_parse_bans(m->data, &bans, &line) == 0)
-		for (unsigned int i = 0; i < bans.nr; i++)
-			fuzz_assert(cpuset_count(bans.bans[i].cpus) > 0);
-	m = capture_get(cap, REPLAY_COSTS);
-	if (m && m->data)
-		(void)replay_parse_costs(m->data, &prior, &line);
+	/* Through the replay source: the captured variables, never these. */
+	fuzz_assert(compat_collect(&cs, &bans) == 0);
+	for (unsigned int i = 0; i < bans.nr; i++)
+		fuzz_assert(cpuset_count(bans.bans[i].cpus) > 0);
+	fuzz_assert(bans.nr_warnings <= COMPAT_WARN_MAX);
+	estimate_default_prior(&base);
+	if (costs_boot_id_from(&src, boot, sizeof(boot)) == 0)
+		(void)costs_load_from(&src, "/run/irqtune/costs", boot, 1e9, &base, &prior,
+				      &when, why, sizeof(why));
 	if (snapshot_take_from(&a, &src, "snapshot-1", NULL, NULL) == 0 &&
 	    snapshot_take_from(&b, &src, "snapshot-2", NULL, NULL) == 0) {
 		r = device_scan_from(b.intr, topo ? topo->nr_ids : 1, &src, &map, &line);

@@ -7,14 +7,19 @@
 # Prints "RHO ERR N": Spearman's rank correlation of the LOAD column of
 # irqtune -v against the true load (ties get their average rank), the total
 # absolute error in percent of the true total, and N, the IRQs with
-# interrupts it was taken over; "- - 0" when fewer than three.
+# interrupts it was taken over; "- - 0" when fewer than three. With
+# -v detail=1, first one "IRQ NAME ESTIMATE TRUE ERROR%" line per IRQ.
 FNR == 1 { file++ }
 file == 1 && $1 ~ /^[0-9]+$/ {
 	for (i = 2; i <= NF; i++)
 		if ($i ~ /^[0-9.]+%$/) { sub(/%$/, "", $i); est[$1] = $i / 100; break }
 	next
 }
-file == 2 && FNR > 1 && $5 > 0 && ($1 in est) { n++; x[n] = est[$1]; y[n] = $6 }
+file == 2 && FNR > 1 && $5 > 0 && ($1 in est) {
+	n++; x[n] = est[$1]; y[n] = $6
+	if (detail)
+		printf "%s %s %.5f %.5f %+.1f\n", $1, $3, x[n], y[n], (y[n] > 0 ? 100 * (x[n] / y[n] - 1) : 0)
+}
 function rank(v, r,   i, j, lt, eq) {
 	for (i = 1; i <= n; i++) {
 		lt = 0; eq = 0

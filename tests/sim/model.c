@@ -435,8 +435,9 @@ int sim_alloc(struct sim **ret, const char *dir, unsigned int nr_cpus)
 	s->btime = 1767225600;	/* 2026-01-01, fixed for stable output */
 	s->processes = 1000;
 	s->last_fault = -1;
+	s->noise_period = 1.0;
 	for (unsigned int c = 0; c < nr_cpus; c++)
-		s->cpu[c].node = -1;
+		s->cpu[c].node = s->cpu[c].cluster = -1;
 	*ret = s;
 	return 0;
 }
@@ -522,6 +523,16 @@ void sim_recount(struct sim *s)
 			s->cpu[s->irqs[i].eff].nr_eff++;
 }
 
+/* arm64: GICv3 SPIs (gic_set_affinity(): cpumask_any_and(mask, online),
+ * the first) and ITS LPIs before Linux 5.10 (its_set_affinity():
+ * cpumask_first_and()) take the first online CPU of the mask. */
+static bool first_of_mask(const struct sim *s, const struct sim_irq *q)
+{
+	if (s->isa != ISA_ARM64)
+		return false;
+	return strncmp(q->chip, "ITS", 3) != 0 || s->kmajor * 100 + s->kminor < 510;
+}
+
 void sim_place(struct sim *s, struct sim_irq *q, bool keep)
 {
 	int best = -1;
@@ -529,6 +540,10 @@ void sim_place(struct sim *s, struct sim_irq *q, bool keep)
 	if (q->eff >= 0 && s->cpu[q->eff].nr_eff)
 		s->cpu[q->eff].nr_eff--;
 	q->dirty = true;
+	/* The ITS from 5.10 (its_select_cpu(): the least loaded CPU of the
+	 * mask) has no keep-current rule: the loop below without it. */
+	if (s->isa == ISA_ARM64)
+		keep = false;
 	/* x86 assign_vector_locked(): "If the current target CPU is online
 	 * and in the new requested affinity mask, there is no point in
 	 * moving the interrupt from one CPU to another." */
@@ -548,8 +563,11 @@ void sim_place(struct sim *s, struct sim_irq *q, bool keep)
 				continue;
 			if (best < 0 || s->cpu[c].nr_eff < s->cpu[best].nr_eff)
 				best = (int)c;
+			if (first_of_mask(s, q))
+				goto out;
 		}
 	}
+out:
 	q->eff = best;
 	if (best >= 0)
 		s->cpu[best].nr_eff++;
@@ -567,6 +585,53 @@ static void acc_add(struct sim_acc *a, double x)
 	a->frac = x - (double)whole;
 }
 
+static uint64_t splitmix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* The noise window holding time @t (model time is never negative). */
+static uint64_t noise_window(const struct sim *s, double t)
+{
+	return t > 0 ? (uint64_t)(t / s->noise_period) : 0;
+}
+
+double sim_noise_factor(const struct sim *s, const struct sim_irq *q, double t)
+{
+	uint64_t h;
+	double u;
+
+	if (s->noise <= 0 || s->noise_period <= 0)
+		return 1.0;
+	h = splitmix64(s->noise_seed ^ splitmix64(q->irq ^
+		       splitmix64(noise_window(s, t))));
+	u = (double)(h >> 11) * 0x1p-53 * 2.0 - 1.0;
+	return 1.0 + s->noise * u;
+}
+
+/* Interrupt-seconds of @q over [s->time, s->time + dt]: dt, or with noise
+ * the sum over the noise windows it meets of their length times their
+ * factor (so a step cut anywhere gives the same counts). */
+static double noisy_dt(const struct sim *s, const struct sim_irq *q, double dt)
+{
+	double t = s->time, end = s->time + dt, sum = 0;
+
+	if (s->noise <= 0 || s->noise_period <= 0)
+		return dt;
+	while (t < end) {
+		double next = (double)(noise_window(s, t) + 1) * s->noise_period;
+
+		if (next > end || next <= t)
+			next = end;
+		sum += (next - t) * sim_noise_factor(s, q, t);
+		t = next;
+	}
+	return sum;
+}
+
 void sim_step(struct sim *s, double dt)
 {
 	double *hard, *soft;
@@ -580,19 +645,20 @@ void sim_step(struct sim *s, double dt)
 		goto out_free;
 	for (unsigned int i = 0; i < s->nr_irqs; i++) {
 		struct sim_irq *q = &s->irqs[i];
-		double x;
+		double x, qdt;
 		uint64_t n;
 
 		if (q->eff < 0 || !s->cpu[q->eff].online || q->rate <= 0)
 			continue;
-		x = q->rate * dt + q->frac;
+		qdt = noisy_dt(s, q, dt);
+		x = q->rate * qdt + q->frac;
 		n = (uint64_t)x;
 		q->frac = x - (double)n;
 		q->count[q->eff] += n;
-		hard[q->eff] += q->rate * q->hard_us * 1e-6 * dt;
-		soft[q->eff] += q->rate * q->soft_us * 1e-6 * dt;
+		hard[q->eff] += q->rate * q->hard_us * 1e-6 * qdt;
+		soft[q->eff] += q->rate * q->soft_us * 1e-6 * qdt;
 		if (q->sirq >= 0)
-			acc_add(&s->cpu[q->eff].sirq[q->sirq], q->rate * dt);
+			acc_add(&s->cpu[q->eff].sirq[q->sirq], q->rate * qdt);
 	}
 	for (unsigned int c = 0; c < s->nr_cpus; c++) {
 		struct sim_cpu *cpu = &s->cpu[c];
@@ -1152,6 +1218,9 @@ int sim_save(const struct sim *s)
 		       s->hz, s->timer_hz, s->kmajor, s->kminor, s->gsi_top);
 	sim_buf_printf(&b, "opts %d %d %d %d %d\n", s->irqacct, s->ir,
 		       s->managed_ro, s->keep_current, s->offline_ignore);
+	sim_buf_printf(&b, "isa %s\nnoise %.17g %.17g %lu\n",
+		       s->isa == ISA_ARM64 ? "arm64" : "x86", s->noise,
+		       s->noise_period, s->noise_seed);
 	sim_buf_printf(&b, "background %.17g %.17g\nnohz %d\n", s->bg_user,
 		       s->bg_system, (int)s->nohz_mode);
 	sim_buf_printf(&b, "ctxt %llu:%.17g %llu\n",
@@ -1163,9 +1232,10 @@ int sim_save(const struct sim *s)
 	for (unsigned int c = 0; c < s->nr_cpus; c++) {
 		const struct sim_cpu *p = &s->cpu[c];
 
-		sim_buf_printf(&b, "cpu %u %d %d %d %d %d %d %d %d %d\n", c,
+		sim_buf_printf(&b, "cpu %u %d %d %d %d %d %d %d %d %d %d\n", c,
 			       p->present, p->online, p->node, p->package,
-			       p->die, p->core, p->llc, p->isolated, p->nohz_full);
+			       p->die, p->core, p->llc, p->isolated, p->nohz_full,
+			       p->cluster);
 		if (!p->present)
 			continue;
 		sim_buf_printf(&b, "cstat %u", c);
@@ -1383,14 +1453,14 @@ static int get_acc(char *str, struct sim_acc *a)
 
 static int load_cpu(struct sim *s, char *rest)
 {
-	char *g[11];
+	char *g[12];
 	unsigned long u;
-	long v[9];
+	long v[10];
 	struct sim_cpu *p;
 
-	if (split(rest, g, 11) != 10 || sim_parse_uint(g[0], s->nr_cpus - 1, &u) < 0)
+	if (split(rest, g, 12) != 11 || sim_parse_uint(g[0], s->nr_cpus - 1, &u) < 0)
 		return -EINVAL;
-	for (int i = 0; i < 9; i++)
+	for (int i = 0; i < 10; i++)
 		if (sim_parse_int(g[i + 1], -1, INT_MAX, &v[i]) < 0)
 			return -EINVAL;
 	p = &s->cpu[u];
@@ -1403,6 +1473,7 @@ static int load_cpu(struct sim *s, char *rest)
 	p->llc = (int)v[6];
 	p->isolated = v[7];
 	p->nohz_full = v[8];
+	p->cluster = (int)v[9];
 	return 0;
 }
 
@@ -1789,6 +1860,21 @@ static int load_line(struct sim *s, char *line)
 		s->processes = u;
 		return 0;
 	}
+	if (strcmp(f[0], "isa") == 0) {
+		if (strcmp(rest, "x86") != 0 && strcmp(rest, "arm64") != 0)
+			return -EINVAL;
+		s->isa = rest[0] == 'a' ? ISA_ARM64 : ISA_X86;
+		return 0;
+	}
+	if (strcmp(f[0], "noise") == 0) {
+		char *g[4];
+
+		if (split(rest, g, 4) != 3 || sim_parse_double(g[0], &s->noise) < 0 ||
+		    sim_parse_double(g[1], &s->noise_period) < 0 ||
+		    sim_parse_uint(g[2], ULONG_MAX, &s->noise_seed) < 0)
+			return -EINVAL;
+		return 0;
+	}
 	if (strcmp(f[0], "opts") == 0) {
 		char *g[6];
 
@@ -1909,12 +1995,15 @@ static bool new_layout(const struct sim *s)
 	return s->kmajor * 100 + s->kminor >= 602;
 }
 
-/* x86 arch_probe_nr_irqs(), grown to hold every allocated IRQ. */
+/* x86 arch_probe_nr_irqs() (arm64: NR_IRQS, 64), grown to hold every
+ * allocated IRQ. */
 static unsigned int kernel_nr_irqs(const struct sim *s)
 {
 	unsigned int nr = s->gsi_top + 16 + 8 * s->nr_cpus;
 
 	nr += s->gsi_top <= 16 ? 8 * s->nr_cpus : s->gsi_top * 16;
+	if (s->isa == ISA_ARM64)
+		nr = 64;
 	if (s->nr_irqs && s->irqs[s->nr_irqs - 1].irq >= nr)
 		nr = s->irqs[s->nr_irqs - 1].irq + 1;
 	return nr;
@@ -1940,6 +2029,54 @@ static const struct {
 	{ "MCE", -1, "Machine check exceptions" },
 	{ "MCP", -1, "Machine check polls" },
 };
+
+/* arm64 show_ipi_list() (Linux 5.4 to 6.5: IPI_RESCHEDULE .. IPI_WAKEUP). */
+static const struct {
+	int arch;
+	const char *desc;
+} ipi_rows[] = {
+	{ AR_RES, "Rescheduling interrupts" },
+	{ AR_CAL, "Function call interrupts" },
+	{ -1, "CPU stop interrupts" },
+	{ -1, "CPU stop (for crash dump) interrupts" },
+	{ -1, "Timer broadcast interrupts" },
+	{ -1, "IRQ work interrupts" },
+	{ -1, "CPU wake-up interrupts" },
+};
+
+static void render_arch_rows(const struct sim *s, struct sim_buf *b, int prec)
+{
+	if (s->isa == ISA_ARM64) {
+		for (size_t r = 0; r < sizeof(ipi_rows) / sizeof(ipi_rows[0]); r++) {
+			/* "IPI0:2768808080 ...": no blank when prec is 3 */
+			sim_buf_printf(b, "%*s%zu:%s", prec - 1, "IPI", r,
+				       prec >= 4 ? " " : "");
+			for (unsigned int c = 0; c < s->nr_cpus; c++) {
+				if (!s->cpu[c].online)
+					continue;
+				sim_buf_u64(b, ipi_rows[r].arch < 0 ? 0 :
+					    (uint32_t)s->cpu[c].arch[ipi_rows[r].arch].n, 10);
+				sim_buf_putc(b, ' ');
+			}
+			sim_buf_printf(b, "      %s\n", ipi_rows[r].desc);
+		}
+		sim_buf_printf(b, "%*s: %10u\n", prec, "Err", 0u);
+		return;
+	}
+	for (size_t r = 0; r < sizeof(arch_rows) / sizeof(arch_rows[0]); r++) {
+		sim_buf_printf(b, "%*s: ", prec, arch_rows[r].name);
+		for (unsigned int c = 0; c < s->nr_cpus; c++) {
+			if (!s->cpu[c].online)
+				continue;
+			sim_buf_u64(b, arch_rows[r].arch < 0 ? 0 :
+				    (uint32_t)s->cpu[c].arch[arch_rows[r].arch].n, 10);
+			sim_buf_putc(b, ' ');
+		}
+		sim_buf_printf(b, "  %s\n", arch_rows[r].desc);
+	}
+	sim_buf_printf(b, "%*s: %10u\n", prec, "ERR", 0u);
+	sim_buf_printf(b, "%*s: %10u\n", prec, "MIS", 0u);
+}
 
 static void render_interrupts(const struct sim *s, struct sim_buf *b)
 {
@@ -1972,24 +2109,17 @@ static void render_interrupts(const struct sim *s, struct sim_buf *b)
 			if (!nl)
 				sim_buf_putc(b, ' ');
 		}
-		sim_buf_printf(b, " %8s %*lu-%-8s", q->chip, prec, q->hwirq, q->type);
+		/* arm64 has GENERIC_IRQ_SHOW_LEVEL and no handler name:
+		 * "GICv3  27 Level"; x86 the handler name: "IO-APIC 2-edge" */
+		if (s->isa == ISA_ARM64)
+			sim_buf_printf(b, " %8s %*lu %-8s", q->chip, prec, q->hwirq, q->type);
+		else
+			sim_buf_printf(b, " %8s %*lu-%-8s", q->chip, prec, q->hwirq, q->type);
 		if (q->name[0])
 			sim_buf_printf(b, "  %s", q->name);
 		sim_buf_putc(b, '\n');
 	}
-	for (size_t r = 0; r < sizeof(arch_rows) / sizeof(arch_rows[0]); r++) {
-		sim_buf_printf(b, "%*s: ", prec, arch_rows[r].name);
-		for (unsigned int c = 0; c < s->nr_cpus; c++) {
-			if (!s->cpu[c].online)
-				continue;
-			sim_buf_u64(b, arch_rows[r].arch < 0 ? 0 :
-				    (uint32_t)s->cpu[c].arch[arch_rows[r].arch].n, 10);
-			sim_buf_putc(b, ' ');
-		}
-		sim_buf_printf(b, "  %s\n", arch_rows[r].desc);
-	}
-	sim_buf_printf(b, "%*s: %10u\n", prec, "ERR", 0u);
-	sim_buf_printf(b, "%*s: %10u\n", prec, "MIS", 0u);
+	render_arch_rows(s, b, prec);
 }
 
 static void render_stat(const struct sim *s, struct sim_buf *b)
@@ -2003,7 +2133,8 @@ static void render_stat(const struct sim *s, struct sim_buf *b)
 		for (int k = 0; k < SIRQ_NR; k++)
 			ssum[k] += s->cpu[c].sirq[k].n;
 		for (int k = 0; k < AR_NR; k++)
-			intr += s->cpu[c].arch[k].n;
+			if (s->isa != ISA_ARM64 || k == AR_RES || k == AR_CAL)
+				intr += s->cpu[c].arch[k].n;
 	}
 	sim_buf_puts(b, "cpu ");
 	for (int k = 0; k < ST_NR; k++)
@@ -2307,7 +2438,8 @@ static int nr_nodes(const struct sim *s)
 	return n;
 }
 
-enum cpu_rel { REL_THREAD, REL_PACKAGE, REL_DIE, REL_LLC, REL_NODE };
+enum cpu_rel { REL_THREAD, REL_PACKAGE, REL_DIE, REL_LLC, REL_NODE, REL_CLUSTER,
+	       REL_SELF };
 
 static bool related(const struct sim_cpu *a, const struct sim_cpu *b,
 		    enum cpu_rel rel)
@@ -2323,6 +2455,12 @@ static bool related(const struct sim_cpu *a, const struct sim_cpu *b,
 		return a->llc == b->llc;
 	case REL_NODE:
 		return a->node == b->node;
+	case REL_CLUSTER:
+		if (a->cluster < 0 || b->cluster < 0)
+			return a->package == b->package && a->core == b->core;
+		return a->cluster == b->cluster;
+	case REL_SELF:
+		return a == b;
 	}
 	return false;
 }
@@ -2373,13 +2511,28 @@ static void render_cpu(struct sim_out *o, const struct sim *s, unsigned int c,
 		{ "Unified", 2, "2048K", REL_THREAD },
 		{ "Unified", 3, "32768K", REL_LLC },
 	};
+	static const struct {
+		const char *type;
+		int level;
+		const char *size;
+		enum cpu_rel rel;
+	} arm_caches[] = {
+		{ "Data", 1, "64K", REL_THREAD },
+		{ "Instruction", 1, "64K", REL_THREAD },
+		{ "Unified", 2, "1024K", REL_THREAD },
+		{ "Unified", 3, "32768K", REL_LLC },
+	};
 	const struct sim_cpu *p = &s->cpu[c];
+	bool arm = s->isa == ISA_ARM64;
 
 	sim_out_cd(o, "sys/devices/system/cpu/cpu%u", c);
-	sim_out_put(o, "uevent", "MODALIAS=cpu:type:x86,ven0000fam0006mod006A:feature:,0000\n");
+	if (arm)
+		sim_out_put(o, "uevent", "MODALIAS=cpu:type:aarch64:feature:,0000,0001,0002,0003,0004,0005,0006,0007\n");
+	else
+		sim_out_put(o, "uevent", "MODALIAS=cpu:type:x86,ven0000fam0006mod006A:feature:,0000\n");
 	sim_out_link(o, "subsystem", "sys/bus/cpu");
-	/* cpu0 of x86 is not hotpluggable: no "online" file. */
-	if (c != 0 || !p->online)
+	/* cpu0 of x86 is not hotpluggable: no "online" file; arm64's is. */
+	if (arm || c != 0 || !p->online)
 		sim_out_put(o, "online", "%d\n", p->online);
 	if (p->node >= 0) {
 		char name[32];
@@ -2398,18 +2551,30 @@ static void render_cpu(struct sim_out *o, const struct sim *s, unsigned int c,
 		return;
 	}
 	sim_out_cd(o, "sys/devices/system/cpu/cpu%u/topology", c);
-	sim_out_put(o, "physical_package_id", "%d\n", p->package);
-	sim_out_put(o, "die_id", "%d\n", p->die);
-	sim_out_put(o, "core_id", "%d\n", p->core);
-	sim_out_put(o, "cluster_id", "%d\n", p->core);
+	if (arm) {
+		/* ACPI PPTT: package and cluster ids are table offsets (a
+		 * Kunpeng 920 shows 36 and 138), core_id the processor UID,
+		 * no dies (-1, die_cpus the CPU alone) */
+		sim_out_put(o, "physical_package_id", "%d\n", 36 + 6144 * p->package);
+		sim_out_put(o, "die_id", "-1\n");
+		sim_out_put(o, "core_id", "%u\n", c);
+		sim_out_put(o, "cluster_id", "%d\n", p->cluster < 0 ? (int)c :
+			    138 + 160 * p->cluster);
+	} else {
+		sim_out_put(o, "physical_package_id", "%d\n", p->package);
+		sim_out_put(o, "die_id", "%d\n", p->die);
+		sim_out_put(o, "core_id", "%d\n", p->core);
+		sim_out_put(o, "cluster_id", "%d\n", p->core);
+	}
 	related_set(s, c, REL_THREAD, set);
 	put_pair(o, s, "thread_siblings", set);
 	put_pair(o, s, "core_cpus", set);
+	related_set(s, c, REL_CLUSTER, set);
 	put_pair(o, s, "cluster_cpus", set);
 	related_set(s, c, REL_PACKAGE, set);
 	put_pair(o, s, "core_siblings", set);
 	put_pair(o, s, "package_cpus", set);
-	related_set(s, c, REL_DIE, set);
+	related_set(s, c, arm ? REL_SELF : REL_DIE, set);
 	put_pair(o, s, "die_cpus", set);
 	for (unsigned int i = 0; i < sizeof(caches) / sizeof(caches[0]); i++) {
 		int id = caches[i].rel == REL_LLC ? p->llc :
@@ -2417,10 +2582,10 @@ static void render_cpu(struct sim_out *o, const struct sim *s, unsigned int c,
 
 		sim_out_cd(o, "sys/devices/system/cpu/cpu%u/cache/index%u", c, i);
 		sim_out_put(o, "level", "%d\n", caches[i].level);
-		sim_out_put(o, "type", "%s\n", caches[i].type);
-		sim_out_put(o, "size", "%s\n", caches[i].size);
+		sim_out_put(o, "type", "%s\n", arm ? arm_caches[i].type : caches[i].type);
+		sim_out_put(o, "size", "%s\n", arm ? arm_caches[i].size : caches[i].size);
 		sim_out_put(o, "id", "%d\n", id);
-		sim_out_put(o, "coherency_line_size", "64\n");
+		sim_out_put(o, "coherency_line_size", "%d\n", arm && i == 3 ? 128 : 64);
 		related_set(s, c, caches[i].rel, set);
 		put_set(o, s, "shared_cpu_list", set, true);
 		put_set(o, s, "shared_cpu_map", set, false);

@@ -33,8 +33,13 @@ enum sim_stat {
 	ST_STEAL, ST_GUEST, ST_GUEST_NICE, ST_NR
 };
 
-/* Per-CPU x86 rows of /proc/interrupts that the model moves. */
+/* Per-CPU x86 rows of /proc/interrupts that the model moves (arm64 shows
+ * RES and CAL as IPI0 and IPI1). */
 enum sim_arch { AR_NMI, AR_LOC, AR_RES, AR_CAL, AR_TLB, AR_NR };
+
+/* The architecture whose kernel the model plays (tests/sim/README.md,
+ * "The kernel behaviour modelled"). */
+enum sim_isa { ISA_X86, ISA_ARM64 };
 
 /* What /sys/devices/system/cpu/nohz_full looks like when no CPU is listed. */
 enum sim_nohz { NOHZ_NULL, NOHZ_EMPTY, NOHZ_ABSENT };
@@ -53,6 +58,7 @@ struct sim_cpu {
 	int die;
 	int core;		/* core_id, within the package */
 	int llc;		/* last-level cache group (global id) */
+	int cluster;		/* arm64 cluster (global id), -1: the core's own */
 	bool isolated;
 	bool nohz_full;
 	struct sim_acc stat[ST_NR];	/* USER_HZ ticks */
@@ -145,6 +151,10 @@ struct sim {
 	bool managed_ro;	/* managed IRQs' smp_affinity* are 0444 */
 	bool keep_current;	/* x86: a new mask holding the current CPU keeps it */
 	bool offline_ignore;	/* no online CPU in a write: succeed, no-op */
+	enum sim_isa isa;	/* x86 or arm64: layouts and effective CPUs */
+	double noise;		/* per-window rate noise, fraction (0: none) */
+	double noise_period;	/* seconds of one noise window */
+	unsigned long noise_seed;
 	double bg_user, bg_system;	/* background load, fraction of a CPU */
 	unsigned int gsi_top;
 	unsigned int nr_cpus;	/* nr_cpu_ids: possible CPUs */
@@ -216,8 +226,15 @@ int sim_save(const struct sim *s);
 void sim_recount(struct sim *s);
 /* Pick the effective CPU of IRQ @i from its mask like x86's vector matrix:
  * the online CPU of the mask with the fewest IRQs, lowest id on ties; with
- * keep_current, the current CPU when it is still in the mask. */
+ * keep_current, the current CPU when it is still in the mask. On arm64 the
+ * GIC's set_affinity: the first online CPU of the mask (GICv3 SPIs, and
+ * ITS LPIs before 5.10); ITS LPIs from 5.10 the least loaded one, never
+ * keeping the current CPU for its own sake. */
 void sim_place(struct sim *s, struct sim_irq *q, bool keep);
+
+/* The factor on IRQ @q's rate in the noise window holding time @t: 1 + a*u,
+ * u uniform in [-1, 1) from a hash of (seed, IRQ, window); 1 without noise. */
+double sim_noise_factor(const struct sim *s, const struct sim_irq *q, double t);
 
 /* Advance time by @dt seconds: counts, ticks, softirqs. No rendering. */
 void sim_step(struct sim *s, double dt);

@@ -144,6 +144,71 @@ check "offline CPU 1: online list" "$(cat "$dir/sys/devices/system/cpu/online")"
 check "offline CPU 1: IRQ 25 moved" "$(cat "$dir/proc/irq/25/effective_affinity_list")" 0
 check "offline CPU 1: its managed IRQ shut down" "$(cat "$dir/proc/irq/29/effective_affinity_list")" ""
 
+# arm64 with a GICv3 (arch arm64): layout, topology, effective CPUs
+arm=$work/arm64
+cat > "$work/arm64.txt" <<'EOD'
+arch arm64
+kernel 5.4
+cpus packages=1 cores=4 threads=1 nodes=1 clusters=2
+irq_base 40
+legacy irq=14 name=ttyS0 rate=1 hwirq=37
+nic name=eth0 bdf=0000:00:05.0 queues=2 rate=1000 hint=off
+EOD
+if "$IRQSIM" build "$work/arm64.txt" "$arm" > /dev/null; then pass "build arm64"; else fail "build arm64"; fi
+check "arm64: SPI row: GICv3, hwirq, Level" \
+	"$(awk '$1 == "14:" { print $(NF-3), $(NF-2), $(NF-1), $NF }' "$arm/proc/interrupts")" "GICv3 37 Level ttyS0"
+# pci_msi_domain_calc_hwirq(): 00:05.0 is 5 << 14 = 81920 (the Graviton capture's ena)
+check "arm64: LPI row: ITS-MSI, hwirq, Edge" \
+	"$(awk '$1 == "40:" { print $(NF-3), $(NF-2), $(NF-1), $NF }' "$arm/proc/interrupts")" "ITS-MSI 81920 Edge eth0-TxRx-0"
+check "arm64: IPI0..IPI6 and Err, no x86 rows" \
+	"$(awk '$1 !~ /^[0-9]+:$/ && NR > 1 { sub(/:.*/, "", $1); printf "%s ", $1 }' "$arm/proc/interrupts")" \
+	"IPI0 IPI1 IPI2 IPI3 IPI4 IPI5 IPI6 Err "
+check "arm64: \"IPI0:\" then the %10u count, no blank of its own (\"IPI0:2768808080\")" \
+	"$(grep -c '^IPI0:[ 0-9]\{10\} ' "$arm/proc/interrupts")" 1
+t=$arm/sys/devices/system/cpu/cpu0
+check "arm64: cpu0 is hotpluggable (online file)" "$(cat "$t/online")" 1
+check "arm64: cluster_cpus_list, die_id, PPTT package id" \
+	"$(cat "$t/topology/cluster_cpus_list" "$t/topology/die_id" "$t/topology/physical_package_id" | tr '\n' ' ')" "0-1 -1 36 "
+check "arm64: boot puts every IRQ of mask 0-3 on CPU 0 (first of the mask)" \
+	"$(cat "$arm"/proc/irq/4[01]/effective_affinity_list "$arm/proc/irq/14/effective_affinity_list" | tr '\n' ' ')" "0 0 0 "
+dir=$arm
+under "$FKPROBE" write /proc/irq/40/smp_affinity_list 2-3 > /dev/null
+check "arm64: a write of 2-3 lands on CPU 2" "$(cat "$arm/proc/irq/40/effective_affinity_list")" 2
+under "$FKPROBE" write /proc/irq/40/smp_affinity_list 1-3 > /dev/null
+check "arm64: a write of 1-3 moves it to CPU 1 (no keep-current)" "$(cat "$arm/proc/irq/40/effective_affinity_list")" 1
+sed 's/^kernel 5.4/kernel 5.10/' "$work/arm64.txt" > "$work/arm64-510.txt"
+"$IRQSIM" build "$work/arm64-510.txt" "$arm" > /dev/null
+check "arm64 5.10: the ITS spreads LPIs by load at boot, SPIs stay first" \
+	"$(cat "$arm"/proc/irq/4[01]/effective_affinity_list "$arm/proc/irq/14/effective_affinity_list" | tr '\n' ' ')" "1 2 0 "
+
+# noise A: every noise window's rates drawn around the mean, deterministically
+noisy=$work/noisy
+sed 's/^cpus .*/&\nnoise 10% seed=7/' "$here/machines/tiny.txt" > "$work/noisy.txt"
+"$IRQSIM" build "$work/noisy.txt" "$noisy" > /dev/null || fail "build noisy"
+"$IRQSIM" build "$work/noisy.txt" "$noisy.b" > /dev/null || fail "build noisy twice"
+c24() { awk '$1 == "24:" { print $2 + $3 }' "$1/proc/interrupts"; }
+steps() {	# steps DIR: eth0-TxRx-0's count increments over 1 s steps
+	local prev
+	prev=$(c24 "$1")
+	for _ in 1 2 3; do
+		"$IRQSIM" step "$1" 1 > /dev/null
+		printf '%d ' $(($(c24 "$1") - prev))
+		prev=$(c24 "$1")
+	done
+}
+a=$(steps "$noisy")
+"$IRQSIM" step "$noisy.b" 0.4 > /dev/null; "$IRQSIM" step "$noisy.b" 0.6 > /dev/null
+"$IRQSIM" step "$noisy.b" 2 > /dev/null
+check "noise: equal inputs, equal counts, however the time is cut" "$(c24 "$noisy.b")" "$(c24 "$noisy")"
+check "noise: windows differ, within 10% of the mean (1000/s)" \
+	"$(echo $a | awk '{ ok = $1 != $2 && $2 != $3; for (i = 1; i <= 3; i++) ok = ok && $i >= 900 && $i <= 1100; print ok ? "yes" : $0 }')" yes
+x=$(c24 "$noisy")
+"$IRQSIM" step "$noisy" 400 > /dev/null
+check "noise: the mean over 400 windows is the rate (within 1%)" \
+	"$(awk -v a="$x" -v b="$(c24 "$noisy")" 'BEGIN { r = (b - a) / 400; print (r > 990 && r < 1010) ? "yes" : r }')" yes
+check "noise: the score keeps the true mean load" \
+	"$("$IRQSIM" show "$noisy" | awk '$1 == 24 { print $5, $6 }')" "$("$IRQSIM" show "$work/tiny" | awk '$1 == 24 { print $5, $6 }')"
+
 echo
 if [ "$fails" -eq 0 ]; then
 	echo "selftest: all checks passed"
