@@ -306,6 +306,9 @@ static void format_snap(FILE *f, const struct snapshot *s)
 		*p++ = '\n';
 		fwrite_unlocked(line, 1, (size_t)(p - line), f);
 		for (unsigned int k = 0; k < r->nr_counts; k++) {
+			/* the /proc/stat path puts a 0 on an idle IRQ's CPU */
+			if (!r->counts[k].count)
+				continue;
 			p = put_u64(line + 2, r->counts[k].cpu);
 			p = put_u64(p, r->counts[k].count);
 			line[0] = 's';

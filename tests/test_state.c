@@ -454,6 +454,33 @@ static void test_snap_round_trip(void **state)
 	(void)snap_intr_a;
 }
 
+/* A zero count (the /proc/stat path places an idle IRQ's total, 0, on its
+ * CPU) is not written: the file holds non-zero counts only, and reads
+ * back. */
+static void test_snap_zero_count(void **state)
+{
+	struct state st = { .when = NOW }, *back = NULL;
+	struct snapshot sn;
+	char *text = NULL, why[128] = "";
+
+	(void)state;
+	snap_of(&sn, snap_intr_b, snap_stat, snap_softirqs, 123.5);
+	sn.intr->rows[1].counts[0].count = 0;
+	sn.intr->rows[1].total = 0;
+	st.snap = state_snap_copy(&sn);
+	assert_non_null(st.snap);
+	assert_int_equal(state_format(&st, BOOT, &text), 0);
+	if (state_parse(text, BOOT, NOW, &back, why, sizeof(why)) != 0)
+		fail_msg("refused its own file: %s", why);
+	assert_int_equal(back->snap->intr->rows[1].nr_counts, 0);
+	check_u64("the other row", back->snap->intr->rows[0].total, 105);
+	snapshot_release(&sn);
+	snapshot_release(st.snap);
+	free(st.snap);
+	state_free(back);
+	free(text);
+}
+
 /* Counters that are not what this version writes are refused whole. */
 static void test_snap_refused(void **state)
 {
@@ -494,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_smooth_and_shift),
 		cmocka_unit_test(test_mean_var),
 		cmocka_unit_test(test_snap_round_trip),
+		cmocka_unit_test(test_snap_zero_count),
 		cmocka_unit_test(test_snap_refused),
 		cmocka_unit_test(test_noisy_load_learned),
 		cmocka_unit_test(test_key_changes),
