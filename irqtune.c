@@ -1358,7 +1358,8 @@ static int history_long(struct run *run, struct history *h, const enum irq_class
 	}
 	h->long_s = run->a.when - prev->when;
 	if (h->fit) {
-		/* This window's own equations are in the minute's. */
+		/* The run's equations are the interval's; the window's
+		 * second would add nothing but its clock ticks' noise. */
 		devfit_solve(h->fit, DEVFIT_HARD, h->hard_m);
 		devfit_solve(h->fit, DEVFIT_SOFT, h->soft_m);
 		h->dev.fit = NULL;
