@@ -964,6 +964,22 @@ int snapshot_take(struct snapshot *snap, const char **ret_path,
 	return snapshot_take_from(snap, NULL, NULL, ret_path, ret_line);
 }
 
+/* /proc/softirqs came with 2.6.31; without it softirq work stays 0. */
+static int read_softirqs(struct source *src, const char *tag, struct cpu_stats *st,
+			 unsigned int *line)
+{
+	FILE *f;
+	int r = source_fopen(src, tag, _PATH_PROC_SOFTIRQS, &f);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	r = softirqs_parse(f, st, line);
+	fclose(f);
+	return r;
+}
+
 int snapshot_take_from(struct snapshot *snap, struct source *src, const char *tag,
 		       const char **ret_path, unsigned int *ret_line)
 {
@@ -1002,17 +1018,10 @@ int snapshot_take_from(struct snapshot *snap, struct source *src, const char *ta
 	if (r < 0)
 		goto fail;
 
-	/* /proc/softirqs came with 2.6.31; without it softirq work stays 0. */
 	path = _PATH_PROC_SOFTIRQS;
-	r = source_fopen(src, tag, path, &f);
-	if (r == 0) {
-		r = softirqs_parse(f, &s.stats, &line);
-		fclose(f);
-		if (r < 0)
-			goto fail;
-	} else if (r != -ENOENT) {
+	r = read_softirqs(src, tag, &s.stats, &line);
+	if (r < 0)
 		goto fail;
-	}
 	*snap = s;
 	return 0;
 fail:
@@ -1155,15 +1164,9 @@ int snapshot_take_stat(struct snapshot *snap, struct source *src, const char *ta
 		goto fail;
 
 	path = _PATH_PROC_SOFTIRQS;
-	r = source_fopen(src, tag, path, &f);
-	if (r == 0) {
-		r = softirqs_parse(f, &s.stats, &line);
-		fclose(f);
-		if (r < 0)
-			goto fail;
-	} else if (r != -ENOENT) {
+	r = read_softirqs(src, tag, &s.stats, &line);
+	if (r < 0)
 		goto fail;
-	}
 
 	path = _PATH_PROC_IRQ;
 	line = 0;
