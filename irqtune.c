@@ -1505,6 +1505,7 @@ static int weigh_evidence(struct run *run, struct plan_policy *pol)
 {
 	unsigned int ids = run->topo->nr_ids;
 	double *var, worst = 0;
+	unsigned int busy = 0;
 	size_t l;
 
 	if (!run->mean_var)
@@ -1522,10 +1523,14 @@ static int weigh_evidence(struct run *run, struct plan_policy *pol)
 			return 0;
 		}
 		var[pi->served] += run->mean_var[i];
+		busy++;
 	}
 	for (unsigned int c = 0; c < ids; c++)
 		worst = fmax(worst, var[c]);
 	free(var);
+	/* An idle machine has nothing to judge: its IRQs spread by count. */
+	if (!busy)
+		return 0;
 	pol->resolution = sqrt(worst);
 	pol->stability = run->threshold_auto ? PLAN_EVIDENCE_THRESHOLD : pol->threshold;
 	l = strlen(run->state_note);

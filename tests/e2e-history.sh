@@ -125,6 +125,18 @@ why="$(grep 'load history' "$D.out")"
 check "threshold: the site's 15% is kept on the evidence of two windows" \
 	grep -q "every busy IRQ has a history: plans judged to [0-9.]*% of a CPU, threshold 15%$" "$D.out"
 
+### an idle machine has no busy IRQ whose evidence could judge a plan
+D=$work/quiet
+printf 'machine quiet\ncpus packages=1 cores=2 threads=1 nodes=1\nhz 100\nlegacy irq=4 name=ttyS0 rate=1\nlegacy irq=8 name=rtc0 rate=1\n' >"$work/quiet.txt"
+"$sim" build "$work/quiet.txt" "$D" >/dev/null || fail "quiet: build" "irqsim build failed"
+conf "$D"
+hrun "idle: run 1"
+"$sim" step "$D" 59 >/dev/null
+hrun "idle: run 2"
+why="$(grep 'load history' "$D.out")"
+check "idle: the evidence rule says nothing where nothing is busy" \
+	sh -c 'grep -q "estimated over the 60 s" "$1" && ! grep -q "every busy IRQ has a history" "$1"' _ "$D.out"
+
 ### a history not to be trusted: named, not used, the run goes on
 machine router hist || exit 1
 conf "$D"
