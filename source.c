@@ -84,6 +84,18 @@ static int replayed_error(struct source *src, const char *path, char *why, size_
 	return (int)-e;
 }
 
+/* A file the capture does not hold: the error the live run met, or that
+ * it was never read (-ENOENT). */
+static int replayed_missing(struct source *src, const char *path, char *why, size_t why_len)
+{
+	int r = replayed_error(src, path, why, why_len);
+
+	if (r < 0)
+		return r;
+	snprintf(why, why_len, "%s", strerror(ENOENT));
+	return -ENOENT;
+}
+
 long source_read(struct source *src, const char *path, char *buf, size_t len)
 {
 	return source_read_tag(src, NULL, path, buf, len);
@@ -431,13 +443,8 @@ int source_fopen_trusted(struct source *src, const char *path, FILE **ret,
 	}
 	if (src->mode == SOURCE_REPLAY) {
 		m = capture_get(src->cap, name);
-		if (!m || !m->data) {
-			r = replayed_error(src, path, why, why_len);
-			if (r < 0)
-				return r;
-			snprintf(why, why_len, "%s", strerror(ENOENT));
-			return -ENOENT;
-		}
+		if (!m || !m->data)
+			return replayed_missing(src, path, why, why_len);
 	} else {
 		r = fopen_trusted(path, &f, why, why_len);
 		if (r < 0) {
@@ -477,7 +484,6 @@ long source_read_own(struct source *src, const char *path, char *buf, size_t len
 	const struct capture_member *m;
 	struct stat st;
 	long n;
-	int r;
 
 	if (!src || src->mode == SOURCE_LIVE)
 		return read_own_file(path, buf, len, why, why_len);
@@ -497,13 +503,8 @@ long source_read_own(struct source *src, const char *path, char *buf, size_t len
 		return n;
 	}
 	m = capture_get(src->cap, name);
-	if (!m || !m->data) {
-		r = replayed_error(src, path, why, why_len);
-		if (r < 0)
-			return r;
-		snprintf(why, why_len, "%s", strerror(ENOENT));
-		return -ENOENT;
-	}
+	if (!m || !m->data)
+		return replayed_missing(src, path, why, why_len);
 	/* As read_own_file() refuses them. */
 	if (m->len >= len) {
 		snprintf(why, why_len, "larger than %zu bytes: refused", len - 1);
