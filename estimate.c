@@ -199,6 +199,7 @@ struct cpu_work {
 	double share[SOFTIRQ_NR];	/* interrupts that share it, weighed */
 	double other;			/* softirq work of no device's (timers, RCU), us */
 	double pred_all;		/* all of it, the devices' with their multipliers */
+	double soft_gain;		/* how much of soft_s to believe against pred_all */
 };
 
 static bool stat_seen(const struct cpu_stats *s, unsigned int cpu,
@@ -387,6 +388,68 @@ out:
 	return r;
 }
 
+/*
+ * How much of each CPU's measured softirq time to believe against what the
+ * fitted costs predict for it. The clock counts a window in ticks of
+ * 1/(hz dt) of a CPU, each reading truncated: a variance of a sixth of a
+ * tick squared. Without irq time accounting the tick also samples the
+ * context it lands in, a CPU busy a fraction p of the time showing it with
+ * the binomial variance p(1-p) ticks. The fitted costs are off by a
+ * relative error tau the spread of the CPUs shows: tau^2 solves
+ * sum r^2 / (tau^2 P^2 + var) = n over the n CPUs with both (r the measured
+ * time less the predicted P), and is never taken below ESTIMATE_TAU_MIN:
+ * one window cannot show how the queues of one device differ. A CPU's
+ * measured time then counts for tau^2 P^2 / (tau^2 P^2 + var): over a
+ * minute nearly all of it, over a second on a CPU with a few light IRQs
+ * little, where one tick more or less would be a third of their load.
+ */
+#define ESTIMATE_TAU_MIN	0.05
+#define ESTIMATE_TAU_MAX2	4.0
+static double soft_var(const struct cpu_work *w, double tick, bool sampled)
+{
+	double p = fmin(w->soft_s, 1);
+
+	return tick * tick / 6 + (sampled ? p * (1 - p) * tick : 0);
+}
+
+static void weigh_measured(struct cpu_work *work, unsigned int nr_ids, double tick,
+			   double dt, bool sampled)
+{
+	double lo = 0, hi = ESTIMATE_TAU_MAX2, tau2;
+	unsigned int n = 0;
+
+	for (unsigned int c = 0; c < nr_ids; c++) {
+		work[c].soft_gain = 1;
+		n += work[c].have_soft && work[c].soft_s > 0 && work[c].pred_all > 0;
+	}
+	if (!n)
+		return;
+	/* The left side falls as tau^2 grows: bisect. */
+	for (int it = 0; it < 32; it++) {
+		double t = (lo + hi) / 2, q = 0;
+
+		for (unsigned int c = 0; c < nr_ids; c++) {
+			const struct cpu_work *w = &work[c];
+			double p = w->pred_all * 1e-6 / dt, r = w->soft_s - p;
+
+			if (w->have_soft && w->soft_s > 0 && p > 0)
+				q += r * r / (t * p * p + soft_var(w, tick, sampled));
+		}
+		if (q > n)
+			lo = t;
+		else
+			hi = t;
+	}
+	tau2 = fmax(lo, ESTIMATE_TAU_MIN * ESTIMATE_TAU_MIN);
+	for (unsigned int c = 0; c < nr_ids; c++) {
+		struct cpu_work *w = &work[c];
+		double p = w->pred_all * 1e-6 / dt;
+
+		if (w->have_soft && w->soft_s > 0 && p > 0)
+			w->soft_gain = tau2 * p * p / (tau2 * p * p + soft_var(w, tick, sampled));
+	}
+}
+
 int estimate_proc(const struct snapshot *a, const struct snapshot *b,
 		  const enum irq_class *class, long hz,
 		  const struct estimate_prior *prior, struct irq_activity **ret)
@@ -411,6 +474,7 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 	double *hm = NULL, *sm = NULL, *ev = NULL;
 	const struct irq_row **pa = NULL;
 	double dt;
+	bool accounted = false;
 	int r;
 
 	if (!a || !b || !a->intr || !b->intr || !ret || hz <= 0)
@@ -591,9 +655,13 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 
 		/* Timer and IPI time is in irq_s too: devices take only
 		 * what their interrupts explain. */
+		accounted |= w->irq_s > 0;
 		if (w->irq_s > w->hard_w * 1e-6 / dt)
 			w->irq_s = w->hard_w * 1e-6 / dt;
 	}
+	/* irq time shows only with CONFIG_IRQ_TIME_ACCOUNTING, which also
+	 * counts softirq time exactly, not by sampling ticks. */
+	weigh_measured(work, nr_ids, 1.0 / ((double)hz * dt), dt, !accounted);
 	for (i = 0; i < ib->nr_rows; i++) {
 		const struct irq_row *rb = &ib->rows[i];
 		const struct irq_row *ra = pa[i];
@@ -614,9 +682,10 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 				x->hard += dd * hc * 1e-6 / dt;
 			if (!w->have_soft)
 				continue;
-			if (w->soft_s > 0)
-				x->soft += w->pred_all > 0 ? w->soft_s * q / w->pred_all : 0;
-			else
+			if (w->soft_s > 0 && w->pred_all > 0)
+				x->soft += w->soft_gain * w->soft_s * q / w->pred_all +
+					   (1 - w->soft_gain) * q * 1e-6 / dt;
+			else if (!(w->soft_s > 0))
 				x->soft += q * 1e-6 / dt;
 		}
 		x->load = x->hard + x->soft;

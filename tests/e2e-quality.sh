@@ -34,11 +34,9 @@ accuracy() {	# accuracy LOG SHOW -> "rho err"
 		awk '{ if ($3 < 3) print "1 0"; else print $1, $2 }'
 }
 
-# Tolerance on the load ratio over the oracle's: the 5% target, except on
-# mixed, where irqtune's load estimate (not its planner, which the true-load
-# check below holds to 2%) misjudges two NICs of different per-packet cost
-# sharing CPUs by up to 17% per IRQ (docs/quality.md).
-slack() { case $1 in mixed) echo 1.10 ;; *) echo 1.05 ;; esac; }
+# Tolerance on the load ratio over the oracle's: the 5% target, on every
+# machine held here.
+slack() { echo 1.05; }
 
 # quality MACHINE: the whole sequence on one machine.
 quality() {
@@ -99,11 +97,7 @@ quality() {
 		orc=$(key oracle_ratio "$D.oracle$k")
 		greedy=$(key oracle_moves_greedy "$D.oracle$k")
 		[ "$greedy" -ge 0 ] 2>/dev/null || greedy=$(key oracle_jobs "$D.oracle$k")
-		case $m-$sh in
-		mixed-drain)	# estimate noise: see docs/quality.md
-			lim=$(times "$orc" 1.15) ;;
-		*)	lim=$(times "$orc" "$(slack "$m")") ;;
-		esac
+		lim=$(times "$orc" "$(slack "$m")")
 		why="ratio $r, oracle $orc"; check "$m: after shift $sh, load ratio near the oracle's" le "$r" "$lim"
 		why="$(moved) moved, greedy repair needs $greedy"
 		check "$m: after shift $sh, at most 2x+2 the greedy repair's moves" \

@@ -91,9 +91,11 @@ static void test_estimate_work_not_counts(void **state)
 	check_near("nic hard", act[0].hard, 100 * 3e-6);
 	check_near("nvme hard", act[1].hard, 10000 * 2e-6);
 	/* soft: each CPU's measured softirq time, split by fitted costs:
-	 * nearly all of CPU0's 0.30 is NET_RX, CPU1 has only 0.01 at all */
+	 * nearly all of CPU0's 0.30 is NET_RX; CPU1's one sampled tick
+	 * (0.01 +- 0.01) weighs little against what the fitted BLOCK cost
+	 * predicts for its 10000 interrupts */
 	check_between("nic soft", act[0].soft, 0.29, 0.30);
-	check_between("nvme soft", act[1].soft, 0.005, 0.01);
+	check_between("nvme soft", act[1].soft, 0.005, 0.015);
 	check_near("nic", act[0].load, act[0].hard + act[0].soft);
 	assert_true(act[1].rate > 10 * act[0].rate);
 	if (!(act[0].load > act[1].load))
@@ -149,8 +151,9 @@ static void test_estimate_split_on_cpu(void **state)
 	snap_build(&b, "CPU0\n 20: 300 x 1-edge eth0-0\n 21: 100 x 2-edge eth0-1\n",
 		   "cpu0 0 0 0 0 0 4 20\n", "CPU0\nNET_RX: 1000\n", 1.0);
 	act = estimate(&a, &b, class);
-	check_near("q0 soft", act[0].soft, 0.2 * 300 / 400);
-	check_near("q1 soft", act[1].soft, 0.2 * 100 / 400);
+	/* the measured 0.2, or within a tick of it where the fitted cost
+	 * (pulled towards its prior) predicts less */
+	check_between("soft total", act[0].soft + act[1].soft, 0.19, 0.2);
 	check_near("soft ratio", act[0].soft / act[1].soft, 3.0);
 	/* hard: one class, so split by count; never more than measured */
 	check_near("hard ratio", act[0].hard / act[1].hard, 3.0);
@@ -225,7 +228,7 @@ static void test_estimate_cpu_missing_from_stats(void **state)
 	/* CPU0's measured hard time, as far as 10 interrupts can explain it
 	 * (each at most FIT_MAX_HARD x its prior) */
 	check_between("cpu0 hard", act[0].hard, 10 * 30e-6, 0.5);
-	check_near("cpu0 soft", act[0].soft, 0.5);
+	check_between("cpu0 soft", act[0].soft, 0.49, 0.5);
 	/* CPU1 has no stats: its interrupts at the fitted per-interrupt cost */
 	check_near("cpu1 hard", act[1].hard, 1000 * act[0].hard / 10);
 	check_near("cpu1 soft", act[1].soft, 0);
@@ -512,6 +515,72 @@ static void test_estimate_fit_across_cpus(void **state)
 	release2(&a, &b);
 }
 
+/* Four queues of one NIC, one per CPU, the same interrupts and NET_RX runs
+ * each, over one second of 100 ticks (accounted: the irq column shows):
+ * the CPUs show 3, 2, 3 and 2 ticks of softirq time, 2.5 each within the
+ * clock's reach. Splitting each CPU's ticks would make two queues half as
+ * heavy again as the others; the fitted cost, which the four agree on to
+ * a tick, says they are alike. */
+static const char tick_intr_a[] =
+	"CPU0 CPU1 CPU2 CPU3\n"
+	" 30: 0 0 0 0 x 1-edge eth0-0\n 31: 0 0 0 0 x 2-edge eth0-1\n"
+	" 32: 0 0 0 0 x 3-edge eth0-2\n 33: 0 0 0 0 x 4-edge eth0-3\n";
+static const char tick_intr_b[] =
+	"CPU0 CPU1 CPU2 CPU3\n"
+	" 30: 1000 0 0 0 x 1-edge eth0-0\n 31: 0 1000 0 0 x 2-edge eth0-1\n"
+	" 32: 0 0 1000 0 x 3-edge eth0-2\n 33: 0 0 0 1000 x 4-edge eth0-3\n";
+static const char tick_stat_a[] =
+	"cpu0 0 0 0 0 0 1 0\ncpu1 0 0 0 0 0 1 0\ncpu2 0 0 0 0 0 1 0\ncpu3 0 0 0 0 0 1 0\n";
+static const char tick_soft_a[] = "CPU0 CPU1 CPU2 CPU3\nNET_RX: 0 0 0 0\n";
+static const char tick_soft_b[] = "CPU0 CPU1 CPU2 CPU3\nNET_RX: 1000 1000 1000 1000\n";
+static const enum irq_class tick_class[] = { CLASS_NET, CLASS_NET, CLASS_NET, CLASS_NET };
+
+static void test_estimate_one_tick_is_noise(void **state)
+{
+	struct snapshot a, b;
+	struct irq_activity *act;
+	double lo = 1, hi = 0;
+
+	(void)state;
+	snap_build(&a, tick_intr_a, tick_stat_a, tick_soft_a, 0.0);
+	snap_build(&b, tick_intr_b,
+		   "cpu0 0 0 0 0 0 2 3\ncpu1 0 0 0 0 0 2 2\ncpu2 0 0 0 0 0 2 3\ncpu3 0 0 0 0 0 2 2\n",
+		   tick_soft_b, 1.0);
+	act = estimate(&a, &b, tick_class);
+	for (int i = 0; i < 4; i++) {
+		check_between("queue soft", act[i].soft, 0.02, 0.03);
+		lo = fmin(lo, act[i].soft);
+		hi = fmax(hi, act[i].soft);
+	}
+	if (!(hi < 1.2 * lo))
+		fail_msg("alike queues %g and %g apart by more than the clock explains", lo, hi);
+	free(act);
+	release2(&a, &b);
+}
+
+/* The same queues over a minute, their CPUs showing 30%, 20%, 30% and 20%:
+ * thousands of ticks, so the differences are real (queues of one NIC can
+ * carry flows of different cost) and each queue gets its CPU's time. */
+static void test_estimate_real_differences_kept(void **state)
+{
+	struct snapshot a, b;
+	struct irq_activity *act;
+
+	(void)state;
+	snap_build(&a, tick_intr_a, tick_stat_a, tick_soft_a, 0.0);
+	snap_build(&b, tick_intr_b,
+		   "cpu0 0 0 0 0 0 2 1800\ncpu1 0 0 0 0 0 2 1200\n"
+		   "cpu2 0 0 0 0 0 2 1800\ncpu3 0 0 0 0 0 2 1200\n",
+		   tick_soft_b, 60.0);
+	act = estimate(&a, &b, tick_class);
+	check_between("eth0-0 soft", act[0].soft, 0.299, 0.3);
+	check_between("eth0-1 soft", act[1].soft, 0.199, 0.2);
+	check_between("eth0-2 soft", act[2].soft, 0.299, 0.3);
+	check_between("eth0-3 soft", act[3].soft, 0.199, 0.2);
+	free(act);
+	release2(&a, &b);
+}
+
 /* An HBA completes in BLOCK softirqs, NVMe drives in their hard handlers.
  * Where both share a CPU, splitting the CPU's BLOCK time by interrupts
  * gives the drive half of the HBA's work; the per-CPU softirq counts, over
@@ -623,6 +692,8 @@ int main(void)
 		cmocka_unit_test(test_estimate_cpu_hotplug),
 		cmocka_unit_test(test_estimate_bad_args),
 		cmocka_unit_test(test_estimate_real_hotplug),
+		cmocka_unit_test(test_estimate_one_tick_is_noise),
+		cmocka_unit_test(test_estimate_real_differences_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
