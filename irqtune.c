@@ -1256,14 +1256,13 @@ static const char *group_key(const struct device_group *g)
 	return g->id[0] ? g->id : g->label;
 }
 
-static int history_begin(struct run *run, struct history *h, char *boot, size_t len)
+/* Whether this run keeps a history, and the one it found. -ENOMEM only. */
+static int history_open(struct run *run, struct history *h, char *boot, size_t len)
 {
 	const char *dir = run->cfg.state_dir ? run->cfg.state_dir : _PATH_RUN_DIR;
-	unsigned int nd = run->map->nr_groups, n = run->map->nr_irqs;
 	char why[256];
 	int r;
 
-	memset(h, 0, sizeof(*h));
 	if (opt.no_state) {
 		snprintf(run->state_note, sizeof(run->state_note), "not used (--no-state)");
 		return 0;
@@ -1291,6 +1290,21 @@ static int history_begin(struct run *run, struct history *h, char *boot, size_t 
 		return r;
 	if (r < 0 && r != -ENOENT && r != -ESTALE)
 		log_msg(LOG_WARNING, "%s: %s; planning from this window alone", h->path, why);
+	return 0;
+}
+
+/* The per-device fit runs with or without a history: one window's
+ * equations already tell apart devices that hold CPUs in different
+ * mixes; a history adds the runs before it. */
+static int history_begin(struct run *run, struct history *h, char *boot, size_t len)
+{
+	unsigned int nd = run->map->nr_groups, n = run->map->nr_irqs;
+	int r;
+
+	memset(h, 0, sizeof(*h));
+	r = history_open(run, h, boot, len);
+	if (r < 0)
+		return r;
 	if (nd == 0 || nd > DEVFIT_MAX)
 		return 0;	/* the class costs do */
 	h->ids = calloc(nd, sizeof(*h->ids));

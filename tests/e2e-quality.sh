@@ -123,8 +123,8 @@ else
 	machines="tiny router numa2 numa2-managed hotspot isolated offline cloud-vm
 		  shift smt idle mixed noacct big managed twosocket arm64-gic
 		  twosocket-noise"
-	# storage is not held here: one window's estimate misses its targets
-	# (docs/quality.md); tests/e2e-history.sh holds its cron runs
+	# storage is not held here: its rebuild shift lands 8% above the
+	# oracle (docs/quality.md); tests/e2e-history.sh holds it to 10%
 fi
 for m in $machines; do
 	quality "$m"
