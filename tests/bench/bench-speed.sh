@@ -21,6 +21,10 @@
 #                 every size built it is 14 GB of a tmpfs others need)
 #   BENCH_REUSE   1: keep cached trees that another irqsim built
 #   BENCH_TIMEOUT seconds one run may take before it is killed (300)
+#   BENCH_HISTORY rows whose load history is priced (default
+#                 "speed-1024/steady", the cron case): natively, runs with
+#                 --no-state against runs that read the state of a run
+#                 before them and write their own (21 of each, alternating)
 #   BENCH_PRELOAD 1 (default): also measure under umockdev's preload
 #   BENCH_IRQBALANCE_TRACE_MAX  largest CPU count whose irqbalance run is
 #                 also traced for its system calls (4096)
@@ -77,6 +81,7 @@ extra=${BENCH_MACHINES-real-1152 big}
 sweeps=${BENCH_SWEEPS:-1}
 steady=${BENCH_STEADY-256 1024}
 with_preload=${BENCH_PRELOAD:-1}
+history=${BENCH_HISTORY-speed-1024/steady}
 preload="$tools/benchshim.so $top/tests/fakekernel.so libumockdev-preload.so.0"
 results=$out/bench-speed.txt
 rows=$out/bench-speed.rows
@@ -90,6 +95,7 @@ if [ "${BENCH_KEEP:-0}" != 1 ]; then
 fi
 : >"$results"
 : >"$rows"
+rm -f "$out"/*.history
 
 say() { echo "$*" | tee -a "$results"; }
 die() { echo "bench-speed: $*" >&2; exit 1; }
@@ -110,6 +116,9 @@ fi
 # As cron runs it, without the host's site policy where irqtune reads one.
 itargs="-q"
 "$top/irqtune" --help 2>&1 | grep -q -- --no-config && itargs="$itargs --no-config"
+# A balancer the host runs (another bench's irqbalance, say) is no reason
+# to stop here: every write goes to the replay's sink.
+"$top/irqtune" --help 2>&1 | grep -q -- --ignore-other-balancer && itargs="$itargs --ignore-other-balancer"
 ibargs="--oneshot --foreground"
 irqbalance=$(command -v irqbalance || true)
 native=0
@@ -377,6 +386,58 @@ measure_mode() {
 	fi
 }
 
+# measure_history NAME REPS: what the load history adds to a run, natively
+# (the only way irqtune keeps one here: /run is the bench's own tmpfs). The
+# state is seeded by a run whose window saw no load (its two samples both
+# replay/a), so the measured run estimates over the interval since, as a
+# run a minute after the last one does, and every repetition starts from
+# that seed. Runs with --no-state and with the history alternate, REPS of
+# each, so that what else the host does falls on both alike; prints the
+# least and the median CPU time of each as "key value" pairs. The run's
+# report of its history goes to $out/NAME.history.
+measure_history() {
+	local name=$1 reps=$2 seed=$out/$1.state conf=$out/history.conf kb args i
+	local -a env=(-e BENCH_MODE=native -e "BENCH_DIR=$D" -e "LD_PRELOAD=$tools/benchshim.so"
+		      -e SYSTEMD_DEVICE_VERIFY_SYSFS=0)
+	# irqtune keeps a history natively only where the configuration names
+	# its directory (/proc is not the kernel's own here); the rest as cron.
+	echo "state-dir = /run/irqtune-bench" >"$conf"
+	args="-c $conf ${itargs/--no-config/}"
+	rm -rf /run/irqtune-bench
+	# shellcheck disable=SC2086
+	"$tools/benchrun" -t "$limit" -R "$D" "${env[@]}" -e BENCH_NOSWAP=1 -- "$top/irqtune" $args >/dev/null
+	cp /run/irqtune-bench/state "$seed" 2>/dev/null || { echo "h_status no-state"; return; }
+	kb=$(( $(stat -c %s "$seed") / 1024 ))
+	# The seed's counters must be older than the measured window's start
+	# (its clock moved on by the window inside the seeding process only).
+	sleep 2
+	cp "$seed" /run/irqtune-bench/state
+	"$tools/benchrun" -R "$D" -- true >/dev/null
+	# shellcheck disable=SC2086
+	BENCH_MODE=native BENCH_DIR="$D" LD_PRELOAD="$tools/benchshim.so" SYSTEMD_DEVICE_VERIFY_SYSFS=0 \
+		timeout -s KILL "$limit" "$top/irqtune" ${args/-q/} -v 2>&1 |
+		grep '^irqtune: load history:' >"$out/$name.history"
+	for i in $(seq 1 "$reps"); do
+		# shellcheck disable=SC2086
+		echo "ns $("$tools/benchrun" -t "$limit" -R "$D" "${env[@]}" -- "$top/irqtune" $args --no-state)"
+		# shellcheck disable=SC2086
+		echo "st $("$tools/benchrun" -t "$limit" -R "$D" -c "$seed:/run/irqtune-bench/state" \
+			"${env[@]}" -- "$top/irqtune" $args)"
+	done | awk -v kb="$kb" '
+		{ for (i = 2; i < NF; i++) if ($i == "cpu_s") t[$1, ++n[$1]] = $(i + 1)
+		  for (i = 2; i < NF; i++) if ($i == "status" && $(i + 1) != 0) bad = $(i + 1) }
+		function sortk(k,   i, j, x) {
+			for (i = 2; i <= n[k]; i++) { x = t[k, i]; for (j = i - 1; j >= 1 && t[k, j] > x; j--) t[k, j + 1] = t[k, j]; t[k, j + 1] = x }
+		}
+		END {
+			sortk("ns"); sortk("st")
+			printf "h_ns_min %s h_ns_med %s h_st_min %s h_st_med %s h_reps %d h_state_kb %d h_status %s\n",
+			    t["ns", 1], t["ns", int((n["ns"] + 1) / 2)], t["st", 1], t["st", int((n["st"] + 1) / 2)],
+			    n["st"], kb, bad == "" ? 0 : bad
+		}'
+	rm -rf "$seed" "$conf" /run/irqtune-bench
+}
+
 # run_machine NAME [steady]: every measurement of one machine, one row
 # into $rows (named NAME/steady for the balanced machine).
 run_machine() {
@@ -394,6 +455,9 @@ run_machine() {
 	if [ "$native" = 1 ]; then
 		if native_on; then
 			kv="$kv $(measure_mode native "${row/\//.}" "$cpus" "$reps" | tr '\n' ' ')"
+			case " $history " in
+			*" $row "*) kv="$kv $(measure_history "${row/\//.}" "${BENCH_HISTORY_REPS:-21}")" ;;
+			esac
 		else
 			say "$row: cannot bind the tree: no native runs"
 		fi
@@ -562,6 +626,22 @@ for mode in native preload; do
 		sweep_exponents "$p"
 	fi
 done
+if grep -q ' h_st_min ' "$rows"; then
+	say ""
+	say "The load history's cost (native; runs with --no-state and runs that read the state of a run"
+	say "before them, estimate over the interval since and write their own, alternating; CPU time):"
+	awk '{ delete v; for (i = 5; i < NF; i += 2) v[$i] = $(i + 1)
+		if (!("h_st_min" in v)) next
+		printf "  %-17s --no-state least %.1f ms, median %.1f; with history least %.1f ms, median %.1f:" \
+		    " %+.1f%% / %+.1f%% (%d runs each); state %d KB; exit %s\n",
+		    $1, v["h_ns_min"] * 1000, v["h_ns_med"] * 1000, v["h_st_min"] * 1000, v["h_st_med"] * 1000,
+		    (v["h_ns_min"] > 0 ? (v["h_st_min"] / v["h_ns_min"] - 1) * 100 : 0),
+		    (v["h_ns_med"] > 0 ? (v["h_st_med"] / v["h_ns_med"] - 1) * 100 : 0),
+		    v["h_reps"], v["h_state_kb"], v["h_status"] }' "$rows" | tee -a "$results"
+	for f in "$out"/*.history; do
+		[ -s "$f" ] && say "  ${f##*/}: $(cut -c1-200 "$f")"
+	done
+fi
 say ""
 say "System calls of one irqtune run ($(grep -q 'sc_mode native' "$rows" && echo native || echo 'under the preload'); files = distinct files read, the floor's list), irqbalance's beside:"
 syscall_table

@@ -1,6 +1,6 @@
 /* benchrun.c - run a command and report what it cost, for make bench-speed.
  *
- *	benchrun [-n REPS] [-t SECONDS] [-r DIR | -R DIR] [-e NAME=VALUE]... -- PROG [ARG]...
+ *	benchrun [-n REPS] [-t SECONDS] [-r DIR | -R DIR] [-c SRC:DST] [-e NAME=VALUE]... -- PROG [ARG]...
  *
  * Runs PROG REPS times (default 1) with the extra environment given by -e
  * (set in the child only, so benchrun itself is never preloaded) and
@@ -16,7 +16,10 @@
  * replay/b/ when the program sleeps). -R DIR does the same for a native
  * replay: every bind mount on /proc/{interrupts,stat,softirqs} is undone
  * and DIR/replay/a/X bound there again (in the bench's own mount
- * namespace). With -t, a repetition still running
+ * namespace). With -c, the file SRC is copied over DST (mode 0600, through a
+ * temporary file and rename) before every repetition: a program that
+ * rewrites DST (irqtune's state) then starts every repetition from the
+ * same one. With -t, a repetition still running
  * after SECONDS is killed (status "timeout") and no more are run.
  * Exit status: 0, or 1 if a repetition failed to run, was killed by a
  * signal or timed out (the line is still printed). */
@@ -97,22 +100,59 @@ static int reset_native(const char *dir)
 	return 0;
 }
 
+/* SRC over DST, whole or not at all. */
+static int restore_file(const char *spec)
+{
+	char src[PATH_MAX], dst[PATH_MAX], tmp[PATH_MAX + 16], buf[65536];
+	const char *colon = strchr(spec, ':');
+	int in = -1, out = -1, r = -1;
+	ssize_t n;
+
+	if (!colon || (size_t)(colon - spec) >= sizeof(src) || strlen(colon + 1) >= sizeof(dst))
+		return -1;
+	memcpy(src, spec, (size_t)(colon - spec));
+	src[colon - spec] = '\0';
+	strcpy(dst, colon + 1);
+	snprintf(tmp, sizeof(tmp), "%s.benchrun", dst);
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (in < 0 || out < 0)
+		goto out;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			goto out;
+	if (n == 0 && close(out) == 0) {
+		out = -1;
+		r = rename(tmp, dst);
+	}
+out:
+	if (r < 0)
+		fprintf(stderr, "benchrun: cannot copy %s to %s: %s\n", src, dst, strerror(errno));
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}
+
 static void usage(void)
 {
-	fputs("usage: benchrun [-n REPS] [-t SECONDS] [-r DIR | -R DIR] [-e NAME=VALUE]... -- PROG [ARG]...\n",
+	fputs("usage: benchrun [-n REPS] [-t SECONDS] [-r DIR | -R DIR] [-c SRC:DST] [-e NAME=VALUE]... -- PROG [ARG]...\n",
 	      stderr);
 	exit(64);
 }
 
 int main(int argc, char **argv)
 {
-	const char *env[MAX_ENV], *replay = NULL, *native = NULL;
+	const char *env[MAX_ENV], *replay = NULL, *native = NULL, *restore = NULL;
 	int nenv = 0, reps = 1, opt, failed = 0, timeout = 0;
 	double best_cpu = -1, best_user = 0, best_sys = 0, best_wall = 0;
 	long maxrss = 0;
 	int best_status = 0;
 
-	while ((opt = getopt(argc, argv, "+n:t:r:R:e:")) != -1) {
+	while ((opt = getopt(argc, argv, "+n:t:r:R:c:e:")) != -1) {
 		switch (opt) {
 		case 't':
 			timeout = atoi(optarg);
@@ -129,6 +169,11 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			native = optarg;
+			break;
+		case 'c':
+			if (!strchr(optarg, ':'))
+				usage();
+			restore = optarg;
 			break;
 		case 'e':
 			if (nenv == MAX_ENV || !strchr(optarg, '='))
@@ -149,7 +194,8 @@ int main(int argc, char **argv)
 		pid_t pid;
 
 		if ((replay && reset_replay(replay) < 0) ||
-		    (native && reset_native(native) < 0))
+		    (native && reset_native(native) < 0) ||
+		    (restore && restore_file(restore) < 0))
 			return 1;
 		t0 = now_s();
 		pid = fork();

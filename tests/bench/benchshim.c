@@ -32,6 +32,8 @@
  * it counts the program's write-opens of /proc/irq paths at the libc
  * boundary, where fakekernel.so cannot hide them, and at exit appends
  * "pid N write_opens N sleeps N" to $BENCH_STATS if set.
+ * BENCH_NOSWAP=1 keeps the first sample for the second (a window with no
+ * load): the bench seeds a state file with counters from before replay/a.
  * Without BENCH_MODE it passes everything through. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -115,6 +117,7 @@ static void bs_init(void)
 		return;
 	strcpy(bs.dir, d);
 	snprintf(bs.sink, sizeof(bs.sink), "%s/replay/sink", d);
+	bs.swapped = getenv("BENCH_NOSWAP") && strcmp(getenv("BENCH_NOSWAP"), "1") == 0;
 	bs.keep_writes = getenv("BENCH_WRITES") &&
 			 strcmp(getenv("BENCH_WRITES"), "keep") == 0;
 	if (strcmp(m, "replay") == 0)
