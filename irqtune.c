@@ -1464,7 +1464,10 @@ static int history_end(struct run *run, struct history *h, const char *boot)
 		now->fit = h->fit;
 		h->fit = NULL;
 	}
-	now->snap = state_snap_copy(&run->b);
+	if (state_snap_keepable(&run->b)) {
+		now->snap = &run->b;
+		now->snap_lent = true;
+	}
 	snprintf(run->state_note, sizeof(run->state_note), "%s %s",
 		 h->old ? "loads weighed with the history in" : "history started in", h->path);
 	l = strlen(run->state_note);

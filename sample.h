@@ -23,7 +23,10 @@ struct irq_row {
 	uint64_t total;			/* sum of the counts */
 	unsigned int nr_counts;
 	struct cpu_count *counts;	/* non-zero counts only, ascending cpu */
-	char *desc;	/* text after the counts: chip, hwirq, type, actions */
+	char *desc;	/* text after the counts: chip, hwirq, type, actions;
+			 * NULL in a row a load history kept, which has only
+			 * @desc_hash */
+	uint64_t desc_hash;	/* sample_desc_hash() of it, where @desc is NULL */
 	char *name;	/* best-effort action names from @desc, may be "" */
 	/* Read without /proc/interrupts (interrupts.effective_read): the
 	 * first CPU of its effective_affinity_list, -1 if none. */
@@ -151,7 +154,11 @@ struct cpu_delta {
 #define SAMPLE_COL_B	0x2	/* and of the second */
 /* Events between two readings of one kernel counter (32-bit wrap aware). */
 uint64_t sample_counter_delta(uint64_t a, uint64_t b);
-/* The row of @a that is the same interrupt as @rb, NULL if none. */
+/* A 64-bit hash of a row's description: what a load history keeps of it
+ * to tell a reused IRQ number from the same interrupt. */
+uint64_t sample_desc_hash(const char *desc);
+/* The row of @a that is the same interrupt as @rb (the same number and
+ * description, or its hash where a row has no description), NULL if none. */
 const struct irq_row *sample_pair_row(const struct interrupts *a,
 				      const struct irq_row *rb);
 /* SAMPLE_COL_* per CPU id, *@ret_nr_ids of them; NULL: no memory. */

@@ -34,73 +34,26 @@ void state_free(struct state *st)
 	free(st->irqs);
 	free(st->devs);
 	devfit_free(st->fit);
-	snapshot_release(st->snap);
-	free(st->snap);
+	if (!st->snap_lent) {
+		snapshot_release(st->snap);
+		free(st->snap);
+	}
 	free(st);
 }
 
-static void snap_free(struct snapshot *s)
-{
-	snapshot_release(s);
-	free(s);
-}
-
-struct snapshot *state_snap_copy(const struct snapshot *snap)
+bool state_snap_keepable(const struct snapshot *snap)
 {
 	const struct interrupts *in = snap->intr;
-	struct snapshot *c;
-	struct interrupts *out;
 	size_t counts = 0;
 
 	if (!in || snap->stats.nr_ids > STATE_SNAP_MAX_CPUS || in->nr_rows > STATE_MAX_IRQS)
-		return NULL;
-	for (unsigned int i = 0; i < in->nr_rows; i++) {
+		return false;
+	for (unsigned int i = 0; i < in->nr_rows; i++)
 		counts += in->rows[i].nr_counts;
-		if (strlen(in->rows[i].desc) > STATE_SNAP_DESC_MAX)
-			return NULL;
-	}
 	for (unsigned int j = 0; j < in->nr_cols; j++)
 		if (in->col_cpu[j] >= STATE_SNAP_MAX_CPUS)
-			return NULL;
-	if (counts > STATE_SNAP_MAX_COUNTS)
-		return NULL;
-	c = calloc(1, sizeof(*c));
-	out = calloc(1, sizeof(*out));
-	if (!c || !out)
-		goto fail;
-	c->intr = out;
-	c->when = snap->when;
-	out->col_cpu = malloc((in->nr_cols ? in->nr_cols : 1) * sizeof(*out->col_cpu));
-	out->rows = calloc(in->nr_rows ? in->nr_rows : 1, sizeof(*out->rows));
-	c->stats.cpu = malloc((snap->stats.nr_ids ? snap->stats.nr_ids : 1) * sizeof(*c->stats.cpu));
-	if (!out->col_cpu || !out->rows || !c->stats.cpu)
-		goto fail;
-	out->nr_cols = in->nr_cols;
-	if (in->nr_cols)
-		memcpy(out->col_cpu, in->col_cpu, in->nr_cols * sizeof(*out->col_cpu));
-	c->stats.nr_ids = snap->stats.nr_ids;
-	if (snap->stats.nr_ids)
-		memcpy(c->stats.cpu, snap->stats.cpu, snap->stats.nr_ids * sizeof(*c->stats.cpu));
-	for (unsigned int i = 0; i < in->nr_rows; i++) {
-		const struct irq_row *r = &in->rows[i];
-		struct irq_row *o = &out->rows[i];
-
-		out->nr_rows++;
-		*o = (struct irq_row){ .irq = r->irq, .total = r->total, .nr_counts = r->nr_counts };
-		o->counts = malloc((r->nr_counts ? r->nr_counts : 1) * sizeof(*o->counts));
-		o->desc = strdup(r->desc);
-		o->name = strdup("");
-		if (!o->counts || !o->desc || !o->name)
-			goto fail;
-		if (r->nr_counts)	/* an IRQ that never fired has no counts */
-			memcpy(o->counts, r->counts, r->nr_counts * sizeof(*o->counts));
-	}
-	return c;
-fail:
-	if (c && !c->intr)
-		free(out);
-	snap_free(c);
-	return NULL;
+			return false;
+	return counts <= STATE_SNAP_MAX_COUNTS;
 }
 
 bool state_snap_usable(const struct snapshot *prev, const struct snapshot *a,
@@ -139,14 +92,16 @@ bool state_snap_usable(const struct snapshot *prev, const struct snapshot *a,
 	return true;
 }
 
-static void escape(char *dst, size_t len, const char *src)
+/* @src escaped into @dst (room for @len bytes); returns its end. */
+static char *escape(char *dst, size_t len, const char *src)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t o = 0;
 
 	if (!*src) {
-		snprintf(dst, len, "-");
-		return;
+		dst[0] = '-';
+		dst[1] = '\0';
+		return dst + 1;
 	}
 	for (; *src && o + 4 < len; src++) {
 		unsigned char c = (unsigned char)*src;
@@ -160,6 +115,7 @@ static void escape(char *dst, size_t len, const char *src)
 		}
 	}
 	dst[o] = '\0';
+	return dst + o;
 }
 
 /* The inverse; false for a malformed escape or a result too long. */
@@ -200,16 +156,29 @@ static bool unescape(char *dst, size_t len, const char *src)
 
 static char *put_u64(char *p, uint64_t v)
 {
-	char tmp[24];
-	int n = 0;
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char tmp[24], *t = tmp + sizeof(tmp);
+	size_t n;
 
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
+	/* two digits a division: the counters run to ten or more */
+	while (v >= 100) {
+		t -= 2;
+		memcpy(t, pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		t -= 2;
+		memcpy(t, pairs + 2 * v, 2);
+	} else {
+		*--t = (char)('0' + v);
+	}
 	*p++ = ' ';
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	n = (size_t)(tmp + sizeof(tmp) - t);
+	memcpy(p, t, n);
+	return p + n;
 }
 
 static uint64_t to_fixed(double v, double scale)
@@ -245,37 +214,158 @@ static bool get_uint(const char **p, unsigned int *v, unsigned int max)
 	return true;
 }
 
-/* One " WORD" (no blanks, at most @len - 1 bytes). */
-static bool get_word(const char **p, char *dst, size_t len)
+static inline int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* One " HEX" of 16 digits at *@p: a hash, or a double's bits. */
+static bool get_hex64(const char **p, uint64_t *v)
 {
 	const char *s = *p;
-	size_t n;
+	uint64_t x = 0;
 
 	if (*s++ != ' ')
 		return false;
-	n = strcspn(s, " ");
-	if (n == 0 || n >= len)
+	for (int n = 0; n < 16; n++, s++) {
+		int h = hexval(*s);
+
+		if (h < 0)
+			return false;
+		x = x << 4 | (uint64_t)h;
+	}
+	if (hexval(*s) >= 0)
 		return false;
-	memcpy(dst, s, n);
-	dst[n] = '\0';
-	*p = s + n;
+	*p = s;
+	*v = x;
 	return true;
+}
+
+/* A finite double from its bits (put_f64()). */
+static bool get_f64(const char **p, double *v)
+{
+	uint64_t bits;
+
+	if (!get_hex64(p, &bits))
+		return false;
+	memcpy(v, &bits, sizeof(*v));
+	return isfinite(*v);
+}
+
+/* One " KEY" escaped as escape() writes it, unescaped into @dst (room for
+ * @len bytes) as it is read: false for a malformed escape, an empty word
+ * or a result too long. */
+static bool get_key(const char **p, char *dst, size_t len)
+{
+	const char *s = *p;
+	size_t o = 0;
+
+	if (*s++ != ' ' || !*s || *s == ' ')
+		return false;
+	if (s[0] == '-' && (!s[1] || s[1] == ' ')) {
+		dst[0] = '\0';
+		*p = s + 1;
+		return true;
+	}
+	for (; *s && *s != ' '; s++) {
+		int c = (unsigned char)*s;
+
+		if (c == '%') {
+			int h = hexval(s[1]), l = h < 0 ? -1 : hexval(s[2]);
+
+			if (h < 0 || l < 0 || (h == 0 && l == 0))
+				return false;
+			c = h * 16 + l;
+			s += 2;
+		}
+		if (o + 1 >= len)
+			return false;
+		dst[o++] = (char)c;
+	}
+	dst[o] = '\0';
+	*p = s;
+	return true;
+}
+
+/* The text is built in one growing buffer, a line at a time: @room bytes
+ * are made free before a line is written at @p (the longest line is an
+ * "irq" line, two escaped keys and five numbers). fwrite to a memstream
+ * cost a fifth of writing the state. */
+struct text {
+	char *buf;
+	size_t len, cap;
+	bool oom;
+};
+
+#define LINE_MAX_BYTES	(2 * 200 + 24 * (4 + SOFTIRQ_NR))
+
+static char *text_room(struct text *t)
+{
+	if (t->oom)
+		return NULL;
+	if (t->cap - t->len < LINE_MAX_BYTES) {
+		size_t cap = t->cap ? t->cap * 2 : 65536;
+		char *q = realloc(t->buf, cap);
+
+		if (!q) {
+			t->oom = true;
+			return NULL;
+		}
+		t->buf = q;
+		t->cap = cap;
+	}
+	return t->buf + t->len;
+}
+
+static void text_done(struct text *t, const char *end)
+{
+	t->len = (size_t)(end - t->buf);
+}
+
+static char *put_hex64(char *p, uint64_t v)
+{
+	*p++ = ' ';
+	for (int sh = 60; sh >= 0; sh -= 4)
+		*p++ = "0123456789abcdef"[(v >> sh) & 15];
+	return p;
+}
+
+/* A fit's sums are kept exactly, as the bits of the double. */
+static char *put_f64(char *p, double v)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &v, sizeof(bits));
+	return put_hex64(p, bits);
+}
+
+static char *put_word(char *p, const char *s)
+{
+	*p++ = ' ';
+	return escape(p, 200, s);
 }
 
 /* "snap WHEN", then per CPU "scpu CPU FLAGS IRQ SOFTIRQ COUNTS..." (FLAGS:
  * its SAMPLE_SEEN_* bits, and 4 for a column of /proc/interrupts), then
- * per IRQ "srow IRQ DESC" and its non-zero counts "sc CPU COUNT". */
+ * per IRQ "srow IRQ HASH" (sample_desc_hash() of its description, 16 hex
+ * digits: the description itself was two fifths of the file, and pairing
+ * rows needs no more) and its non-zero counts "sc CPU COUNT". */
 #define SNAP_COL	0x4
-static void format_snap(FILE *f, const struct snapshot *s)
+static void format_snap(struct text *t, const struct snapshot *s)
 {
 	const struct interrupts *in = s->intr;
 	unsigned int nr = s->stats.nr_ids, j = 0;
-	char line[3 * STATE_SNAP_DESC_MAX + 64], *p;
+	char *p;
 
 	for (unsigned int k = 0; k < in->nr_cols; k++)
 		if (in->col_cpu[k] + 1 > nr)
 			nr = in->col_cpu[k] + 1;
-	fprintf(f, "snap %.9f %u\n", s->when, s->stats.nr_ids);
+	if (!(p = text_room(t)))
+		return;
+	text_done(t, p + sprintf(p, "snap %.9f %u\n", s->when, s->stats.nr_ids));
 	for (unsigned int c = 0; c < nr; c++) {
 		const struct cpu_stat *cs = c < s->stats.nr_ids ? &s->stats.cpu[c] : NULL;
 		unsigned int flags = cs ? cs->seen : 0;
@@ -286,94 +376,135 @@ static void format_snap(FILE *f, const struct snapshot *s)
 			flags |= SNAP_COL;
 		if (!flags)
 			continue;
-		p = (char *)memcpy(line, "scpu", 4) + 4;
+		if (!(p = text_room(t)))
+			return;
+		p = (char *)memcpy(p, "scpu", 4) + 4;
 		p = put_u64(p, c);
 		p = put_u64(p, flags);
 		p = put_u64(p, cs ? cs->irq : 0);
 		p = put_u64(p, cs ? cs->softirq : 0);
-		for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
-			p = put_u64(p, cs ? cs->softirqs[t] : 0);
+		for (unsigned int k = 0; k < SOFTIRQ_NR; k++)
+			p = put_u64(p, cs ? cs->softirqs[k] : 0);
 		*p++ = '\n';
-		fwrite_unlocked(line, 1, (size_t)(p - line), f);
+		text_done(t, p);
 	}
 	for (unsigned int i = 0; i < in->nr_rows; i++) {
 		const struct irq_row *r = &in->rows[i];
 
-		p = put_u64((char *)memcpy(line, "srow", 4) + 4, r->irq);
-		*p++ = ' ';
-		escape(p, sizeof(line) - (size_t)(p - line) - 1, r->desc);
-		p += strlen(p);
+		if (!(p = text_room(t)))
+			return;
+		p = put_u64((char *)memcpy(p, "srow", 4) + 4, r->irq);
+		p = put_hex64(p, r->desc ? sample_desc_hash(r->desc) : r->desc_hash);
 		*p++ = '\n';
-		fwrite_unlocked(line, 1, (size_t)(p - line), f);
+		text_done(t, p);
 		for (unsigned int k = 0; k < r->nr_counts; k++) {
 			/* the /proc/stat path puts a 0 on an idle IRQ's CPU */
 			if (!r->counts[k].count)
 				continue;
-			p = put_u64(line + 2, r->counts[k].cpu);
+			if (!(p = text_room(t)))
+				return;
+			p = (char *)memcpy(p, "sc", 2) + 2;
+			p = put_u64(p, r->counts[k].cpu);
 			p = put_u64(p, r->counts[k].count);
-			line[0] = 's';
-			line[1] = 'c';
 			*p++ = '\n';
-			fwrite_unlocked(line, 1, (size_t)(p - line), f);
+			text_done(t, p);
 		}
+	}
+}
+
+/* "dev N ID CLASS" per device of the fit, then its non-zero sums, each
+ * kind K: "fit K I J N[I][J]", "fitb K I B[I]", "fitrows K ROWS". */
+static void format_fit(struct text *t, const struct state *st)
+{
+	size_t m = (size_t)st->fit->nr + 1;
+	char *p;
+
+	for (unsigned int i = 0; i < st->nr_dev; i++) {
+		if (!(p = text_room(t)))
+			return;
+		p = put_u64((char *)memcpy(p, "dev", 3) + 3, i);
+		p = put_word(p, st->devs[i].id);
+		p = put_u64(p, (uint64_t)st->devs[i].class);
+		*p++ = '\n';
+		text_done(t, p);
+	}
+	for (int k = 0; k < DEVFIT_KINDS; k++) {
+		for (size_t i = 0; i < m; i++) {
+			for (size_t j = 0; j < m; j++) {
+				if (st->fit->n[k][i * m + j] == 0)
+					continue;
+				if (!(p = text_room(t)))
+					return;
+				p = (char *)memcpy(p, "fit", 3) + 3;
+				p = put_u64(p, (uint64_t)k);
+				p = put_u64(p, i);
+				p = put_u64(p, j);
+				p = put_f64(p, st->fit->n[k][i * m + j]);
+				*p++ = '\n';
+				text_done(t, p);
+			}
+			if (st->fit->b[k][i] == 0)
+				continue;
+			if (!(p = text_room(t)))
+				return;
+			p = (char *)memcpy(p, "fitb", 4) + 4;
+			p = put_u64(p, (uint64_t)k);
+			p = put_u64(p, i);
+			p = put_f64(p, st->fit->b[k][i]);
+			*p++ = '\n';
+			text_done(t, p);
+		}
+		if (!(p = text_room(t)))
+			return;
+		p = (char *)memcpy(p, "fitrows", 7) + 7;
+		p = put_u64(p, (uint64_t)k);
+		p = put_f64(p, st->fit->rows[k]);
+		*p++ = '\n';
+		text_done(t, p);
 	}
 }
 
 int state_format(const struct state *st, const char *boot_id, char **ret)
 {
-	char *text = NULL, dev[200], name[200];
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	struct text t = { 0 };
+	char *p = text_room(&t);
+	int n;
 
-	if (!f)
+	if (!p)
 		return -ENOMEM;
-	fprintf(f, "irqtune-state %d\nboot %s\ntime %.0f\n", STATE_VERSION, boot_id, st->when);
+	n = snprintf(p, LINE_MAX_BYTES, "irqtune-state %d\nboot %s\ntime %.0f\n", STATE_VERSION,
+		     boot_id, st->when);
+	if (n < 0 || n >= LINE_MAX_BYTES) {
+		free(t.buf);
+		return -EINVAL;
+	}
+	text_done(&t, p + n);
 	for (unsigned int i = 0; i < st->nr; i++) {
 		const struct state_irq *q = &st->irqs[i];
 
-		char line[640], *p;
-
-		escape(dev, sizeof(dev), q->device);
-		escape(name, sizeof(name), q->name);
-		p = put_u64((char *)memcpy(line, "irq", 3) + 3, q->irq);
-		*p++ = ' ';
-		p = stpcpy(p, dev);
-		*p++ = ' ';
-		p = stpcpy(p, name);
+		if (!(p = text_room(&t)))
+			break;
+		p = put_u64((char *)memcpy(p, "irq", 3) + 3, q->irq);
+		p = put_word(p, q->device);
+		p = put_word(p, q->name);
 		p = put_u64(p, to_fixed(q->mean, NANO));
 		p = put_u64(p, to_fixed(sqrt(q->var), NANO));
 		p = put_u64(p, q->runs);
 		p = put_u64(p, to_fixed(q->weight, MICRO));
 		p = put_u64(p, to_fixed(q->weight2, MICRO));
 		*p++ = '\n';
-		fwrite_unlocked(line, 1, (size_t)(p - line), f);
+		text_done(&t, p);
 	}
-	for (unsigned int i = 0; st->fit && i < st->nr_dev; i++) {
-		escape(dev, sizeof(dev), st->devs[i].id);
-		fprintf(f, "dev %u %s %d\n", i, dev, st->devs[i].class);
-	}
-	if (st->fit) {
-		size_t m = (size_t)st->fit->nr + 1;
-
-		for (int k = 0; k < DEVFIT_KINDS; k++) {
-			for (size_t i = 0; i < m; i++) {
-				for (size_t j = 0; j < m; j++)
-					if (st->fit->n[k][i * m + j] != 0)
-						fprintf(f, "fit %d %zu %zu %a\n", k, i, j,
-							st->fit->n[k][i * m + j]);
-				if (st->fit->b[k][i] != 0)
-					fprintf(f, "fitb %d %zu %a\n", k, i, st->fit->b[k][i]);
-			}
-			fprintf(f, "fitrows %d %a\n", k, st->fit->rows[k]);
-		}
-	}
+	if (st->fit)
+		format_fit(&t, st);
 	if (st->snap)
-		format_snap(f, st->snap);
-	if (fclose(f) != 0) {
-		free(text);
+		format_snap(&t, st->snap);
+	if (!(p = text_room(&t))) {
+		free(t.buf);
 		return -ENOMEM;
 	}
-	*ret = text;
+	*p = '\0';
+	*ret = t.buf;
 	return 0;
 }
 
@@ -389,21 +520,16 @@ static bool sane_load(double v)
 static int parse_irq_line(const char *line, struct state_irq *q, char *why, size_t len,
 			  unsigned int lineno)
 {
-	/* An escaped key is at most three bytes a byte: 192, and room. */
-	char dev[200], name[200];
 	const char *p = line + 3;
 	uint64_t mean, sigma, w, w2;
 	unsigned int irq, runs;
 	double sd;
 
-	_Static_assert(3 * STATE_KEY_MAX + 2 <= 200, "escaped keys fit");
-	if (!get_uint(&p, &irq, UINT_MAX) || !get_word(&p, dev, sizeof(dev)) ||
-	    !get_word(&p, name, sizeof(name)) || !get_u64(&p, &mean) || !get_u64(&p, &sigma) ||
+	if (!get_uint(&p, &irq, UINT_MAX) || !get_key(&p, q->device, sizeof(q->device)) ||
+	    !get_key(&p, q->name, sizeof(q->name)) || !get_u64(&p, &mean) || !get_u64(&p, &sigma) ||
 	    !get_uint(&p, &runs, 1000000000) || !get_u64(&p, &w) || !get_u64(&p, &w2) || *p ||
 	    runs == 0 || w == 0 || w2 == 0 || (double)w2 > (double)w * (double)w / MICRO * (1 + 1e-6) + 1 ||
-	    !sane_load((double)mean / NANO) || !sane_load((double)sigma / NANO) ||
-	    !unescape(q->device, sizeof(q->device), dev) ||
-	    !unescape(q->name, sizeof(q->name), name)) {
+	    !sane_load((double)mean / NANO) || !sane_load((double)sigma / NANO)) {
 		snprintf(why, len, "line %u: not an IRQ's history", lineno);
 		return -EINVAL;
 	}
@@ -423,8 +549,9 @@ static int parse_fit_line(struct state *st, const char *line, const char *what,
 			  char *why, size_t len, unsigned int lineno)
 {
 	char id[200], extra[2];
-	unsigned int i, j;
-	int k, cls;
+	unsigned int i, j, k;
+	const char *at;
+	int cls;
 	double v;
 
 	if (strcmp(what, "dev") == 0) {
@@ -450,21 +577,20 @@ static int parse_fit_line(struct state *st, const char *line, const char *what,
 		if (!st->fit)
 			return -ENOMEM;
 	}
-	if (strcmp(what, "fit") == 0 &&
-	    sscanf(line, "fit %d %u %u %lf %1s", &k, &i, &j, &v, extra) == 4 &&
-	    k >= 0 && k < DEVFIT_KINDS && i <= st->nr_dev && j <= st->nr_dev && isfinite(v)) {
+	at = line + strlen(what);
+	if (!get_uint(&at, &k, DEVFIT_KINDS - 1))
+		goto bad;
+	if (strcmp(what, "fit") == 0 && get_uint(&at, &i, st->nr_dev) &&
+	    get_uint(&at, &j, st->nr_dev) && get_f64(&at, &v) && !*at) {
 		st->fit->n[k][(size_t)i * (st->nr_dev + 1) + j] = v;
 		return 0;
 	}
-	if (strcmp(what, "fitb") == 0 &&
-	    sscanf(line, "fitb %d %u %lf %1s", &k, &i, &v, extra) == 3 &&
-	    k >= 0 && k < DEVFIT_KINDS && i <= st->nr_dev && isfinite(v)) {
+	if (strcmp(what, "fitb") == 0 && get_uint(&at, &i, st->nr_dev) && get_f64(&at, &v) &&
+	    !*at) {
 		st->fit->b[k][i] = v;
 		return 0;
 	}
-	if (strcmp(what, "fitrows") == 0 &&
-	    sscanf(line, "fitrows %d %lf %1s", &k, &v, extra) == 2 &&
-	    k >= 0 && k < DEVFIT_KINDS && isfinite(v) && v >= 0) {
+	if (strcmp(what, "fitrows") == 0 && get_f64(&at, &v) && !*at && v >= 0) {
 		st->fit->rows[k] = v;
 		return 0;
 	}
@@ -531,7 +657,7 @@ static int parse_snap_line(struct state *st, struct snap_parse *sp, const char *
 			   const char *what, char *why, size_t len, unsigned int lineno)
 {
 	struct snapshot *sn = st->snap;
-	char desc[512], extra[2];
+	char extra[2];
 	unsigned int c, flags, irq, nr_ids;
 	uint64_t v[2 + SOFTIRQ_NR];
 	double when;
@@ -585,20 +711,16 @@ static int parse_snap_line(struct state *st, struct snap_parse *sp, const char *
 		struct irq_row *r;
 		const char *at = line + 4;
 
-		if (!get_uint(&at, &irq, IRQ_NUM_LIMIT - 1) || !get_word(&at, desc, sizeof(desc)) || *at ||
+		uint64_t h;
+
+		if (!get_uint(&at, &irq, IRQ_NUM_LIMIT - 1) || !get_hex64(&at, &h) || *at ||
 		    in->nr_rows >= STATE_MAX_IRQS ||
 		    (in->nr_rows && irq <= in->rows[in->nr_rows - 1].irq))
 			goto bad;
 		if (!grow(&in->rows, in->nr_rows, &sp->rows_cap, sizeof(*in->rows), 64))
 			return -ENOMEM;
 		r = &in->rows[in->nr_rows++];
-		*r = (struct irq_row){ .irq = irq };
-		r->desc = malloc(STATE_SNAP_DESC_MAX + 1);
-		r->name = strdup("");
-		if (!r->desc || !r->name)
-			return -ENOMEM;
-		if (!unescape(r->desc, STATE_SNAP_DESC_MAX + 1, desc))
-			goto bad;
+		*r = (struct irq_row){ .irq = irq, .desc_hash = h };
 		sp->counts_cap = 0;
 		sp->last_count_cpu = -1;
 		return 0;

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define STATE_VERSION	2	/* 2: a CPU's softirq equation spans its classes */
+#define STATE_VERSION	3	/* 3: counters keep a hash of each IRQ's description */
 #define STATE_HALF_LIFE	4	/* runs: a window's weight halves in four */
 #define STATE_MAX_AGE	600.0	/* seconds: older history is not this load */
 #define STATE_MAX_IRQS	65536
@@ -44,11 +44,11 @@ struct snapshot;
  * the counts. Kept only below these bounds. */
 #define STATE_SNAP_MAX_COUNTS	(1u << 18)	/* non-zero per-CPU IRQ counts */
 #define STATE_SNAP_MAX_CPUS	16384
-#define STATE_SNAP_DESC_MAX	160
 
 struct state {
 	double when;			/* seconds since the epoch */
 	struct snapshot *snap;		/* NULL: none kept */
+	bool snap_lent;			/* @snap is the caller's, not freed */
 	unsigned int nr;
 	struct state_irq *irqs;		/* ascending irq */
 	unsigned int nr_dev;
@@ -96,9 +96,10 @@ struct state_sample {
 int state_update(const struct state *old, const struct state_sample *s, unsigned int n,
 		 double when, double floor, double *ret_load, struct state **ret);
 
-/* A copy of @snap's counters for the state (NULL: too big to keep, or
- * no memory; a run goes on without). */
-struct snapshot *state_snap_copy(const struct snapshot *snap);
+/* Whether @snap's counters are within what a state keeps; a run whose
+ * are not goes on without. The state then lends them (@snap_lent): the
+ * file holds the window's end as this run read it, with no copy. */
+bool state_snap_keepable(const struct snapshot *snap);
 /* Whether @prev (from the state) and this run's @a and @b make one longer
  * window, prev to b: a later window of the same CPUs, in which every IRQ
  * that fired in a..b was already there as the same interrupt. @why says
