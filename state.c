@@ -118,34 +118,6 @@ static char *escape(char *dst, size_t len, const char *src)
 	return dst + o;
 }
 
-/* The inverse; false for a malformed escape or a result too long. */
-static bool unescape(char *dst, size_t len, const char *src)
-{
-	size_t o = 0;
-
-	if (strcmp(src, "-") == 0) {
-		dst[0] = '\0';
-		return true;
-	}
-	for (; *src; src++) {
-		int c = (unsigned char)*src;
-
-		if (c == '%') {
-			int h = hex_digit(src[1]), l = h < 0 ? -1 : hex_digit(src[2]);
-
-			if (h < 0 || l < 0 || (h == 0 && l == 0))
-				return false;
-			c = h * 16 + l;
-			src += 2;
-		}
-		if (o + 1 >= len)
-			return false;
-		dst[o++] = (char)c;
-	}
-	dst[o] = '\0';
-	return true;
-}
-
 /* The lines a run writes by the thousand (irq, scpu, srow, sc) hold
  * integers only, written and read here without stdio's formatting: on a
  * machine of 4,096 IRQs fprintf's and sscanf's share of the state came to
@@ -412,6 +384,24 @@ static void format_snap(struct text *t, const struct snapshot *s)
 	}
 }
 
+/* "TAG K [I [J]] V": one sum of the fit, indices below 0 left out. */
+static void put_sum(struct text *t, const char *tag, int k, long i, long j, double v)
+{
+	size_t n = strlen(tag);
+	char *p = text_room(t);
+
+	if (!p)
+		return;
+	p = put_u64((char *)memcpy(p, tag, n) + n, (uint64_t)k);
+	if (i >= 0)
+		p = put_u64(p, (uint64_t)i);
+	if (j >= 0)
+		p = put_u64(p, (uint64_t)j);
+	p = put_f64(p, v);
+	*p++ = '\n';
+	text_done(t, p);
+}
+
 /* "dev N ID CLASS" per device of the fit, then its non-zero sums, each
  * kind K: "fit K I J N[I][J]", "fitb K I B[I]", "fitrows K ROWS". */
 static void format_fit(struct text *t, const struct state *st)
@@ -430,37 +420,13 @@ static void format_fit(struct text *t, const struct state *st)
 	}
 	for (int k = 0; k < DEVFIT_KINDS; k++) {
 		for (size_t i = 0; i < m; i++) {
-			for (size_t j = 0; j < m; j++) {
-				if (st->fit->n[k][i * m + j] == 0)
-					continue;
-				if (!(p = text_room(t)))
-					return;
-				p = (char *)memcpy(p, "fit", 3) + 3;
-				p = put_u64(p, (uint64_t)k);
-				p = put_u64(p, i);
-				p = put_u64(p, j);
-				p = put_f64(p, st->fit->n[k][i * m + j]);
-				*p++ = '\n';
-				text_done(t, p);
-			}
-			if (st->fit->b[k][i] == 0)
-				continue;
-			if (!(p = text_room(t)))
-				return;
-			p = (char *)memcpy(p, "fitb", 4) + 4;
-			p = put_u64(p, (uint64_t)k);
-			p = put_u64(p, i);
-			p = put_f64(p, st->fit->b[k][i]);
-			*p++ = '\n';
-			text_done(t, p);
+			for (size_t j = 0; j < m; j++)
+				if (st->fit->n[k][i * m + j] != 0)
+					put_sum(t, "fit", k, (long)i, (long)j, st->fit->n[k][i * m + j]);
+			if (st->fit->b[k][i] != 0)
+				put_sum(t, "fitb", k, (long)i, -1, st->fit->b[k][i]);
 		}
-		if (!(p = text_room(t)))
-			return;
-		p = (char *)memcpy(p, "fitrows", 7) + 7;
-		p = put_u64(p, (uint64_t)k);
-		p = put_f64(p, st->fit->rows[k]);
-		*p++ = '\n';
-		text_done(t, p);
+		put_sum(t, "fitrows", k, -1, -1, st->fit->rows[k]);
 	}
 }
 
@@ -548,25 +514,23 @@ static int parse_irq_line(const char *line, struct state_irq *q, char *why, size
 static int parse_fit_line(struct state *st, const char *line, const char *what,
 			  char *why, size_t len, unsigned int lineno)
 {
-	char id[200], extra[2];
-	unsigned int i, j, k;
+	unsigned int i, j, k, cls;
 	const char *at;
-	int cls;
 	double v;
 
 	if (strcmp(what, "dev") == 0) {
 		struct state_dev *p;
 
-		if (st->fit || sscanf(line, "dev %u %199s %d %1s", &i, id, &cls, extra) != 3 ||
-		    i != st->nr_dev || i >= DEVFIT_MAX || cls < 0 || cls > 2)
+		at = line + 3;
+		if (st->fit || !get_uint(&at, &i, DEVFIT_MAX - 1) || i != st->nr_dev)
 			goto bad;
 		p = realloc(st->devs, (st->nr_dev + 1) * sizeof(*p));
 		if (!p)
 			return -ENOMEM;
 		st->devs = p;
-		if (!unescape(p[i].id, sizeof(p[i].id), id))
+		if (!get_key(&at, p[i].id, sizeof(p[i].id)) || !get_uint(&at, &cls, 2) || *at)
 			goto bad;
-		p[i].class = cls;
+		p[i].class = (int)cls;
 		st->nr_dev++;
 		return 0;
 	}

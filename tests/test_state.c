@@ -569,6 +569,15 @@ static void test_fit_round_trip(void **state)
 	assert_int_equal(state_parse(bad, BOOT, NOW, &back, why, sizeof(why)), -EINVAL);
 	snprintf(bad, sizeof(bad), HEAD "dev 0 x 0\nfitb 0 2 3ff0000000000000\n");
 	assert_int_equal(state_parse(bad, BOOT, NOW, &back, why, sizeof(why)), -EINVAL);
+	/* a device line out of order, of no class, or badly escaped */
+	snprintf(bad, sizeof(bad), HEAD "dev 1 x 0\n");
+	assert_int_equal(state_parse(bad, BOOT, NOW, &back, why, sizeof(why)), -EINVAL);
+	snprintf(bad, sizeof(bad), HEAD "dev 0 x 3\n");
+	assert_int_equal(state_parse(bad, BOOT, NOW, &back, why, sizeof(why)), -EINVAL);
+	snprintf(bad, sizeof(bad), HEAD "dev 0 x%%ZZ 0\n");
+	assert_int_equal(state_parse(bad, BOOT, NOW, &back, why, sizeof(why)), -EINVAL);
+	snprintf(bad, sizeof(bad), HEAD "dev 0 x 0 1\n");
+	assert_int_equal(state_parse(bad, BOOT, NOW, &back, why, sizeof(why)), -EINVAL);
 	/* and a good one of those reads */
 	snprintf(bad, sizeof(bad), HEAD "dev 0 x 0\nfitb 0 1 3ff0000000000000\n");
 	assert_int_equal(state_parse(bad, BOOT, NOW, &back, why, sizeof(why)), 0);
