@@ -172,6 +172,20 @@ int parse_int(const char *s, int min, int max, int *ret)
 	return 0;
 }
 
+char *utoa_into(char *buf, unsigned int v)
+{
+	char tmp[10];
+	unsigned int n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) > 0);
+	while (n)
+		*buf++ = tmp[--n];
+	*buf = '\0';
+	return buf;
+}
+
 void str_copy(char *dst, size_t len, const char *src)
 {
 	size_t n;

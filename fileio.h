@@ -49,4 +49,9 @@ int write_own_file(const char *path, const char *text, size_t len);
 /* Copy @src into @dst of size @len, truncating; always NUL-terminated. */
 void str_copy(char *dst, size_t len, const char *src);
 
+/* @v in decimal at @buf (room for 11 bytes), NUL-terminated; returns the
+ * end (the NUL). For the paths built per IRQ, where snprintf(3) cost more
+ * than the system call they name. */
+char *utoa_into(char *buf, unsigned int v);
+
 #endif
