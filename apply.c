@@ -12,14 +12,28 @@
 #include "fileio.h"
 #include "pathnames.h"
 
+/* /proc/irq/@irq/@file into @path (64 bytes), without snprintf(3): it
+ * cost more than the write it names. */
+static void irq_path(char *path, unsigned int irq, const char *file)
+{
+	char *p;
+
+	memcpy(path, _PATH_PROC_IRQ "/", sizeof(_PATH_PROC_IRQ));
+	p = utoa_into(path + sizeof(_PATH_PROC_IRQ), irq);
+	*p++ = '/';
+	str_copy(p, (size_t)(path + 64 - p), file);
+}
+
 static int write_cpu(unsigned int irq, int cpu)
 {
 	char path[64], buf[16];
 	ssize_t n;
 	int fd, len, r = 0;
 
-	snprintf(path, sizeof(path), _PATH_PROC_IRQ "/%u/smp_affinity_list", irq);
-	len = snprintf(buf, sizeof(buf), "%d\n", cpu);
+	/* cpu >= 0: apply_irq() skips the others */
+	irq_path(path, irq, "smp_affinity_list");
+	len = (int)(utoa_into(buf, (unsigned int)cpu) - buf);
+	buf[len++] = '\n';
 	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
@@ -39,12 +53,12 @@ static void read_back(unsigned int irq, struct apply_result *res)
 {
 	char path[64], buf[4096];
 
-	snprintf(path, sizeof(path), _PATH_PROC_IRQ "/%u/smp_affinity_list", irq);
+	irq_path(path, irq, "smp_affinity_list");
 	if (read_small_file(path, buf, sizeof(buf)) >= 0)
 		str_copy(res->now, sizeof(res->now), buf);
 	else
 		str_copy(res->now, sizeof(res->now), "?");
-	snprintf(path, sizeof(path), _PATH_PROC_IRQ "/%u/effective_affinity_list", irq);
+	irq_path(path, irq, "effective_affinity_list");
 	res->effective = -1;
 	if (read_small_file(path, buf, sizeof(buf)) > 0) {
 		int cpu = 0;
@@ -89,7 +103,7 @@ int apply_irq(unsigned int irq, const int *cpus, unsigned int nr_cpus,
 	/* An accepted write is its own answer (the kernel takes a cpulist whole
 	 * or refuses it); only a refusal is reported with what stays. */
 	if (res->outcome == APPLY_MOVED) {
-		snprintf(res->now, sizeof(res->now), "%d", res->cpu);
+		utoa_into(res->now, (unsigned int)res->cpu);	/* >= 0: written */
 		res->effective = -1;
 	} else if (res->outcome != APPLY_GONE) {
 		read_back(irq, res);

@@ -3,6 +3,7 @@
  * the file: every size is checked against the bounds before it is
  * believed, and memory grows with the data actually decompressed, never
  * with what a header claims. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -46,6 +47,83 @@ static void say(char *why, size_t len, const char *fmt, ...)
 	vsnprintf(why, len, fmt, ap);
 	va_end(ap);
 }
+
+/* libarchive is opened when a capture is written or read, not linked:
+ * with what it links (ICU, libxml2, libstdc++, nettle and six compression
+ * libraries) it cost every run 1.2 ms of CPU to map and relocate, a
+ * twentieth of a whole run on a 256-CPU machine, for the runs that never
+ * capture. Its soname has been libarchive.so.13 since libarchive 3.0. */
+#define LIBARCHIVE_SONAME	"libarchive.so.13"
+
+#define LA_FUNCS(X) \
+	X(archive_entry_clear) \
+	X(archive_entry_filetype) \
+	X(archive_entry_free) \
+	X(archive_entry_new) \
+	X(archive_entry_pathname) \
+	X(archive_entry_perm) \
+	X(archive_entry_set_filetype) \
+	X(archive_entry_set_mtime) \
+	X(archive_entry_set_pathname) \
+	X(archive_entry_set_perm) \
+	X(archive_entry_set_size) \
+	X(archive_entry_size) \
+	X(archive_errno) \
+	X(archive_error_string) \
+	X(archive_read_data) \
+	X(archive_read_free) \
+	X(archive_read_new) \
+	X(archive_read_next_header) \
+	X(archive_read_open_filename) \
+	X(archive_read_open_memory) \
+	X(archive_read_support_filter_gzip) \
+	X(archive_read_support_format_tar) \
+	X(archive_write_add_filter_gzip) \
+	X(archive_write_close) \
+	X(archive_write_data) \
+	X(archive_write_free) \
+	X(archive_write_header) \
+	X(archive_write_new) \
+	X(archive_write_open2) \
+	X(archive_write_set_bytes_in_last_block) \
+	X(archive_write_set_format_pax_restricted)
+
+static struct {
+	void *handle;
+#define LA_POINTER(f) __typeof__(f) *f;
+	LA_FUNCS(LA_POINTER)
+#undef LA_POINTER
+} la;
+
+/* 0 once every function is there, else -ELIBACC with @why. */
+static int la_open(char *why, size_t why_len)
+{
+	void *h;
+	const char *missing = NULL;
+
+	if (la.handle)
+		return 0;
+	h = dlopen(LIBARCHIVE_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+
+		str_copy(why, why_len, e ? e : "cannot load " LIBARCHIVE_SONAME);
+		return -ELIBACC;
+	}
+#define LA_RESOLVE(f) \
+	if (!missing && !(la.f = (__typeof__(la.f))dlsym(h, #f))) \
+		missing = #f;
+	LA_FUNCS(LA_RESOLVE)
+#undef LA_RESOLVE
+	if (missing) {
+		say(why, why_len, "%s has no %s", LIBARCHIVE_SONAME, missing);
+		dlclose(h);
+		return -ELIBACC;
+	}
+	la.handle = h;
+	return 0;
+}
+
 
 /* Relative, no empty, "." or ".." component: a name that cannot point
  * outside the capture if anyone ever extracts it. */
@@ -362,12 +440,14 @@ int capture_write(struct capture *cap, const char *path, char *why, size_t why_l
 	struct capture_member **byorder = NULL;
 	struct archive *a;
 	time_t now = time(NULL);
-	int r = 0;
+	int r = la_open(why, why_len);
 
+	if (r < 0)
+		return r;
 	sort(cap);
 	byorder = calloc(cap->nr ? cap->nr : 1, sizeof(*byorder));
-	a = archive_write_new();
-	e = archive_entry_new();
+	a = la.archive_write_new();
+	e = la.archive_entry_new();
 	if (!byorder || !a || !e) {
 		r = -ENOMEM;
 		say(why, why_len, "out of memory");
@@ -386,12 +466,12 @@ int capture_write(struct capture *cap, const char *path, char *why, size_t why_l
 	/* pax: names of any length and bytes, sizes of any width. */
 	/* No padding to a 10240-byte block after the gzip stream: a file
 	 * cut short must show as cut, not as padding lost. */
-	if (archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
-	    archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
-	    archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
-	    archive_write_open2(a, &mb, NULL, membuf_write, NULL, NULL) != ARCHIVE_OK) {
+	if (la.archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
+	    la.archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
+	    la.archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+	    la.archive_write_open2(a, &mb, NULL, membuf_write, NULL, NULL) != ARCHIVE_OK) {
 		r = mb.err ? -mb.err : -EIO;
-		say(why, why_len, "%s", archive_error_string(a));
+		say(why, why_len, "%s", la.archive_error_string(a));
 		goto out;
 	}
 	for (unsigned int i = 0; i <= cap->nr; i++) {
@@ -402,22 +482,22 @@ int capture_write(struct capture *cap, const char *path, char *why, size_t why_l
 
 		if (!m || (i > 0 && strcmp(m->name, CAPTURE_META) == 0))
 			continue;
-		archive_entry_clear(e);
-		archive_entry_set_pathname(e, m->name);
-		archive_entry_set_filetype(e, m->data ? AE_IFREG : AE_IFDIR);
-		archive_entry_set_perm(e, m->mode);
-		archive_entry_set_size(e, (la_int64_t)m->len);
-		archive_entry_set_mtime(e, now, 0);
-		if (archive_write_header(a, e) != ARCHIVE_OK ||
-		    (m->len && archive_write_data(a, m->data, m->len) != (la_ssize_t)m->len)) {
+		la.archive_entry_clear(e);
+		la.archive_entry_set_pathname(e, m->name);
+		la.archive_entry_set_filetype(e, m->data ? AE_IFREG : AE_IFDIR);
+		la.archive_entry_set_perm(e, m->mode);
+		la.archive_entry_set_size(e, (la_int64_t)m->len);
+		la.archive_entry_set_mtime(e, now, 0);
+		if (la.archive_write_header(a, e) != ARCHIVE_OK ||
+		    (m->len && la.archive_write_data(a, m->data, m->len) != (la_ssize_t)m->len)) {
 			r = mb.err ? -mb.err : -EIO;
-			say(why, why_len, "%s: %s", m->name, archive_error_string(a));
+			say(why, why_len, "%s: %s", m->name, la.archive_error_string(a));
 			goto out;
 		}
 	}
-	if (archive_write_close(a) != ARCHIVE_OK) {
+	if (la.archive_write_close(a) != ARCHIVE_OK) {
 		r = mb.err ? -mb.err : -EIO;
-		say(why, why_len, "%s", archive_error_string(a));
+		say(why, why_len, "%s", la.archive_error_string(a));
 		goto out;
 	}
 	r = write_file_atomic(path, mb.data, mb.len, 0600);
@@ -425,9 +505,9 @@ int capture_write(struct capture *cap, const char *path, char *why, size_t why_l
 		say(why, why_len, "%s%s", strerror(-r),
 		    r == -ELOOP || r == -EPERM ? " (not a regular file of ours: refusing it)" : "");
 out:
-	archive_entry_free(e);
+	la.archive_entry_free(e);
 	if (a)
-		archive_write_free(a);
+		la.archive_write_free(a);
 	free(byorder);
 	free(mb.data);
 	return r;
@@ -458,7 +538,7 @@ static int read_data(struct archive *a, size_t declared, char **ret, size_t *ret
 			buf = p;
 			cap = ncap;
 		}
-		n = archive_read_data(a, buf + len, cap - 1 - len);
+		n = la.archive_read_data(a, buf + len, cap - 1 - len);
 		if (n < 0) {
 			free(buf);
 			return -EIO;
@@ -516,11 +596,11 @@ static int read_members(struct archive *a, struct capture *cap, char *why, size_
 	struct archive_entry *e;
 	int r, ar;
 
-	while ((ar = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(e);
+	while ((ar = la.archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *name = la.archive_entry_pathname(e);
 		char clean[CAPTURE_NAME_MAX + 1];
-		mode_t type = archive_entry_filetype(e);
-		la_int64_t size = archive_entry_size(e);
+		mode_t type = la.archive_entry_filetype(e);
+		la_int64_t size = la.archive_entry_size(e);
 		size_t nl;
 		char *data = NULL;
 		size_t len = 0;
@@ -566,20 +646,20 @@ static int read_members(struct archive *a, struct capture *cap, char *why, size_
 		r = read_data(a, (size_t)size, &data, &len);
 		if (r == -EIO) {
 			say(why, why_len, "member '%.200s': truncated or corrupt (%s)", clean,
-			    archive_error_string(a) ? archive_error_string(a) : "short data");
+			    la.archive_error_string(a) ? la.archive_error_string(a) : "short data");
 			return -EINVAL;
 		}
 		if (r < 0)
 			goto bad;
-		r = add(cap, clean, data, len, archive_entry_perm(e));
+		r = add(cap, clean, data, len, la.archive_entry_perm(e));
 		if (r < 0) {
 			free(data);
 			goto bad;
 		}
 	}
 	if (ar != ARCHIVE_EOF) {
-		say(why, why_len, "truncated or corrupt: %s", archive_error_string(a) ?
-		    archive_error_string(a) : "unreadable");
+		say(why, why_len, "truncated or corrupt: %s", la.archive_error_string(a) ?
+		    la.archive_error_string(a) : "unreadable");
 		return -EINVAL;
 	}
 	if (cap->nr == 0) {
@@ -605,13 +685,13 @@ static int read_from(struct archive *a, int opened, struct capture **ret,
 	int r;
 
 	if (opened != ARCHIVE_OK) {
-		const char *s = archive_error_string(a);
+		const char *s = la.archive_error_string(a);
 
 		/* Failing to open it is its errno; anything else, its contents. */
-		switch (archive_errno(a)) {
+		switch (la.archive_errno(a)) {
 		case ENOENT: case EACCES: case EPERM: case EISDIR: case ENOTDIR:
 		case ELOOP: case ENAMETOOLONG: case EIO: case ENOMEM:
-			r = -archive_errno(a);
+			r = -la.archive_errno(a);
 			break;
 		default:
 			r = -EINVAL;
@@ -621,17 +701,17 @@ static int read_from(struct archive *a, int opened, struct capture **ret,
 			    s ? s : "unreadable");
 		else
 			say(why, why_len, "cannot open it: %s", strerror(-r));
-		archive_read_free(a);
+		la.archive_read_free(a);
 		return r;
 	}
 	cap = capture_new();
 	if (!cap) {
-		archive_read_free(a);
+		la.archive_read_free(a);
 		say(why, why_len, "out of memory");
 		return -ENOMEM;
 	}
 	r = read_members(a, cap, why, why_len);
-	archive_read_free(a);
+	la.archive_read_free(a);
 	if (r < 0) {
 		capture_free(cap);
 		return r;
@@ -642,35 +722,43 @@ static int read_from(struct archive *a, int opened, struct capture **ret,
 
 static struct archive *reader(void)
 {
-	struct archive *a = archive_read_new();
+	struct archive *a = la.archive_read_new();
 
 	if (!a)
 		return NULL;
 	/* Only what capture_write() makes: nothing else is a capture. */
-	archive_read_support_filter_gzip(a);
-	archive_read_support_format_tar(a);
+	la.archive_read_support_filter_gzip(a);
+	la.archive_read_support_format_tar(a);
 	return a;
 }
 
 int capture_read(const char *path, struct capture **ret, char *why, size_t why_len)
 {
-	struct archive *a = reader();
+	struct archive *a;
+	int r = la_open(why, why_len);
 
+	if (r < 0)
+		return r;
+	a = reader();
 	if (!a) {
 		say(why, why_len, "out of memory");
 		return -ENOMEM;
 	}
-	return read_from(a, archive_read_open_filename(a, path, 65536), ret, why, why_len);
+	return read_from(a, la.archive_read_open_filename(a, path, 65536), ret, why, why_len);
 }
 
 int capture_read_mem(const void *buf, size_t len, struct capture **ret,
 		     char *why, size_t why_len)
 {
-	struct archive *a = reader();
+	struct archive *a;
+	int r = la_open(why, why_len);
 
+	if (r < 0)
+		return r;
+	a = reader();
 	if (!a) {
 		say(why, why_len, "out of memory");
 		return -ENOMEM;
 	}
-	return read_from(a, archive_read_open_memory(a, buf, len), ret, why, why_len);
+	return read_from(a, la.archive_read_open_memory(a, buf, len), ret, why, why_len);
 }

@@ -504,20 +504,14 @@ static int owner_of(const struct scan *sc, unsigned int irq)
 	return -1;
 }
 
-/* The first CPU of a cpulist, and in *@n whether it names none, one or
- * more (0, 1, 2: never a count of thousands of CPUs, only for one of them);
- * -1 if unreadable. */
-static int list_first(struct source *src, const char *path, struct cpuset *tmp,
-		      unsigned int *n, char *text, size_t text_len)
+/* The first CPU of the cpulist @buf, and in *@n whether it names none, one
+ * or more (0, 1, 2: never a count of thousands of CPUs, only for one of
+ * them); -1 if it does not parse. */
+static int list_first(const char *buf, struct cpuset *tmp, unsigned int *n)
 {
-	char buf[4096];
 	int first;
 
 	*n = 0;
-	if (source_read(src, path, buf, sizeof(buf)) < 0)
-		return -1;
-	if (text)
-		str_copy(text, text_len, buf);
 	cpuset_zero(tmp);
 	if (cpulist_parse(buf, tmp) < 0)
 		return -1;
@@ -533,39 +527,46 @@ struct actions {
 	size_t used;
 };
 
+/* Appends ",ACTION" as snprintf() would, without its cost per IRQ: what
+ * fits, NUL-terminated, and 1 (stop) when it did not all fit. */
 static int add_action(void *ctx, const char *action)
 {
 	struct actions *a = ctx;
-	int n = snprintf(a->name + a->used, DEVICE_NAME_MAX - a->used, "%s%s",
-			 a->used ? "," : "", action);
+	size_t room = DEVICE_NAME_MAX - a->used, len = strlen(action), k = 0;
+	size_t need = (a->used ? 1 : 0) + len;
+	char *p = a->name + a->used;
 
-	if (n < 0 || (size_t)n >= DEVICE_NAME_MAX - a->used)
+	if (a->used && room > 1)
+		p[k++] = ',';
+	if (len > room - 1 - k)
+		len = room - 1 - k;
+	memcpy(p + k, action, len);
+	p[k + len] = '\0';
+	if (need >= room)
 		return 1;	/* cut where it fills up, as always */
-	a->used += (size_t)n;
+	a->used += need;
 	return 0;
 }
 
-static void read_actions(struct source *src, const char *dir, char *name)
-{
-	struct actions a = { name, 0 };
-
-	name[0] = '\0';
-	source_subdirs(src, dir, add_action, &a);
-}
-
-/* @row's effective CPU, when the snapshot read it, is not read again. */
+/* @row's effective CPU, when the snapshot read it, is not read again. The
+ * files are read relative to /proc/irq/N, opened once (source_dir_open). */
 static void read_irq_state(struct source *src, struct irq_info *ii, struct cpuset *tmp,
 			   const struct interrupts *intr, const struct irq_row *row)
 {
-	char dir[64], path[96], buf[32], hint[4096];
+	char dir[32], buf[4096], hint[4096];
+	struct actions a = { ii->name, 0 };
+	struct source_dir d;
 	unsigned int n;
 	mode_t mode;
+	long got;
 	int node, first, r;
 
-	snprintf(dir, sizeof(dir), _PATH_PROC_IRQ "/%u", ii->irq);
-	snprintf(path, sizeof(path), "%s/smp_affinity_list", dir);
-	r = source_mode(src, path, &mode);
+	memcpy(dir, _PATH_PROC_IRQ "/", sizeof(_PATH_PROC_IRQ));
+	utoa_into(dir + sizeof(_PATH_PROC_IRQ), ii->irq);
+	source_dir_open(src, dir, &d);
+	r = source_dir_read_mode(&d, "smp_affinity_list", buf, sizeof(buf), &mode, &got);
 	if (r < 0) {
+		source_dir_close(&d);
 		ii->gone = r == -ENOENT;
 		ii->pinned = ii->effective = -1;
 		return;
@@ -573,28 +574,35 @@ static void read_irq_state(struct source *src, struct irq_info *ii, struct cpuse
 	/* Kernel-managed IRQs have read-only affinity files (Linux 6.x);
 	 * older kernels only refuse the write, which apply.c reports. */
 	ii->managed = (mode & 0222) == 0;
-	first = list_first(src, path, tmp, &n, ii->affinity, sizeof(ii->affinity));
+	first = -1;
+	n = 0;
+	if (got >= 0) {
+		str_copy(ii->affinity, sizeof(ii->affinity), buf);
+		first = list_first(buf, tmp, &n);
+	}
 	ii->pinned = n == 1 ? first : -1;
 	if (intr->effective_read) {
 		ii->effective = row->effective;
 	} else {
-		snprintf(path, sizeof(path), "%s/effective_affinity_list", dir);
-		ii->effective = list_first(src, path, tmp, &n, NULL, 0);
+		ii->effective = -1;
+		if (source_dir_read(&d, "effective_affinity_list", buf, sizeof(buf)) >= 0)
+			ii->effective = list_first(buf, tmp, &n);
 	}
 	if (ii->node < 0) {
-		snprintf(path, sizeof(path), "%s/node", dir);
-		if (source_read(src, path, buf, sizeof(buf)) >= 0 &&
+		/* 32 bytes at most, as ever: a node number */
+		if (source_dir_read(&d, "node", buf, 32) >= 0 &&
 		    parse_int(buf, -1, 65535, &node) == 0)
 			ii->node = node;
 	}
 	/* A driver's suggestion (ixgbe, i40e, mlx5 spread their queues); all
 	 * zeros or no file means none. */
-	snprintf(path, sizeof(path), "%s/affinity_hint", dir);
 	cpuset_zero(tmp);
-	if (source_read(src, path, hint, sizeof(hint)) > 0 &&
+	if (source_dir_read(&d, "affinity_hint", hint, sizeof(hint)) > 0 &&
 	    cpumask_parse(hint, tmp) == 0 && cpuset_first(tmp) >= 0)
 		ii->hint = cpuset_dup(tmp);
-	read_actions(src, dir, ii->name);
+	ii->name[0] = '\0';
+	source_dir_subdirs(&d, add_action, &a);
+	source_dir_close(&d);
 }
 
 static void groups_free(struct device_group *groups, unsigned int n)

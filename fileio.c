@@ -24,7 +24,7 @@ long read_small_file(const char *path, char *buf, size_t len)
 
 long read_small_file_at(int dfd, const char *path, char *buf, size_t len)
 {
-	size_t got = 0;
+	long n;
 	int fd;
 
 	if (len == 0)
@@ -32,23 +32,30 @@ long read_small_file_at(int dfd, const char *path, char *buf, size_t len)
 	fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
+	n = read_small_fd(fd, buf, len);
+	close(fd);
+	return n;
+}
+
+long read_small_fd(int fd, char *buf, size_t len)
+{
+	size_t got = 0;
+
+	if (len == 0)
+		return -EINVAL;
 	for (;;) {
 		ssize_t n = read(fd, buf + got, len - got);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			n = -errno;
-			close(fd);
-			return n;
+			return -errno;
 		}
 		if (n == 0)
 			break;
 		got += (size_t)n;
-		if (got == len) {
-			close(fd);
+		if (got == len)
 			return -EFBIG;
-		}
 		/* Less than the room left, and less than a page, is the end: a
 		 * regular file's read stops short only there, and procfs
 		 * (seq_file) and sysfs hand over at once whatever of the file
@@ -58,7 +65,6 @@ long read_small_file_at(int dfd, const char *path, char *buf, size_t len)
 		if (n < 4096)
 			break;
 	}
-	close(fd);
 	while (got > 0 && isspace((unsigned char)buf[got - 1]))
 		got--;
 	buf[got] = '\0';
@@ -170,6 +176,20 @@ int parse_int(const char *s, int min, int max, int *ret)
 		return -ERANGE;
 	*ret = neg ? (int)-(int64_t)v : (int)v;
 	return 0;
+}
+
+char *utoa_into(char *buf, unsigned int v)
+{
+	char tmp[10];
+	unsigned int n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) > 0);
+	while (n)
+		*buf++ = tmp[--n];
+	*buf = '\0';
+	return buf;
 }
 
 void str_copy(char *dst, size_t len, const char *src)

@@ -14,6 +14,8 @@ long read_small_file(const char *path, char *buf, size_t len);
 /* The same for @path relative to the directory @dfd (or AT_FDCWD): what a
  * walk over thousands of sysfs files uses, to spare the path lookups. */
 long read_small_file_at(int dfd, const char *path, char *buf, size_t len);
+/* The same from an open @fd (left open), from where it stands. */
+long read_small_fd(int fd, char *buf, size_t len);
 
 /* Open @path for reading as a file that decides where IRQs go: a regular
  * file owned by root (or by the effective user) and writable by nobody
@@ -48,5 +50,9 @@ int write_own_file(const char *path, const char *text, size_t len);
 
 /* Copy @src into @dst of size @len, truncating; always NUL-terminated. */
 void str_copy(char *dst, size_t len, const char *src);
+/* @v in decimal at @buf (room for 11 bytes), NUL-terminated; returns the
+ * end (the NUL). For the paths built per IRQ, where snprintf(3) cost more
+ * than the system call they name. */
+char *utoa_into(char *buf, unsigned int v);
 
 #endif

@@ -45,6 +45,30 @@ int source_subdirs_tag(struct source *src, const char *tag, const char *dir,
 /* A stream of the whole of @path (member "@tag/..." when @tag is not
  * NULL). 0 with *@ret set, or -errno (-ENOENT: not there). */
 int source_fopen(struct source *src, const char *tag, const char *path, FILE **ret);
+/* A directory whose files are read one after the other: live, they are
+ * read relative to it (one name for the kernel to resolve, not the whole
+ * path); recorded or replayed, by their paths as the calls above. @dir
+ * must outlive the handle. A directory that cannot be opened is read by
+ * paths too, so every call answers as its path-based one would. */
+struct source_dir {
+	struct source *src;
+	const char *path;
+	int fd;			/* -1: by paths */
+};
+
+void source_dir_open(struct source *src, const char *dir, struct source_dir *ret);
+void source_dir_close(struct source_dir *d);
+/* source_read() of @dir/@name. */
+long source_dir_read(struct source_dir *d, const char *name, char *buf, size_t len);
+/* source_mode() of @dir/@name into *@ret_mode, then its source_read() into
+ * *@ret_read (the length or -errno): 0, or the -errno of the mode
+ * (-ENOENT: not there), with neither set. */
+int source_dir_read_mode(struct source_dir *d, const char *name, char *buf, size_t len,
+			 mode_t *ret_mode, long *ret_read);
+/* source_subdirs() of @dir. */
+int source_dir_subdirs(struct source_dir *d, int (*fn)(void *ctx, const char *name),
+		       void *ctx);
+
 /* Keep @len bytes of @data as member @name (recording only; else a no-op). */
 void source_keep(struct source *src, const char *name, const char *data, size_t len);
 
