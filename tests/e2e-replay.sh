@@ -268,6 +268,32 @@ mv "$x/t/snapshot-2/proc/interrupts.new" "$x/t/snapshot-2/proc/interrupts"
 pack "$x/parse.cap"
 mv "$x/interrupts.orig" "$x/t/snapshot-2/proc/interrupts"
 bad "a snapshot the parser refuses" "$x/parse.cap" 65 "snapshot-2/proc/interrupts:"
+# libarchive is opened only when a capture is read or written. One that
+# lacks what irqtune calls (here a stand-in of that soname, found first on
+# LD_LIBRARY_PATH) is named: the replay is refused (65), the capture not
+# written (73), and the run itself plans all the same.
+mkdir -p "$x/lib"
+echo 'int not_libarchive;' >"$x/lib/stand-in.c"
+if cc -shared -fPIC -o "$x/lib/libarchive.so.13" "$x/lib/stand-in.c"; then
+	LD_LIBRARY_PATH=$x/lib replay --replay "$cap" -v
+	why="exit $RRC: $RERR"
+	check "libarchive unusable: a replay exits 65" [ "$RRC" = 65 ]
+	check "libarchive unusable: the replay names the capture and the library" \
+		sh -c 'printf "%s\n" "$1" | grep -q "capture $2: libarchive.so.13 has no archive_"' _ "$RERR" "$cap"
+	machine tiny stand-in || exit 1
+	LD_LIBRARY_PATH=$x/lib run --capture "$x/stand-in.cap" -n
+	why="exit $RC: $ERR"
+	check "libarchive unusable: a capture exits 73, written nowhere" \
+		sh -c '[ "$1" = 73 ] && [ ! -e "$2" ]' _ "$RC" "$x/stand-in.cap"
+	check "libarchive unusable: the capture says why" \
+		sh -c 'printf "%s\n" "$1" | grep -q "capture $2: not written: libarchive.so.13 has no archive_"' \
+		_ "$ERR" "$x/stand-in.cap"
+	check "libarchive unusable: the run still plans" \
+		sh -c 'printf "%s\n" "$1" | grep -q "^irqtune: .* seen, "' _ "$OUT"
+else
+	fail "libarchive unusable" "cannot build the stand-in library"
+fi
+
 # A million IRQs: bounded by IRQ_NUM_LIMIT and the member bounds, planned
 # or refused in bounded time and memory, never a crash. Not under
 # valgrind or ASan (whose shadow needs terabytes of address space, and
