@@ -1,14 +1,12 @@
-/* devfit.c - per-device multipliers of the class costs, by ridge least
- * squares over normal equations kept across runs. */
+/* devfit.c - per-device multipliers of fixed reference costs, by
+ * regularised least squares over weighted normal equations kept across
+ * runs. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "devfit.h"
-
-/* How strongly the multipliers are pulled to 1, against an average
- * unknown's data: as estimate.c's priors are. */
-#define DEVFIT_PRIOR	0.1
 
 struct devfit *devfit_new(unsigned int nr)
 {
@@ -44,13 +42,13 @@ void devfit_free(struct devfit *f)
 }
 
 void devfit_add(struct devfit *f, enum devfit_kind k, const unsigned int *dev,
-		const double *x, unsigned int nx, double y)
+		const double *x, unsigned int nx, double y, double w)
 {
 	size_t m = (size_t)f->nr + 1;
 	double val[DEVFIT_MAX + 1];
 	unsigned int idx[DEVFIT_MAX + 1], ni = 0;
 
-	if (!isfinite(y))
+	if (!isfinite(y) || !isfinite(w) || !(w > 0))
 		return;
 	/* The devices this equation names, in one pass: a CPU's row holds
 	 * a few devices among many, and is called for every CPU. */
@@ -77,10 +75,9 @@ void devfit_add(struct devfit *f, enum devfit_kind k, const unsigned int *dev,
 		if (val[a] == 0)
 			continue;
 		for (unsigned int c = 0; c < ni; c++)
-			f->n[k][idx[a] * m + idx[c]] += val[a] * val[c];
-		f->b[k][idx[a]] += val[a] * y;
+			f->n[k][idx[a] * m + idx[c]] += w * val[a] * val[c];
+		f->b[k][idx[a]] += w * val[a] * y;
 	}
-	f->rows[k] += 1;
 }
 
 void devfit_decay(struct devfit *f, double keep)
@@ -92,41 +89,27 @@ void devfit_decay(struct devfit *f, double keep)
 			f->n[k][i] *= keep;
 		for (size_t i = 0; i < m; i++)
 			f->b[k][i] *= keep;
-		f->rows[k] *= keep;
 	}
 }
 
-void devfit_solve(const struct devfit *f, enum devfit_kind k, double *m)
-{
-	devfit_solve_in(f, k, DEVFIT_PRIOR, DEVFIT_MIN_M, DEVFIT_MAX_M, m);
-}
-
-void devfit_solve_in(const struct devfit *f, enum devfit_kind k, double prior,
-		     double lo, double hi, double *m)
+/* (N + diag(@lam)) m = b + @lam @t over the devices and the base (index
+ * nr), by Gaussian elimination with partial pivoting; each device's
+ * answer kept within @lo..@hi times its target. m[] keeps the targets
+ * where the system is singular or a device has no equation. */
+static void solve(const struct devfit *f, enum devfit_kind k, const double *lam,
+		  const double *t, double lo, double hi, double *m)
 {
 	size_t n = (size_t)f->nr + 1;
-	double *a = malloc(n * (n + 1) * sizeof(double)), tr = 0;
-	unsigned int used = 0;
+	double *a = malloc(n * (n + 1) * sizeof(double));
 
 	for (unsigned int i = 0; i < f->nr; i++)
-		m[i] = 1;
+		m[i] = t[i];
 	if (!a)
 		return;
-	for (size_t i = 0; i < f->nr; i++)
-		if (f->n[k][i * n + i] > 0) {
-			tr += f->n[k][i * n + i];
-			used++;
-		}
-	if (!used || f->rows[k] <= 0) {
-		free(a);
-		return;
-	}
-	tr = prior * tr / used;
-	/* (N + tr I) m = b + tr * prior: prior 1 for devices, 0 for the base. */
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < n; j++)
-			a[i * (n + 1) + j] = f->n[k][i * n + j] + (i == j ? tr : 0);
-		a[i * (n + 1) + n] = f->b[k][i] + (i < f->nr ? tr : 0);
+			a[i * (n + 1) + j] = f->n[k][i * n + j] + (i == j ? lam[i] : 0);
+		a[i * (n + 1) + n] = f->b[k][i] + lam[i] * t[i];
 	}
 	for (size_t col = 0; col < n; col++) {
 		size_t piv = col;
@@ -138,10 +121,10 @@ void devfit_solve_in(const struct devfit *f, enum devfit_kind k, double prior,
 			goto out;
 		if (piv != col)
 			for (size_t c = 0; c <= n; c++) {
-				double t = a[col * (n + 1) + c];
+				double x = a[col * (n + 1) + c];
 
 				a[col * (n + 1) + c] = a[piv * (n + 1) + c];
-				a[piv * (n + 1) + c] = t;
+				a[piv * (n + 1) + c] = x;
 			}
 		for (size_t r = 0; r < n; r++) {
 			double q;
@@ -156,10 +139,80 @@ void devfit_solve_in(const struct devfit *f, enum devfit_kind k, double prior,
 	for (unsigned int i = 0; i < f->nr; i++) {
 		double v = a[i * (n + 1) + n] / a[i * (n + 1) + i];
 
-		/* A device the equations never named keeps the class cost. */
-		m[i] = f->n[k][i * n + i] > 0 && isfinite(v) ?
-		       fmin(fmax(v, lo), hi) : 1;
+		/* A device the equations never named keeps its target. */
+		if (f->n[k][i * n + i] > 0 && isfinite(v))
+			m[i] = fmin(fmax(v, lo * t[i]), hi * t[i]);
 	}
 out:
 	free(a);
+}
+
+static bool has_data(const struct devfit *f, enum devfit_kind k)
+{
+	size_t n = (size_t)f->nr + 1;
+
+	for (size_t i = 0; i < f->nr; i++)
+		if (f->n[k][i * n + i] > 0)
+			return true;
+	return false;
+}
+
+/* The equations' weights are inverse variances, so the prior is one too:
+ * device i's multiplier is t_i within DEVFIT_SPREAD t_i, the base 0
+ * within DEVFIT_BASE_US. The data decides wherever it is more precise
+ * than that, however many windows it took to be. */
+void devfit_solve(const struct devfit *f, enum devfit_kind k, const double *target,
+		  double *m)
+{
+	size_t n = (size_t)f->nr + 1;
+	double *lam = malloc(2 * n * sizeof(double)), *t;
+
+	if (!lam) {
+		for (unsigned int i = 0; i < f->nr; i++)
+			m[i] = target && target[i] > 0 && isfinite(target[i]) ? target[i] : 1;
+		return;
+	}
+	t = lam + n;
+	for (size_t i = 0; i < f->nr; i++) {
+		double s;
+
+		t[i] = target && target[i] > 0 && isfinite(target[i]) ? target[i] : 1;
+		s = DEVFIT_SPREAD * t[i];
+		lam[i] = 1 / (s * s);
+	}
+	t[f->nr] = 0;
+	lam[f->nr] = 1 / (DEVFIT_BASE_US * DEVFIT_BASE_US);
+	if (has_data(f, k))
+		solve(f, k, lam, t, DEVFIT_MIN_M, DEVFIT_MAX_M, m);
+	else
+		memcpy(m, t, f->nr * sizeof(*m));
+	free(lam);
+}
+
+void devfit_solve_in(const struct devfit *f, enum devfit_kind k, double prior,
+		     double lo, double hi, double *m)
+{
+	size_t n = (size_t)f->nr + 1;
+	double *lam = malloc(2 * n * sizeof(double)), *t, tr = 0;
+	unsigned int used = 0;
+
+	for (unsigned int i = 0; i < f->nr; i++)
+		m[i] = 1;
+	if (!lam)
+		return;
+	t = lam + n;
+	for (size_t i = 0; i < f->nr; i++)
+		if (f->n[k][i * n + i] > 0) {
+			tr += f->n[k][i * n + i];
+			used++;
+		}
+	if (used) {
+		tr = prior * tr / used;
+		for (size_t i = 0; i < n; i++) {
+			lam[i] = tr;
+			t[i] = i < f->nr ? 1 : 0;
+		}
+		solve(f, k, lam, t, lo, hi, m);
+	}
+	free(lam);
 }

@@ -244,6 +244,19 @@ static double soft_pred(const struct cpu_work *w, enum irq_class k, double delta
 	return x;
 }
 
+/* The same priced at the built-in costs, which no run changes. */
+static double soft_pred_ref(const struct cpu_work *w, enum irq_class k, double delta,
+			    const double *ev)
+{
+	double x = 0;
+
+	for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
+		if (sample_softirq_class[t] == (int)k && w->share[t] > 0)
+			x += w->events[t] * softirq_cost_us[t] * delta * (ev ? ev[t] : 1) /
+			     w->share[t];
+	return x;
+}
+
 /* Which devices raise a class's softirqs, and how many per interrupt:
  * per vector, each CPU's count of them against its devices' interrupts.
  * /proc/softirqs counts are exact, so one window tells an HBA whose
@@ -304,7 +317,7 @@ static int fit_events(const struct estimate_dev *dev, const struct irq_row *cons
 				continue;
 			y = work[c].events[t] - lone[c * CLASS_NR + k];
 			devfit_add(g, DEVFIT_SOFT, idx, &x[(c * CLASS_NR + k) * nd], dev->nr,
-				   y > 0 ? y : 0);
+				   y > 0 ? y : 0, 1);
 		}
 		devfit_solve_in(g, DEVFIT_SOFT, EV_PRIOR, 0, EV_MAX, m);
 		devfit_free(g);
@@ -320,6 +333,8 @@ out:
 	return r;
 }
 
+static double soft_var(const struct cpu_work *w, double tick, bool sampled);
+
 /* Row @i's device's softirqs per interrupt, NULL for none known. */
 static const double *row_ev(const struct estimate_dev *dev, const double *ev, unsigned int i)
 {
@@ -328,16 +343,29 @@ static const double *row_ev(const struct estimate_dev *dev, const double *ev, un
 	return v >= 0 && (unsigned int)v < dev->nr ? ev + (size_t)v * SOFTIRQ_NR : NULL;
 }
 
-/* This window's equations for the per-device multipliers, per CPU: its
- * hard-irq time against each device's interrupts times its class's cost
- * (and a base, the timer's and IPIs' time); its softirq time, less what no
- * device explains, against each device's share of the softirq work its
- * class's costs predict. One equation per CPU, not per class: a CPU's
- * split between NET_RX and BLOCK time is what the fit must find. */
+/* How far a CPU's time departs from what any fixed per-device costs
+ * predict, beside the clock's resolution: a device's interrupts cost more
+ * or less as its mix of requests changes. A tenth of the clock's say over a
+ * minute; most of it over a second, where the ticks are coarse. */
+#define ESTIMATE_MODEL_ERR	0.05
+
+/*
+ * This window's equations for the per-device multipliers, per CPU: its
+ * hard-irq time against each device's interrupts times its class's
+ * built-in cost (and a base, the timer's and IPIs' time); its softirq
+ * time, less what no device explains, against each device's share of the
+ * softirq work the built-in costs predict. One equation per CPU, not per
+ * class: a CPU's split between NET_RX and BLOCK time is what the fit must
+ * find. The built-in costs never change, so a history of windows whose
+ * fitted class costs differed (a busier HBA lowers storage's) still adds
+ * up. Each equation weighs one over its variance: a tick of the clock,
+ * the sampling of ticks without irq time accounting, and the model's
+ * error; a minute's equations thus count far more than a second's.
+ */
 static int add_rows(const struct estimate_dev *dev, const struct irq_row *const *pa,
 		    const struct snapshot *b, const enum irq_class *class,
 		    const unsigned char *col, unsigned int nr_ids, struct cpu_delta *d,
-		    const struct cpu_work *work, const double *ev, const double *hard_cost,
+		    const struct cpu_work *work, const double *ev, double tick, bool sampled,
 		    double dt)
 {
 	const struct interrupts *ib = b->intr;
@@ -345,6 +373,7 @@ static int add_rows(const struct estimate_dev *dev, const struct irq_row *const 
 	double *xh = calloc((size_t)nr_ids * nd, sizeof(double));
 	double *xs = calloc((size_t)nr_ids * nd, sizeof(double));
 	unsigned int *idx = malloc(nd * sizeof(*idx));
+	const double e2 = ESTIMATE_MODEL_ERR * ESTIMATE_MODEL_ERR;
 	int r = -ENOMEM;
 
 	if (!xh || !xs || !idx)
@@ -361,8 +390,8 @@ static int add_rows(const struct estimate_dev *dev, const struct irq_row *const 
 			double dd = (double)d[j].delta;
 			size_t at = (size_t)d[j].cpu * dev->nr + v;
 
-			xh[at] += dd * hard_cost[class[i]] / dt;
-			xs[at] += soft_pred(&work[d[j].cpu], class[i], dd, row_ev(dev, ev, i)) / dt;
+			xh[at] += dd * hard_cost_us[class[i]] / dt;
+			xs[at] += soft_pred_ref(&work[d[j].cpu], class[i], dd, row_ev(dev, ev, i)) / dt;
 		}
 	}
 	for (unsigned int i = 0; i < dev->nr; i++)
@@ -371,14 +400,17 @@ static int add_rows(const struct estimate_dev *dev, const struct irq_row *const 
 		const struct cpu_work *w = &work[c];
 		double y;
 
+		/* variances in CPUs squared; the equations are in us/s */
 		if (w->irq_s > 0)
 			devfit_add(dev->fit, DEVFIT_HARD, idx, &xh[(size_t)c * dev->nr], dev->nr,
-				   w->irq_s * 1e6);
+				   w->irq_s * 1e6,
+				   1e-12 / (tick * tick / 6 + e2 * w->irq_s * w->irq_s));
 		if (!w->have_soft || !(w->soft_s > 0))
 			continue;
 		y = w->soft_s * 1e6 - w->other / dt;
 		devfit_add(dev->fit, DEVFIT_SOFT, idx, &xs[(size_t)c * dev->nr], dev->nr,
-			   y > 0 ? y : 0);
+			   y > 0 ? y : 0,
+			   1e-12 / (soft_var(w, tick, sampled) + e2 * w->soft_s * w->soft_s));
 	}
 	r = 0;
 out:
@@ -386,6 +418,46 @@ out:
 	free(xs);
 	free(idx);
 	return r;
+}
+
+/* Each device's costs of this window against the built-in ones, the
+ * targets its multipliers are pulled to: hard, its class's fitted cost;
+ * soft, what the fitted softirq costs predict for its interrupts against
+ * what the built-in ones do (1 where it raised none). */
+static void dev_targets(const struct estimate_dev *dev, const struct irq_row *const *pa,
+			const struct snapshot *b, const enum irq_class *class,
+			const unsigned char *col, unsigned int nr_ids, struct cpu_delta *d,
+			const struct cpu_work *work, const double *ev, const double *hard_cost,
+			double *th, double *ts)
+{
+	const struct interrupts *ib = b->intr;
+	double *ref = ts + dev->nr;	/* the caller's room for nr more */
+
+	for (unsigned int v = 0; v < dev->nr; v++) {
+		int k = dev->dev_class[v];
+
+		th[v] = k >= 0 && k < CLASS_NR ? hard_cost[k] / hard_cost_us[k] : 1;
+		ts[v] = ref[v] = 0;
+	}
+	for (unsigned int i = 0; i < ib->nr_rows; i++) {
+		int v = dev->row_dev[i];
+		unsigned int n;
+
+		if (v < 0 || (unsigned int)v >= dev->nr)
+			continue;
+		n = sample_row_deltas(pa[i], &ib->rows[i], col, nr_ids, d);
+		for (unsigned int j = 0; j < n; j++) {
+			const struct cpu_work *w = &work[d[j].cpu];
+			double dd = (double)d[j].delta;
+
+			if (!w->have_soft)
+				continue;
+			ts[v] += soft_pred(w, class[i], dd, row_ev(dev, ev, i));
+			ref[v] += soft_pred_ref(w, class[i], dd, row_ev(dev, ev, i));
+		}
+	}
+	for (unsigned int v = 0; v < dev->nr; v++)
+		ts[v] = ref[v] > 0 && ts[v] > 0 ? ts[v] / ref[v] : 1;
 }
 
 /*
@@ -593,11 +665,18 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 					work[d[j].cpu].share[t] += (double)d[j].delta * (e ? e[t] : 1);
 	}
 
-	/* Per-device multipliers of the class costs: this window's equations
-	 * join those of the runs before it, and the sum says what each
-	 * device's interrupts cost; without a fit, what earlier runs found. */
+	/* Per-device multipliers of the built-in costs: this window's
+	 * equations join those of the runs before it, and the sum says what
+	 * each device's interrupts cost; without a fit, what earlier runs
+	 * found. Each row then scales its class's fitted costs by its
+	 * device's multiplier over the target (what the class costs are in
+	 * the same terms), so a device the data cannot single out costs what
+	 * its class does. */
 	if (dev && dev->nr > 0) {
-		double *dm = calloc(2 * (size_t)dev->nr, sizeof(*dm));
+		size_t nd = dev->nr;
+		double *dm = calloc(5 * nd, sizeof(*dm));
+		double *th = dm + 2 * nd, *ts = th + nd;	/* ts has 2 nd */
+		bool sampled = true;
 
 		hm = calloc(ib->nr_rows ? ib->nr_rows : 1, sizeof(*hm));
 		sm = calloc(ib->nr_rows ? ib->nr_rows : 1, sizeof(*sm));
@@ -606,23 +685,29 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 			r = -ENOMEM;
 			goto fail;
 		}
-		for (unsigned int v = 0; v < dev->nr; v++) {
-			dm[v] = dev->hard_m ? dev->hard_m[v] : 1;
-			dm[dev->nr + v] = dev->soft_m ? dev->soft_m[v] : 1;
+		dev_targets(dev, pa, b, class, col, nr_ids, d, work, ev, hard_cost, th, ts);
+		for (unsigned int v = 0; v < nd; v++) {
+			dm[v] = dev->hard_m ? dev->hard_m[v] : th[v];
+			dm[nd + v] = dev->soft_m ? dev->soft_m[v] : ts[v];
 		}
+		for (c = 0; c < nr_ids; c++)
+			sampled &= !(work[c].irq_s > 0);
 		if (dev->fit) {
-			r = add_rows(dev, pa, b, class, col, nr_ids, d, work, ev, hard_cost, dt);
+			r = add_rows(dev, pa, b, class, col, nr_ids, d, work, ev,
+				     1.0 / ((double)hz * dt), sampled, dt);
 			if (r == 0) {
-				devfit_solve(dev->fit, DEVFIT_HARD, dm);
-				devfit_solve(dev->fit, DEVFIT_SOFT, dm + dev->nr);
+				devfit_solve(dev->fit, DEVFIT_HARD, th, dm);
+				devfit_solve(dev->fit, DEVFIT_SOFT, ts, dm + nd);
 			}
 		}
+		if (r == 0 && dev->m_keep)
+			memcpy(dev->m_keep, dm, 2 * nd * sizeof(*dm));
 		for (i = 0; i < ib->nr_rows; i++) {
 			int v = dev->row_dev[i];
-			bool known = v >= 0 && (unsigned int)v < dev->nr;
+			bool known = v >= 0 && (unsigned int)v < nd;
 
-			hm[i] = known ? dm[v] : 1;
-			sm[i] = known ? dm[dev->nr + v] : 1;
+			hm[i] = known ? dm[v] / th[v] : 1;
+			sm[i] = known ? dm[nd + v] / ts[v] : 1;
 		}
 		free(dm);
 		if (r < 0)

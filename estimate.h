@@ -25,9 +25,10 @@ int estimate_proc(const struct snapshot *a, const struct snapshot *b,
 		  const struct estimate_prior *prior, struct irq_activity **ret);
 
 /* What estimate_proc_dev() knows of devices: each row's device, the
- * multipliers of its class's costs that earlier runs found (NULL: all 1:
- * exactly estimate_proc()), and where to add this window's equations for
- * the next runs (NULL: nowhere). */
+ * multipliers of the built-in costs that earlier runs found (NULL: none:
+ * each device costs what its class does, exactly estimate_proc()), and
+ * where to add this window's equations for the next runs (NULL: nowhere),
+ * then solved with them into @m_keep (NULL: not kept). */
 struct devfit;
 struct estimate_dev {
 	unsigned int nr;		/* devices, at most DEVFIT_MAX */
@@ -35,6 +36,7 @@ struct estimate_dev {
 	const int *dev_class;		/* per device */
 	const double *hard_m, *soft_m;	/* per device, or NULL */
 	struct devfit *fit;
+	double *m_keep;			/* 2 nr: hard, then soft */
 	/* Each device's softirqs per interrupt (SOFTIRQ_NR a device): fitted
 	 * from the window and kept in @ev_keep (NULL: not kept), or taken
 	 * from @ev_use (NULL: fitted), as a window takes the longer

@@ -1229,7 +1229,7 @@ struct history {
 	struct devfit *fit;		/* the devices' equations, this window's added */
 	struct estimate_dev dev;
 	int *row_dev, *dev_class;
-	double *hard_m, *soft_m;
+	double *dev_m;			/* the interval's multipliers, hard then soft */
 	const char **ids;
 	struct irq_activity *long_act;	/* from the last run's window to this one's */
 	double *ev;			/* the devices' softirqs per interrupt in it */
@@ -1243,8 +1243,7 @@ static void history_release(struct history *h)
 	devfit_free(h->fit);
 	free(h->row_dev);
 	free(h->dev_class);
-	free(h->hard_m);
-	free(h->soft_m);
+	free(h->dev_m);
 	free(h->ids);
 	free(h->long_act);
 	free(h->ev);
@@ -1309,10 +1308,9 @@ static int history_begin(struct run *run, struct history *h, char *boot, size_t 
 		return 0;	/* the class costs do */
 	h->ids = calloc(nd, sizeof(*h->ids));
 	h->dev_class = calloc(nd, sizeof(*h->dev_class));
-	h->hard_m = calloc(nd, sizeof(*h->hard_m));
-	h->soft_m = calloc(nd, sizeof(*h->soft_m));
+	h->dev_m = calloc(2 * (size_t)nd, sizeof(*h->dev_m));
 	h->row_dev = calloc(n ? n : 1, sizeof(*h->row_dev));
-	if (!h->ids || !h->dev_class || !h->hard_m || !h->soft_m || !h->row_dev)
+	if (!h->ids || !h->dev_class || !h->dev_m || !h->row_dev)
 		return -ENOMEM;
 	for (unsigned int g = 0; g < nd; g++) {
 		h->ids[g] = group_key(&run->map->groups[g]);
@@ -1323,14 +1321,11 @@ static int history_begin(struct run *run, struct history *h, char *boot, size_t 
 	h->fit = state_fit_for(h->old, h->ids, nd);
 	if (!h->fit)
 		return -ENOMEM;
-	/* This run's estimate uses what the runs before it found; then
-	 * their equations fade by a run's worth and this window's join. */
-	devfit_solve(h->fit, DEVFIT_HARD, h->hard_m);
-	devfit_solve(h->fit, DEVFIT_SOFT, h->soft_m);
+	/* The runs before this one fade by a run's worth; this run's
+	 * equations join them, and the estimate solves the sum. */
 	devfit_decay(h->fit, exp2(-1.0 / STATE_HALF_LIFE));
 	h->dev = (struct estimate_dev){
-		.nr = nd, .row_dev = h->row_dev, .dev_class = h->dev_class,
-		.hard_m = h->hard_m, .soft_m = h->soft_m, .fit = h->fit,
+		.nr = nd, .row_dev = h->row_dev, .dev_class = h->dev_class, .fit = h->fit,
 	};
 	return 0;
 }
@@ -1363,9 +1358,11 @@ static int history_long(struct run *run, struct history *h, const enum irq_class
 			return -ENOMEM;
 		h->dev.ev_keep = h->ev;
 	}
+	h->dev.m_keep = h->dev_m;
 	r = estimate_proc_dev(prev, &run->a, class, hz, prior, h->fit ? &h->dev : NULL,
 			      &h->long_act);
 	h->dev.ev_keep = NULL;
+	h->dev.m_keep = NULL;
 	if (r < 0) {
 		snprintf(h->long_why, sizeof(h->long_why), "%s", strerror(-r));
 		return r == -ENOMEM ? r : 0;
@@ -1374,8 +1371,8 @@ static int history_long(struct run *run, struct history *h, const enum irq_class
 	if (h->fit) {
 		/* The run's equations are the interval's; the window's
 		 * second would add nothing but its clock ticks' noise. */
-		devfit_solve(h->fit, DEVFIT_HARD, h->hard_m);
-		devfit_solve(h->fit, DEVFIT_SOFT, h->soft_m);
+		h->dev.hard_m = h->dev_m;
+		h->dev.soft_m = h->dev_m + h->dev.nr;
 		h->dev.fit = NULL;
 		/* which device raises which softirqs: the minute says it
 		 * better than the second */

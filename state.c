@@ -9,8 +9,8 @@
  *		(number, device or "-", name or "-", mean, variance, runs)
  *	dev 0 0000:18:00.0 0	(index, id, class: the per-device fit's unknowns)
  *	fit 0 0 1 3.2e7		(kind 0 hard / 1 soft, row, column, value: the
- *	fitb 0 0 4.1e5		 normal equations, their right side, and how
- *	fitrows 0 12.5		 many windows they hold; the base is index nr)
+ *	fitb 0 0 4.1e5		 weighted normal equations and their right
+ *				 side; the base is index nr)
  *
  * A file that is not exactly that is never trusted. No logging: functions
  * return 0 or -errno with the reason in the caller's buffer. */
@@ -403,7 +403,7 @@ static void put_sum(struct text *t, const char *tag, int k, long i, long j, doub
 }
 
 /* "dev N ID CLASS" per device of the fit, then its non-zero sums, each
- * kind K: "fit K I J N[I][J]", "fitb K I B[I]", "fitrows K ROWS". */
+ * kind K: "fit K I J N[I][J]", "fitb K I B[I]". */
 static void format_fit(struct text *t, const struct state *st)
 {
 	size_t m = (size_t)st->fit->nr + 1;
@@ -426,7 +426,6 @@ static void format_fit(struct text *t, const struct state *st)
 			if (st->fit->b[k][i] != 0)
 				put_sum(t, "fitb", k, (long)i, -1, st->fit->b[k][i]);
 		}
-		put_sum(t, "fitrows", k, -1, -1, st->fit->rows[k]);
 	}
 }
 
@@ -509,8 +508,8 @@ static int parse_irq_line(const char *line, struct state_irq *q, char *why, size
 	return 0;
 }
 
-/* "dev I ID CLASS" lines, in order, before any "fit", "fitb" or
- * "fitrows" line, whose indices must name them (or the base, I = nr). */
+/* "dev I ID CLASS" lines, in order, before any "fit" or "fitb" line,
+ * whose indices must name them (or the base, I = nr). */
 static int parse_fit_line(struct state *st, const char *line, const char *what,
 			  char *why, size_t len, unsigned int lineno)
 {
@@ -554,10 +553,6 @@ static int parse_fit_line(struct state *st, const char *line, const char *what,
 		st->fit->b[k][i] = v;
 		return 0;
 	}
-	if (strcmp(what, "fitrows") == 0 && get_f64(&at, &v) && !*at && v >= 0) {
-		st->fit->rows[k] = v;
-		return 0;
-	}
 bad:
 	snprintf(why, len, "line %u: not a device fit's", lineno);
 	return -EINVAL;
@@ -589,7 +584,6 @@ struct devfit *state_fit_for(const struct state *old, const char *const *ids,
 					f->n[k][map[i] * nm + map[j]] = old->fit->n[k][i * om + j];
 			f->b[k][map[i]] = old->fit->b[k][i];
 		}
-		f->rows[k] = old->fit->rows[k];
 	}
 	return f;
 }

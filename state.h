@@ -8,7 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define STATE_VERSION	3	/* 3: counters keep a hash of each IRQ's description */
+#define STATE_VERSION	4	/* 3: counters keep a hash of each IRQ's description;
+				 * 4: the fit's equations weighed, in built-in costs */
 #define STATE_HALF_LIFE	4	/* runs: a window's weight halves in four */
 #define STATE_MAX_AGE	600.0	/* seconds: older history is not this load */
 #define STATE_MAX_IRQS	65536

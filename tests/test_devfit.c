@@ -1,7 +1,9 @@
 /* test_devfit.c - per-device multipliers fitted across windows: one window
- * in which two devices share every CPU in the same proportions tells
- * nothing (both stay at 1); a second, after a placement moved them, tells
- * them apart; timer time on every CPU goes to the base, not the devices. */
+ * in which two devices share every CPU in the same proportions tells only
+ * their sum, split as their targets say; a second, after a placement
+ * moved them, tells them apart; a precise minute outweighs a second one
+ * tick off; timer time on every CPU goes to the base, not the devices; a
+ * long history of windows that barely tell them apart does. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,13 +17,30 @@
 
 static const unsigned int both[2] = { 0, 1 };
 
+/* The weight of a CPU's equation over @dt seconds, as estimate.c gives
+ * it: a clock of 100 ticks a second, and 5% of the time for the model. */
+static double weight(double y, double dt)
+{
+	double tick = 1e6 / (100 * dt);
+
+	return 1 / (tick * tick / 6 + 0.05 * 0.05 * y * y);
+}
+
 /* A CPU serving @ra interrupts/s of device 0 and @rb of device 1 whose
- * true costs are 1.3 and 0.7 of the class's (cost 10 us): its time. */
-static void cpu(struct devfit *f, enum devfit_kind k, double ra, double rb, double base)
+ * true costs are 1.3 and 0.7 of the reference (10 us), over @dt seconds,
+ * its time measured @err us/s off. */
+static void cpu_at(struct devfit *f, enum devfit_kind k, double ra, double rb, double base,
+		   double dt, double err)
 {
 	double x[2] = { ra * 10, rb * 10 };
+	double y = ra * 10 * 1.3 + rb * 10 * 0.7 + base + err;
 
-	devfit_add(f, k, both, x, 2, ra * 10 * 1.3 + rb * 10 * 0.7 + base);
+	devfit_add(f, k, both, x, 2, y, weight(y, dt));
+}
+
+static void cpu(struct devfit *f, enum devfit_kind k, double ra, double rb, double base)
+{
+	cpu_at(f, k, ra, rb, base, 60, 0);
 }
 
 static void test_one_window_tells_nothing(void **state)
@@ -34,10 +53,31 @@ static void test_one_window_tells_nothing(void **state)
 	/* every CPU has them 2:1 */
 	cpu(f, DEVFIT_SOFT, 2000, 1000, 0);
 	cpu(f, DEVFIT_SOFT, 4000, 2000, 0);
-	devfit_solve(f, DEVFIT_SOFT, m);
+	devfit_solve(f, DEVFIT_SOFT, NULL, m);
 	/* the data says only that the weighted mean is right: 2*1.3+0.7 = 3.3 */
-	assert_true(fabs((2 * m[0] + m[1]) / 3 - 1.1) < 0.02);
-	assert_true(fabs(m[0] - m[1]) < 0.2);
+	if (!(fabs((2 * m[0] + m[1]) / 3 - 1.1) < 0.02 && fabs(m[0] - m[1]) < 0.2))
+		fail_msg("m = %g %g, want a mean of 1.1 and the two alike", m[0], m[1]);
+	devfit_free(f);
+}
+
+/* Where the data cannot tell them apart, the targets do: device 0's
+ * class costs four times device 1's, and device 0 stays the dearer
+ * (alike targets leave them alike: the test above). */
+static void test_targets_split_what_data_cannot(void **state)
+{
+	static const double target[2] = { 2.0, 0.5 };
+	struct devfit *f = devfit_new(2);
+	double m[2];
+
+	(void)state;
+	devfit_solve(f, DEVFIT_SOFT, target, m);
+	assert_true(m[0] == 2.0 && m[1] == 0.5);
+	cpu(f, DEVFIT_SOFT, 2000, 1000, 0);
+	cpu(f, DEVFIT_SOFT, 4000, 2000, 0);
+	devfit_solve(f, DEVFIT_SOFT, target, m);
+	/* 2 m0 + m1 = 3.3, and device 0 still well above device 1 */
+	if (!(fabs(2 * m[0] + m[1] - 3.3) < 0.05 && m[0] / m[1] > 2.5))
+		fail_msg("m = %g %g, want 2 m0 + m1 = 3.3 and m0 well above m1", m[0], m[1]);
 	devfit_free(f);
 }
 
@@ -53,62 +93,137 @@ static void test_two_placements_tell(void **state)
 	/* after a placement: each device on a CPU of its own */
 	cpu(f, DEVFIT_SOFT, 3000, 0, 0);
 	cpu(f, DEVFIT_SOFT, 0, 3000, 0);
-	devfit_solve(f, DEVFIT_SOFT, m);
+	devfit_solve(f, DEVFIT_SOFT, NULL, m);
 	/* near the truth; the pull towards 1 keeps them a little short */
-	if (!(fabs(m[0] - 1.3) < 0.1 && fabs(m[1] - 0.7) < 0.1))
+	if (!(fabs(m[0] - 1.3) < 0.05 && fabs(m[1] - 0.7) < 0.05))
 		fail_msg("m = %g %g, want 1.3 0.7", m[0], m[1]);
 	devfit_free(f);
 }
 
+/* A second's CPU time is known to a clock tick, 1% of a CPU; a minute's
+ * to a sixtieth of that. The minute says device 0 costs 1.3; a second
+ * whose reading was a tick high says 1.63. Weighed by their precision the
+ * minute decides; weighed alike they would meet half way. */
+static void test_precise_window_outweighs_noisy(void **state)
+{
+	struct devfit *f = devfit_new(2), *g = devfit_new(2);
+	double m[2], alike[2];
+	double xa[2] = { 30000, 0 }, xb[2] = { 0, 30000 };
+
+	(void)state;
+	cpu_at(f, DEVFIT_HARD, 3000, 0, 0, 60, 0);
+	cpu_at(f, DEVFIT_HARD, 0, 3000, 0, 60, 0);
+	cpu_at(f, DEVFIT_HARD, 3000, 0, 0, 1, 10000);
+	cpu_at(f, DEVFIT_HARD, 0, 3000, 0, 1, 0);
+	devfit_solve(f, DEVFIT_HARD, NULL, m);
+	if (!(fabs(m[0] - 1.3) < 0.04 && fabs(m[1] - 0.7) < 0.04))
+		fail_msg("m = %g %g, want 1.3 0.7", m[0], m[1]);
+	/* the same equations, all of one weight */
+	devfit_add(g, DEVFIT_HARD, both, xa, 2, 39000, 1e-6);
+	devfit_add(g, DEVFIT_HARD, both, xb, 2, 21000, 1e-6);
+	devfit_add(g, DEVFIT_HARD, both, xa, 2, 49000, 1e-6);
+	devfit_add(g, DEVFIT_HARD, both, xb, 2, 21000, 1e-6);
+	devfit_solve(g, DEVFIT_HARD, NULL, alike);
+	if (!(alike[0] > 1.4))
+		fail_msg("weighed alike: m0 = %g, expected the noisy second to pull it", alike[0]);
+	devfit_free(f);
+	devfit_free(g);
+}
+
+/* Timers and IPIs take 400 us/s of hard-irq time on every CPU, light
+ * devices 1,500 to 3,000: without the base, the devices would take it,
+ * device 1 a fifth too much. */
 static void test_base_takes_timer_time(void **state)
 {
 	struct devfit *f = devfit_new(2);
 	double m[2];
 
 	(void)state;
-	/* 500 us/s of timer and IPI time on every CPU */
-	cpu(f, DEVFIT_HARD, 3000, 0, 500);
-	cpu(f, DEVFIT_HARD, 0, 3000, 500);
-	cpu(f, DEVFIT_HARD, 1500, 1500, 500);
-	cpu(f, DEVFIT_HARD, 100, 200, 500);
-	devfit_solve(f, DEVFIT_HARD, m);
-	if (!(fabs(m[0] - 1.3) < 0.1 && fabs(m[1] - 0.7) < 0.1))
+	cpu(f, DEVFIT_HARD, 300, 0, 400);
+	cpu(f, DEVFIT_HARD, 0, 300, 400);
+	cpu(f, DEVFIT_HARD, 150, 150, 400);
+	cpu(f, DEVFIT_HARD, 200, 100, 400);
+	cpu(f, DEVFIT_HARD, 0, 0, 400);
+	devfit_solve(f, DEVFIT_HARD, NULL, m);
+	if (!(fabs(m[0] - 1.3) < 0.05 && fabs(m[1] - 0.7) < 0.05))
 		fail_msg("m = %g %g, want 1.3 0.7", m[0], m[1]);
+	devfit_free(f);
+}
+
+/* Windows that barely tell two devices apart (every CPU holds them in
+ * nearly the same mix, as after a placement that spread each evenly):
+ * one such window leaves them near their targets, and the same
+ * placement seen run after run must let the data, not the pull, decide:
+ * the prior is one, however long the history. */
+static void test_history_outweighs_prior(void **state)
+{
+	struct devfit *f = devfit_new(2);
+	double one[2], many[2];
+
+	(void)state;
+	for (int run = 0; run < 24; run++) {
+		devfit_decay(f, 0.84);
+		cpu(f, DEVFIT_HARD, 2000, 1000, 0);
+		cpu(f, DEVFIT_HARD, 2000, 1300, 0);
+		cpu(f, DEVFIT_HARD, 1700, 1000, 0);
+		cpu(f, DEVFIT_HARD, 2200, 900, 0);
+		if (run == 0)
+			devfit_solve(f, DEVFIT_HARD, NULL, one);
+	}
+	devfit_solve(f, DEVFIT_HARD, NULL, many);
+	/* one window: device 0 well short of 1.3, device 1 well above 0.7 */
+	if (!(one[0] < 1.2 && one[1] > 0.8))
+		fail_msg("one window: m = %g %g, expected the pull to hold them", one[0], one[1]);
+	/* a history of the same: at least half way from there to the truth */
+	if (!(fabs(many[0] - 1.3) < fabs(one[0] - 1.3) / 2 &&
+	      fabs(many[1] - 0.7) < fabs(one[1] - 0.7) / 2))
+		fail_msg("history: m = %g %g, one window %g %g, want nearer 1.3 0.7",
+			 many[0], many[1], one[0], one[1]);
 	devfit_free(f);
 }
 
 static void test_bounds(void **state)
 {
+	static const double target[3] = { 2, 1, 0.5 };
 	struct devfit *f = devfit_new(3);
 	double m[3], x[1] = { 1000 };
 	unsigned int d0 = 0;
 
 	(void)state;
-	/* device 0 claims 50 times its class's cost: held at the bound */
-	devfit_add(f, DEVFIT_SOFT, &d0, x, 1, 50000);
-	devfit_solve(f, DEVFIT_SOFT, m);
+	/* device 0 claims 50 times its reference cost: held at the bound */
+	devfit_add(f, DEVFIT_SOFT, &d0, x, 1, 50000, 1e-6);
+	devfit_solve(f, DEVFIT_SOFT, NULL, m);
 	assert_true(m[0] == DEVFIT_MAX_M);
-	/* devices the equations never named keep the class's cost */
+	/* the bound is of the target */
+	devfit_solve(f, DEVFIT_SOFT, target, m);
+	assert_true(m[0] == DEVFIT_MAX_M * 2);
+	/* devices the equations never named keep their targets */
+	assert_true(m[1] == 1 && m[2] == 0.5);
+	devfit_solve(f, DEVFIT_SOFT, NULL, m);
 	assert_true(m[1] == 1 && m[2] == 1);
-	/* no equations at all: all 1 */
-	devfit_solve(f, DEVFIT_HARD, m);
-	assert_true(m[0] == 1 && m[1] == 1 && m[2] == 1);
-	/* a NaN equation is not taken */
-	devfit_add(f, DEVFIT_HARD, &d0, x, 1, NAN);
-	assert_true(f->rows[DEVFIT_HARD] == 0);
+	/* no equations at all: the targets */
+	devfit_solve(f, DEVFIT_HARD, target, m);
+	assert_true(m[0] == 2 && m[1] == 1 && m[2] == 0.5);
+	/* an equation that is NaN, or of no weight, is not taken */
+	devfit_add(f, DEVFIT_HARD, &d0, x, 1, NAN, 1e-6);
+	devfit_add(f, DEVFIT_HARD, &d0, x, 1, 1000, 0);
+	devfit_add(f, DEVFIT_HARD, &d0, x, 1, 1000, -1);
+	devfit_add(f, DEVFIT_HARD, &d0, x, 1, 1000, NAN);
+	for (unsigned int i = 0; i < 16; i++)
+		assert_true(f->n[DEVFIT_HARD][i] == 0);
 	/* softirqs per interrupt: 0 is an answer, not a bound to stop at */
-	devfit_add(f, DEVFIT_SOFT, &d0, x, 1, 0);
-	devfit_add(f, DEVFIT_SOFT, &d0, x, 1, 0);
+	devfit_add(f, DEVFIT_SOFT, &d0, x, 1, 0, 1);
+	devfit_add(f, DEVFIT_SOFT, &d0, x, 1, 0, 1);
 	devfit_solve_in(f, DEVFIT_SOFT, 0.01, 0, 64, m);
 	assert_true(m[0] >= 0 && m[0] < 64);
-	devfit_solve(f, DEVFIT_SOFT, m);
+	devfit_solve(f, DEVFIT_SOFT, NULL, m);
 	assert_true(m[0] >= DEVFIT_MIN_M);
 	devfit_free(f);
 	f = devfit_new(1);
-	devfit_add(f, DEVFIT_SOFT, &d0, x, 1, 0);
+	devfit_add(f, DEVFIT_SOFT, &d0, x, 1, 0, 1);
 	devfit_solve_in(f, DEVFIT_SOFT, 0.01, 0, 64, m);
 	assert_true(m[0] < 0.02);
-	devfit_solve(f, DEVFIT_SOFT, m);
+	devfit_solve(f, DEVFIT_SOFT, NULL, m);
 	assert_true(m[0] == DEVFIT_MIN_M);
 	devfit_free(f);
 	assert_null(devfit_new(DEVFIT_MAX + 1));
@@ -118,8 +233,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_window_tells_nothing),
+		cmocka_unit_test(test_targets_split_what_data_cannot),
 		cmocka_unit_test(test_two_placements_tell),
+		cmocka_unit_test(test_precise_window_outweighs_noisy),
 		cmocka_unit_test(test_base_takes_timer_time),
+		cmocka_unit_test(test_history_outweighs_prior),
 		cmocka_unit_test(test_bounds),
 	};
 
