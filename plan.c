@@ -29,14 +29,14 @@
  *    queues of its device on a core than its share ceil(queues / cores));
  *    those are placed greedily, idle IRQs on a CPU more than one above the
  *    emptiest spread out by count, then it is improved only until its
- *    busiest CPU is within F * (1 + threshold / 4): every further move would
+ *    busiest CPU is within F * (1 + threshold / 8): every further move would
  *    be one more than needed.
  * Each then gives up the moves it can do without (revert_moves: back to the
- * current CPU, lightest first, while no CPU goes above F * (1 + threshold / 4)
+ * current CPU, lightest first, while no CPU goes above F * (1 + threshold / 8)
  * and the rules hold). The fresh plan first relabels whole physical cores
  * within a node to follow the current placement where it merely permuted
  * cores. The repair is taken when its busiest CPU is within
- * F * (1 + threshold / 2) and it moves no more busy IRQs (then IRQs) than
+ * F * (1 + threshold / 4) and it moves no more busy IRQs (then IRQs) than
  * the fresh plan; else the fresh plan is.
  *
  * Last, the stability rule (settle): when nothing forced a move and the
@@ -2488,13 +2488,16 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 	peak_fresh = peak_of(&c, c.load);
 	save_plan(&c, fresh);
 
-	/* The repair improves until it is within a quarter of the threshold
-	 * of the fresh plan (goal) and is taken if it gets within half of it
-	 * (enough); else the fresh plan is, less what it can do without while
-	 * staying at the goal. Between two plans that are both enough, the
-	 * one that moves fewer IRQs wins, the lower peak on a tie. */
-	goal = peak_fresh * (1 + policy->threshold / 4) + c.eps;
-	enough = peak_fresh * (1 + policy->threshold / 2) + c.eps;
+	/* The repair improves until it is within an eighth of the threshold
+	 * of the fresh plan (goal) and is taken if it gets within a quarter
+	 * of it (enough); else the fresh plan is, less what it can do without
+	 * while staying at the goal. Between two plans that are both enough,
+	 * the one that moves fewer IRQs wins, the lower peak on a tie. The
+	 * slack is the planner's share of the error: the estimate it plans on
+	 * is off by a few per cent too, and a repair half a threshold above
+	 * the best plan (5% by default) left none for it. */
+	goal = peak_fresh * (1 + policy->threshold / 8) + c.eps;
+	enough = peak_fresh * (1 + policy->threshold / 4) + c.eps;
 	build_repair(&c, order);
 	forced = forced_any(&c);
 	r = improve(&c, goal);

@@ -1350,13 +1350,15 @@ int plan_ref_compute(const struct topology *topo, struct plan_irq *irqs,
 	peak_fresh = peak_of(&c, c.load);
 	save_plan(&c, fresh);
 
-	/* The repair improves until it is within a quarter of the threshold
-	 * of the fresh plan (goal) and is taken if it gets within half of it
-	 * (enough); else the fresh plan is, less what it can do without while
-	 * staying at the goal. Between two plans that are both enough, the
-	 * one that moves fewer IRQs wins, the lower peak on a tie. */
-	goal = peak_fresh * (1 + policy->threshold / 4) + c.eps;
-	enough = peak_fresh * (1 + policy->threshold / 2) + c.eps;
+	/* The repair improves until it is within an eighth of the threshold
+	 * of the fresh plan (goal) and is taken if it gets within a quarter
+	 * of it (enough); else the fresh plan is, less what it can do without
+	 * while staying at the goal. Between two plans that are both enough,
+	 * the one that moves fewer IRQs wins, the lower peak on a tie. (These
+	 * two fractions follow plan.c's: they are policy, not the ranking
+	 * this file keeps as it was.) */
+	goal = peak_fresh * (1 + policy->threshold / 8) + c.eps;
+	enough = peak_fresh * (1 + policy->threshold / 4) + c.eps;
 	build_repair(&c, order);
 	forced = forced_any(&c);
 	r = improve(&c, goal);
