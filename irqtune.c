@@ -1513,8 +1513,11 @@ static const char *topology_why(int r)
  * of several windows, not one: the loads are known to the standard error
  * of their weighted means (the busiest CPU's, as they sit now), not to a
  * clock tick of one window, and when no threshold was set a gain of
- * PLAN_EVIDENCE_THRESHOLD is worth a move. A new or shifted IRQ has one
- * window only, and the one-window rules stand. -ENOMEM only. */
+ * PLAN_EVIDENCE_THRESHOLD is worth a move. A load that shifted in the
+ * minute since the last run is known from that minute as well as it was
+ * before (state_mean_var); a new IRQ, or one that shifted within a short
+ * window, has one window only, and the one-window rules stand. -ENOMEM
+ * only. */
 static int weigh_evidence(struct run *run, struct plan_policy *pol)
 {
 	unsigned int ids = run->topo->nr_ids;

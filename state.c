@@ -503,6 +503,7 @@ static int parse_irq_line(const char *line, struct state_irq *q, char *why, size
 	q->mean = (double)mean / NANO;
 	q->var = sd * sd;
 	q->runs = runs;
+	q->shift_var = -1;
 	q->weight = (double)w / MICRO;
 	q->weight2 = (double)w2 / MICRO;
 	return 0;
@@ -874,6 +875,8 @@ static const struct state_irq *find(const struct state *st, const struct state_s
 
 double state_mean_var(const struct state_irq *q)
 {
+	if (q->runs == 1 && q->shift_var >= 0 && q->weight >= STATE_EVIDENCE_SECS)
+		return q->shift_var;
 	if (q->runs < 2 || !(q->weight > 0))
 		return -1;
 	/* Var(sum w_j x_j / W) = var * sum w_j^2 / W^2, windows alike. */
@@ -907,16 +910,18 @@ int state_update(const struct state *old, const struct state_sample *s, unsigned
 		str_copy(q->name, sizeof(q->name), s[i].name);
 		q->weight = secs;
 		q->weight2 = secs * secs;
+		q->shift_var = -1;
 		if (!h) {
 			q->mean = x;
 			q->runs = 1;
 		} else {
 			double d = x - h->mean;
 
-			if (s[i].shifted || fabs(d) > 3 * sqrt(h->var) + 0.5 * h->mean + floor) {
+			if (s[i].shifted || fabs(d) > 3 * sqrt(h->var) + STATE_SHIFT * h->mean + floor) {
 				/* The variance learns every window, a shift's
 				 * too, so a load that is noisy by nature is soon
 				 * known as such. */
+				q->shift_var = h->var;
 				q->var = (1 - alpha) * (h->var + alpha * d * d);
 				q->mean = x;
 				q->runs = 1;

@@ -12,6 +12,14 @@
 				 * 4: the fit's equations weighed, in built-in costs */
 #define STATE_HALF_LIFE	4	/* runs: a window's weight halves in four */
 #define STATE_MAX_AGE	600.0	/* seconds: older history is not this load */
+/* A window this long (from cron, the minute since the last run) is
+ * evidence on its own of a load that shifted: known to a tick of it. */
+#define STATE_EVIDENCE_SECS	30.0
+/* A window whose load departs from the history's mean by more than this
+ * share of it (beside three of the windows' standard deviations and the
+ * clock's resolution) is a shift: the history restarts from it. A load
+ * halved or doubled is followed in the run that sees it. */
+#define STATE_SHIFT		0.25
 #define STATE_MAX_IRQS	65536
 #define STATE_FILE_MAX	(16u << 20)
 #define STATE_KEY_MAX	64
@@ -29,6 +37,9 @@ struct state_irq {
 	 * seconds, halved every STATE_HALF_LIFE runs; their sum and the sum
 	 * of their squares. */
 	double weight, weight2;
+	/* Not kept: when this run restarted it, the variance its windows
+	 * had before (-1 otherwise), the precision of one more of them. */
+	double shift_var;
 };
 
 /* A device of the per-device fit (devfit.h), by its id. */
@@ -109,8 +120,10 @@ bool state_snap_usable(const struct snapshot *prev, const struct snapshot *a,
 		       const struct snapshot *b, char *why, size_t len);
 
 /* The variance of @q's weighted mean, from the variance of its windows
- * and the weights the mean gave them since it last shifted; -1 when one
- * window is all it has (new, or just shifted): no evidence yet. Pure. */
+ * and the weights the mean gave them since it last shifted; for a load
+ * that shifted in a window of STATE_EVIDENCE_SECS or more, the variance
+ * of such a window before it; -1 when one window is all it has and that
+ * says little (new, or shifted in a short one): no evidence yet. Pure. */
 double state_mean_var(const struct state_irq *q);
 
 #endif

@@ -381,6 +381,61 @@ static void test_mean_var(void **state)
 	state_free(n);
 }
 
+/* A load that falls by two fifths has shifted (a history that blended it
+ * in at a sixth a run would take many runs to follow it); the history
+ * restarts from the new window. A minute's window of it is evidence on its
+ * own, as precise as the minutes before it were; a second's is not. */
+static void test_shift_restarts_with_evidence(void **state)
+{
+	struct state_sample s = { 40, "0000:18:00.0", "eth0-rx-0", 0.1, 60, false };
+	struct state *h = NULL, *n;
+	double load, before;
+
+	(void)state;
+	for (int i = 0; i < 8; i++) {
+		s.load = i % 2 ? 0.098 : 0.102;
+		n = window(h, &s, 1, &load);
+		state_free(h);
+		h = n;
+	}
+	before = h->irqs[0].var;
+	assert_true(before > 0 && state_mean_var(&h->irqs[0]) > 0);
+	/* a second's window of the new load: planned, but no evidence yet */
+	s.load = 0.06;
+	s.secs = 1;
+	n = window(h, &s, 1, &load);
+	assert_true(n->irqs[0].runs == 1 && fabs(load - 0.06) < 1e-12);
+	assert_true(state_mean_var(&n->irqs[0]) < 0);
+	state_free(n);
+	/* a minute's: known as well as the minutes before it */
+	s.secs = 60;
+	n = window(h, &s, 1, &load);
+	assert_true(n->irqs[0].runs == 1 && fabs(load - 0.06) < 1e-12);
+	if (!(state_mean_var(&n->irqs[0]) == before))
+		fail_msg("evidence %g after the shift, the windows before had %g",
+			 state_mean_var(&n->irqs[0]), before);
+	/* the variance itself learnt the jump */
+	assert_true(n->irqs[0].var > before);
+	state_free(n);
+	/* a tenth less is noise of a kind the history absorbs */
+	s.load = 0.09;
+	n = window(h, &s, 1, &load);
+	assert_true(n->irqs[0].runs == 9 && load > 0.09 && load < 0.1);
+	state_free(n);
+	/* read back from a file, nothing is a fresh shift */
+	{
+		char *text = NULL, why[128] = "";
+		struct state *back = NULL;
+
+		assert_int_equal(state_format(h, BOOT, &text), 0);
+		assert_int_equal(state_parse(text, BOOT, NOW, &back, why, sizeof(why)), 0);
+		assert_true(back->irqs[0].shift_var < 0);
+		free(text);
+		state_free(back);
+	}
+	state_free(h);
+}
+
 /* The counters at the end of a window go into the state and come back as
  * they were: the next run's interval is measured from them. */
 static void snap_of(struct snapshot *sn, const char *intr, const char *stat,
@@ -596,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_too_many),
 		cmocka_unit_test(test_smooth_and_shift),
 		cmocka_unit_test(test_mean_var),
+		cmocka_unit_test(test_shift_restarts_with_evidence),
 		cmocka_unit_test(test_snap_round_trip),
 		cmocka_unit_test(test_snap_zero_count),
 		cmocka_unit_test(test_snap_refused),
