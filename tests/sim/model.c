@@ -404,6 +404,16 @@ int sim_parse_mask(const struct sim *s, const char *buf, size_t len, uint64_t *s
 
 /* ---- the model ------------------------------------------------------- */
 
+static uint64_t splitmix64(uint64_t x);
+
+/* IRQSIM_PHASE_SEED picks other phases, to tell a result from its luck. */
+static uint64_t phase_seed(void)
+{
+	const char *e = getenv("IRQSIM_PHASE_SEED");
+
+	return e ? splitmix64(strtoull(e, NULL, 0)) : 0;
+}
+
 int sim_alloc(struct sim **ret, const char *dir, unsigned int nr_cpus)
 {
 	struct sim *s;
@@ -436,8 +446,16 @@ int sim_alloc(struct sim **ret, const char *dir, unsigned int nr_cpus)
 	s->processes = 1000;
 	s->last_fault = -1;
 	s->noise_period = 1.0;
-	for (unsigned int c = 0; c < nr_cpus; c++)
+	for (unsigned int c = 0; c < nr_cpus; c++) {
 		s->cpu[c].node = s->cpu[c].cluster = -1;
+		/* A real kernel's time counters are read at any phase of a
+		 * tick: start each at its own (seeded, so runs repeat), not
+		 * all at a tick's start, which would truncate every CPU's
+		 * first window the same way. */
+		for (unsigned int t = 0; t < ST_NR; t++)
+			s->cpu[c].stat[t].frac = (double)(splitmix64(phase_seed() ^
+				((uint64_t)c * ST_NR + t + 1)) >> 11) * 0x1p-53;
+	}
 	*ret = s;
 	return 0;
 }
