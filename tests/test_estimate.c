@@ -581,20 +581,28 @@ static void test_estimate_real_differences_kept(void **state)
 	release2(&a, &b);
 }
 
+/* Two storage devices, an HBA (rows 0 and 1, its vectors 40 and 41) and
+ * an NVMe drive (rows 2 and 3, its queues 50 and 51), for the fit. */
+static const enum irq_class hba_nvme_class[] = {
+	CLASS_STORAGE, CLASS_STORAGE, CLASS_STORAGE, CLASS_STORAGE,
+};
+
+static struct estimate_dev hba_nvme_dev(void)
+{
+	static const int row_dev[] = { 0, 0, 1, 1 };
+	static const int dev_class[] = { CLASS_STORAGE, CLASS_STORAGE };
+
+	return (struct estimate_dev){ .nr = 2, .row_dev = row_dev, .dev_class = dev_class };
+}
+
 /* An HBA completes in BLOCK softirqs, NVMe drives in their hard handlers.
  * Where both share a CPU, splitting the CPU's BLOCK time by interrupts
  * gives the drive half of the HBA's work; the per-CPU softirq counts, over
  * CPUs that hold them in other mixes, say which device raises them. */
 static void test_estimate_events_name_the_device(void **state)
 {
-	static const enum irq_class class[] = {
-		CLASS_STORAGE, CLASS_STORAGE, CLASS_STORAGE, CLASS_STORAGE,
-	};
-	static const int row_dev[] = { 0, 0, 1, 1 };
-	static const int dev_class[] = { CLASS_STORAGE, CLASS_STORAGE };
-	struct estimate_dev dev = {
-		.nr = 2, .row_dev = row_dev, .dev_class = dev_class,
-	};
+	const enum irq_class *class = hba_nvme_class;
+	struct estimate_dev dev = hba_nvme_dev();
 	struct snapshot a, b;
 	struct irq_activity *act = NULL;
 
@@ -684,14 +692,8 @@ static void test_estimate_device_cost_across_classes(void **state)
  * alone cannot tell them apart at all. */
 static void test_estimate_history_outlives_class_cost(void **state)
 {
-	static const enum irq_class class[] = {
-		CLASS_STORAGE, CLASS_STORAGE, CLASS_STORAGE, CLASS_STORAGE,
-	};
-	static const int row_dev[] = { 0, 0, 1, 1 };
-	static const int dev_class[] = { CLASS_STORAGE, CLASS_STORAGE };
-	struct estimate_dev dev = {
-		.nr = 2, .row_dev = row_dev, .dev_class = dev_class,
-	};
+	const enum irq_class *class = hba_nvme_class;
+	struct estimate_dev dev = hba_nvme_dev();
 	struct snapshot a, b, c;
 	struct irq_activity *act = NULL;
 
