@@ -345,8 +345,8 @@ static const double *row_ev(const struct estimate_dev *dev, const double *ev, un
 
 /* How far a CPU's time departs from what any fixed per-device costs
  * predict, beside the clock's resolution: a device's interrupts cost more
- * or less as its mix of requests changes. A tenth of the clock's say over a
- * minute; most of it over a second, where the ticks are coarse. */
+ * or less as its mix of requests changes. Over a minute this is most of an
+ * equation's error; over a second the tick is. */
 #define ESTIMATE_MODEL_ERR	0.05
 
 /*
