@@ -206,10 +206,17 @@ void devfit_solve_in(const struct devfit *f, enum devfit_kind k, double prior,
 			tr += f->n[k][i * n + i];
 			used++;
 		}
+	/* Each device's pull is @prior of the geometric mean of its own data
+	 * and an average device's. Of the average's alone, a light device
+	 * beside a busy one is held at 1 by a pull as strong as all its data
+	 * (storage: nvme2's queues 50% high after the HBA's rebuild); of its
+	 * own alone, devices nearly collinear in one window swing apart. */
 	if (used) {
-		tr = prior * tr / used;
+		tr /= used;
 		for (size_t i = 0; i < n; i++) {
-			lam[i] = tr;
+			lam[i] = prior * (i < f->nr ? sqrt(f->n[k][i * n + i] * tr) : tr);
+			if (!(lam[i] > 0))
+				lam[i] = prior * tr;
 			t[i] = i < f->nr ? 1 : 0;
 		}
 		solve(f, k, lam, t, lo, hi, m);

@@ -43,8 +43,8 @@ void devfit_decay(struct devfit *f, double keep);
 void devfit_solve(const struct devfit *f, enum devfit_kind k, const double *target,
 		  double *m);
 /* For equations whose weights say nothing absolute (exact counts, weight
- * 1): the pull towards 1 as @prior of an average device's data, the
- * answers kept within [@lo, @hi]. */
+ * 1): the pull towards 1 as @prior of the geometric mean of the device's
+ * own data and an average device's, the answers kept within [@lo, @hi]. */
 void devfit_solve_in(const struct devfit *f, enum devfit_kind k, double prior,
 		     double lo, double hi, double *m);
 

@@ -51,15 +51,6 @@ err_bound() {
 	esac
 }
 
-# Whether RATIO, after a run that moved MOVES, is within the 5% target of
-# ORACLE, or moved nothing while within the 10% stability threshold: a
-# one-shot run has no history to judge a smaller gain on (the cron runs of
-# tests/e2e-history.sh are held to the target itself).
-followed() {	# followed MOVES RATIO ORACLE
-	[ "$1" = 0 ] && awk -v a="$2" -v b="$3" 'BEGIN { exit !(a <= b * 1.10 + 1e-9) }' ||
-		awk -v a="$2" -v b="$3" 'BEGIN { exit !(a <= b * 1.05 + 1e-9) }'
-}
-
 # quality MACHINE: the whole sequence on one machine.
 quality() {
 	local m=$1 ratio orc lim p r sh k=0 greedy
@@ -146,8 +137,9 @@ else
 		  shift smt idle mixed noacct big managed twosocket arm64-gic
 		  twosocket-noise"
 	# storage is not held here: one window after its rebuild shift, with
-	# no history, lands up to 7% above the oracle (docs/quality.md);
-	# tests/e2e-history.sh holds its cron runs to the 5% target
+	# no history, lands 3-11% above the oracle over the draws of tick
+	# phases (docs/quality.md); tests/e2e-history.sh holds its cron runs
+	# to the 5% target
 fi
 for m in $machines; do
 	quality "$m"

@@ -43,6 +43,16 @@ check() {	# check NAME CONDITION-COMMAND... ; message from $why
 	why=
 }
 
+# Whether RATIO, after a run that moved MOVES, is within the 5% target of
+# ORACLE, or moved nothing while within the 10% stability threshold a run
+# judges one window by: one with no history (e2e-quality), or the first
+# after a shift in the middle of a minute, which only that run's window
+# shows (e2e-history holds the run after it to the target itself).
+followed() {	# followed MOVES RATIO ORACLE
+	[ "$1" = 0 ] && awk -v a="$2" -v b="$3" 'BEGIN { exit !(a <= b * 1.10 + 1e-9) }' ||
+		awk -v a="$2" -v b="$3" 'BEGIN { exit !(a <= b * 1.05 + 1e-9) }'
+}
+
 # machine NAME [DIR]: a fresh tree of tests/sim/machines/NAME.txt in
 # $D ($work/DIR, DIR defaults to NAME)
 machine() {
