@@ -2,7 +2,6 @@
  * regularised least squares over weighted normal equations kept across
  * runs. */
 #include <math.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,45 +146,31 @@ out:
 	free(a);
 }
 
-static bool has_data(const struct devfit *f, enum devfit_kind k)
-{
-	size_t n = (size_t)f->nr + 1;
-
-	for (size_t i = 0; i < f->nr; i++)
-		if (f->n[k][i * n + i] > 0)
-			return true;
-	return false;
-}
-
 /* The equations' weights are inverse variances, so the prior is one too:
  * device i's multiplier is t_i within DEVFIT_SPREAD t_i, the base 0
  * within DEVFIT_BASE_US. The data decides wherever it is more precise
- * than that, however many windows it took to be. */
+ * than that, however many windows it took to be; with none, the targets
+ * are the answer. */
 void devfit_solve(const struct devfit *f, enum devfit_kind k, const double *target,
 		  double *m)
 {
 	size_t n = (size_t)f->nr + 1;
 	double *lam = malloc(2 * n * sizeof(double)), *t;
 
-	if (!lam) {
-		for (unsigned int i = 0; i < f->nr; i++)
-			m[i] = target && target[i] > 0 && isfinite(target[i]) ? target[i] : 1;
+	for (unsigned int i = 0; i < f->nr; i++)
+		m[i] = target && target[i] > 0 && isfinite(target[i]) ? target[i] : 1;
+	if (!lam)
 		return;
-	}
 	t = lam + n;
 	for (size_t i = 0; i < f->nr; i++) {
-		double s;
+		double s = DEVFIT_SPREAD * m[i];
 
-		t[i] = target && target[i] > 0 && isfinite(target[i]) ? target[i] : 1;
-		s = DEVFIT_SPREAD * t[i];
+		t[i] = m[i];
 		lam[i] = 1 / (s * s);
 	}
 	t[f->nr] = 0;
 	lam[f->nr] = 1 / (DEVFIT_BASE_US * DEVFIT_BASE_US);
-	if (has_data(f, k))
-		solve(f, k, lam, t, DEVFIT_MIN_M, DEVFIT_MAX_M, m);
-	else
-		memcpy(m, t, f->nr * sizeof(*m));
+	solve(f, k, lam, t, DEVFIT_MIN_M, DEVFIT_MAX_M, m);
 	free(lam);
 }
 
