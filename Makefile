@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # irqtune - build, test and install. Plain make; `make check` runs every test.
 
 VERSION   = 0.1.0

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Placement quality: "make bench" runs tests/bench/quality.sh, which balances
 # every simulated machine with irqtune (and irqbalance --oneshot, where
 # installed) and prints the figures of docs/quality.md; tests/e2e-quality.sh

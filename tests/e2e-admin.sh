@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end tests of irqtune as admins run it: what `make install` lays
 # out (DESTDIR, PREFIX), the systemd units (systemd-analyze verify and
 # security), the udev rule (real `udevadm test` against simulated devices),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Live test on this machine: with a real irqbalance running, a real (not
 # dry) irqtune run refuses, exits 2, names irqbalance and its pid, and
 # changes no /proc/irq/N/smp_affinity. irqbalance is started in the
