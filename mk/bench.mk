@@ -22,7 +22,7 @@ tests/sim/planprobe: tests/sim/planprobe.c $(SIM_MODEL) $(PROBE_OBJS) | .deps.st
 bench: all tests/fakekernel.so tests/sim/irqsim tests/polltime.so tests/sim/planprobe
 	tests/bench/quality.sh
 
-check: tests/polltime.so tests/sim/planprobe
+check-tests: tests/polltime.so tests/sim/planprobe
 
 clean: clean-quality
 clean-quality:

@@ -55,7 +55,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 ib=$(command -v irqbalance || true)
 if [ -z "$ib" ]; then
-	skip "$name" "irqbalance is not installed (make check installs it: tools/deps check)"
+	skip "$name" "irqbalance is not installed (make deps installs it)"
 	exit 0
 fi
 [ -d /proc/irq ] || { skip "$name" "no /proc/irq here (a container?)"; exit 0; }
