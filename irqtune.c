@@ -26,6 +26,7 @@
 #include "device.h"
 #include "devfit.h"
 #include "fileio.h"
+#include "history.h"
 #include "json.h"
 #include "loadsrc.h"
 #include "lock.h"
@@ -1324,7 +1325,7 @@ static int history_begin(struct run *run, struct history *h, char *boot, size_t 
 		return -ENOMEM;
 	/* The runs before this one fade by a run's worth; this run's
 	 * equations join them, and the estimate solves the sum. */
-	devfit_decay(h->fit, exp2(-1.0 / STATE_HALF_LIFE));
+	devfit_decay(h->fit, exp2(-1.0 / HISTORY_HALF_LIFE));
 	h->dev = (struct estimate_dev){
 		.nr = nd, .row_dev = h->row_dev, .dev_class = h->dev_class, .fit = h->fit,
 	};
@@ -1440,13 +1441,13 @@ static int history_end(struct run *run, struct history *h, const char *boot)
 	}
 	/* What a load must move by to be more than rounding: a clock tick of
 	 * the window with the /proc source, a thousandth of a CPU measured. */
-	r = state_update(h->old, smp, n, realtime(),
-			 run->src.used == LOADSRC_BPF ? 0.001 : tick, load, &now);
+	r = history_update(h->old, smp, n, realtime(),
+			   run->src.used == LOADSRC_BPF ? 0.001 : tick, load, &now);
 	if (r < 0)
 		goto out;
 	for (unsigned int i = 0; i < n; i++) {
 		run->act[i].load = load[i];
-		run->mean_var[i] = state_mean_var(&now->irqs[i]);
+		run->mean_var[i] = history_mean_var(&now->irqs[i]);
 	}
 	if (h->fit) {
 		now->devs = calloc(h->dev.nr, sizeof(*now->devs));
@@ -1516,7 +1517,7 @@ static const char *topology_why(int r)
  * clock tick of one window, and when no threshold was set a gain of
  * PLAN_EVIDENCE_THRESHOLD is worth a move. A load that shifted in the
  * minute since the last run is known from that minute as well as it was
- * before (state_mean_var); a new IRQ, or one that shifted within a short
+ * before (history_mean_var); a new IRQ, or one that shifted within a short
  * window, has one window only, and the one-window rules stand. -ENOMEM
  * only. */
 static int weigh_evidence(struct run *run, struct plan_policy *pol)
