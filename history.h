@@ -117,11 +117,13 @@ int history_long(struct history *h, const struct snapshot *a, const struct snaps
  * left in @h->warn. 0 or -ENOMEM. */
 int history_end(struct history *h, const struct history_window *w, const char *boot);
 
-/* With a history behind every busy IRQ of @pi (@nr of them, CPU ids below
- * @nr_ids), judge the plan on it: set @pol's resolution to the standard
- * error of the busiest CPU's loads, and its stability to
- * PLAN_EVIDENCE_THRESHOLD when @threshold_auto, else to its threshold.
- * Otherwise @pol is left as it is. 0 or -ENOMEM. */
+/* With a history behind every busy IRQ of @pi (@nr of them, in the order
+ * of history_end()'s map, so @pi[i]'s mean has @h->mean_var[i]; CPU ids
+ * below @nr_ids), judge the plan on it: set @pol's resolution to the
+ * standard error of the busiest CPU's loads, and its stability to
+ * PLAN_EVIDENCE_THRESHOLD when @threshold_auto, else to its threshold, and
+ * say so at the end of @h->note. Otherwise @pol and the note are left as
+ * they are. 0 or -ENOMEM. */
 int history_weigh_evidence(struct history *h, const struct plan_irq *pi, unsigned int nr,
 			   unsigned int nr_ids, bool threshold_auto, struct plan_policy *pol);
 
