@@ -24,9 +24,9 @@
 struct bpfload {
 	void *skel;			/* one of the three light skeletons */
 	void (*destroy)(void *skel);
-	int fd_irq, fd_soft, fd_napi, fd_drops;
+	int fd_irq, fd_thread, fd_soft, fd_napi, fd_drops;
 	__u64 *start_ns, *stop_ns;	/* its data section, mmapped */
-	int prog_fd[8];
+	int prog_fd[BPFLOAD_MAX_PROGS];
 	unsigned int nr_progs;
 	unsigned int nr_cpus;		/* possible CPUs: per-CPU value count */
 	int mode;			/* enum mode */
@@ -90,16 +90,20 @@ static const char *const mode_name[MODE_NR] = {
 	[MODE_RAW] = "hard-irq handlers, raw tracepoints",
 };
 
-/* Each light skeleton is a type of its own; this is what is needed of it. */
+/* Each light skeleton is a type of its own; this is what is needed of it.
+ * Its programs are attached one by one: the sched_switch one only where
+ * there are irq threads to time, as it runs at every context switch. */
 #define OPEN_MODE(fn, type)						\
-static int fn(struct bpfload *b)					\
+static int fn(struct bpfload *b, bool threads)				\
 {									\
 	struct type *s = type##__open_and_load();			\
 	int r;								\
 									\
 	if (!s)								\
 		return errno ? -errno : -EINVAL;			\
-	r = type##__attach(s);						\
+	r = ATTACH(type, s);						\
+	if (r == 0 && threads)						\
+		r = ATTACH_SWITCH(type, s);				\
 	if (r < 0) {							\
 		r = errno ? -errno : r;					\
 		type##__destroy(s);					\
@@ -108,12 +112,15 @@ static int fn(struct bpfload *b)					\
 	b->skel = s;							\
 	b->destroy = (void (*)(void *))type##__destroy;			\
 	b->fd_irq = s->maps.irq_time.map_fd;				\
+	b->fd_thread = s->maps.thread_time.map_fd;			\
 	b->fd_soft = s->maps.soft_time.map_fd;				\
 	b->fd_napi = s->maps.napi_time.map_fd;				\
 	b->fd_drops = s->maps.drops.map_fd;				\
 	b->start_ns = &s->data->start_ns;				\
 	b->stop_ns = &s->data->stop_ns;					\
 	PROG_FDS(s);							\
+	if (threads)							\
+		SWITCH_FD(s);						\
 	return 0;							\
 }
 
@@ -126,10 +133,24 @@ static int fn(struct bpfload *b)					\
 	ADD_FD(s->progs.pre##_soft_exit);				\
 	ADD_FD(s->progs.pre##_napi_poll);				\
 } while (0)
+/* The lskel's attach functions return 0 or a negative error. */
+#define ATTACH_TP(type, s, pre)						\
+	(type##__##pre##_hard_entry__attach(s) < 0 ||			\
+	 type##__##pre##_hard_exit__attach(s) < 0 ||			\
+	 type##__##pre##_soft_entry__attach(s) < 0 ||			\
+	 type##__##pre##_soft_exit__attach(s) < 0 ||			\
+	 type##__##pre##_napi_poll__attach(s) < 0 ? -EINVAL : 0)
 
+#define ATTACH(type, s) ATTACH_TP(type, s, btf)
+#define ATTACH_SWITCH(type, s) (type##__btf_switch__attach(s) < 0 ? -EINVAL : 0)
+#define SWITCH_FD(s) ADD_FD(s->progs.btf_switch)
 #define PROG_FDS(s) PROG_FDS_TP(s, btf)
 OPEN_MODE(open_btf, irqload_btf)
 #undef PROG_FDS
+#undef ATTACH
+#define ATTACH(type, s)							\
+	(ATTACH_TP(type, s, btf) < 0 || type##__ctx_enter__attach(s) < 0 || \
+	 type##__ctx_exit__attach(s) < 0 ? -EINVAL : 0)
 #define PROG_FDS(s) do {						\
 	PROG_FDS_TP(s, btf);						\
 	ADD_FD(s->progs.ctx_enter);					\
@@ -137,15 +158,24 @@ OPEN_MODE(open_btf, irqload_btf)
 } while (0)
 OPEN_MODE(open_ctx, irqload_ctx)
 #undef PROG_FDS
+#undef ATTACH
+#undef ATTACH_SWITCH
+#undef SWITCH_FD
+#define ATTACH(type, s) ATTACH_TP(type, s, raw)
+#define ATTACH_SWITCH(type, s) (type##__raw_switch__attach(s) < 0 ? -EINVAL : 0)
+#define SWITCH_FD(s) ADD_FD(s->progs.raw_switch)
 #define PROG_FDS(s) PROG_FDS_TP(s, raw)
 OPEN_MODE(open_raw, irqload_raw)
 #undef PROG_FDS
+#undef ATTACH
+#undef ATTACH_SWITCH
+#undef SWITCH_FD
 
 _Static_assert(BPFLOAD_BUILD_RAW - BPFLOAD_BUILD_CONTEXT == MODE_RAW &&
 	       BPFLOAD_BUILD_HANDLERS - BPFLOAD_BUILD_CONTEXT == MODE_BTF,
 	       "enum bpfload_build follows enum mode");
 
-static int (*const open_mode[MODE_NR])(struct bpfload *) = {
+static int (*const open_mode[MODE_NR])(struct bpfload *, bool) = {
 	[MODE_CONTEXT] = open_ctx,
 	[MODE_BTF] = open_btf,
 	[MODE_RAW] = open_raw,
@@ -171,8 +201,8 @@ int bpfload_build_parse(const char *s, enum bpfload_build *ret)
 	return -EINVAL;
 }
 
-int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, struct bpfload **ret,
-		 char *why, size_t len)
+int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, bool threads,
+		 struct bpfload **ret, char *why, size_t len)
 {
 	/* The builds in enum bpfload_build's order, after ANY. */
 	enum mode first = MODE_CONTEXT, last = MODE_RAW;
@@ -207,7 +237,7 @@ int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, struct bpfload 
 	for (enum mode m = first; m <= last; m++) {
 		errno = 0;
 		b->nr_progs = 0;
-		r = open_mode[m](b);
+		r = open_mode[m](b, threads);
 		if (r == 0) {
 			b->mode = (int)m;
 			break;
@@ -321,6 +351,20 @@ static int take_irq(struct measure_raw *raw, const void *key, const void *val)
 	return 0;
 }
 
+static int take_thread(struct measure_raw *raw, const void *key, const void *val)
+{
+	const struct irqload_irq_key *k = key;
+	const struct irqload_thread_val *v = val;
+
+	if (!grow((void **)&raw->threads, raw->nr_threads, &raw->cap_threads,
+		  sizeof(*raw->threads)))
+		return -ENOMEM;
+	raw->threads[raw->nr_threads++] = (struct measure_thread){
+		.irq = k->irq, .cpu = k->cpu, .ns = v->ns, .runs = v->runs,
+	};
+	return 0;
+}
+
 static int take_napi(struct measure_raw *raw, const void *key, const void *val)
 {
 	const struct irqload_napi_key *k = key;
@@ -373,6 +417,9 @@ int bpfload_read(struct bpfload *b, struct measure_raw **ret)
 	r = read_map(b->fd_irq, sizeof(struct irqload_irq_key), sizeof(struct irqload_irq_val),
 		     IRQLOAD_MAX_IRQ_CPUS, raw, take_irq);
 	if (r == 0)
+		r = read_map(b->fd_thread, sizeof(struct irqload_irq_key),
+			     sizeof(struct irqload_thread_val), IRQLOAD_MAX_IRQ_CPUS, raw, take_thread);
+	if (r == 0)
 		r = read_map(b->fd_napi, sizeof(struct irqload_napi_key),
 			     sizeof(struct irqload_napi_val), IRQLOAD_MAX_NAPI_CPUS, raw, take_napi);
 	if (r < 0)
@@ -408,7 +455,7 @@ static __u64 memlock(int fd)
 int bpfload_stats(const struct bpfload *b, struct bpfload_stats *ret)
 {
 	memset(ret, 0, sizeof(*ret));
-	for (unsigned int i = 0; i < b->nr_progs && i < 8; i++) {
+	for (unsigned int i = 0; i < b->nr_progs && i < BPFLOAD_MAX_PROGS; i++) {
 		struct bpf_prog_info info;
 		__u32 sz = sizeof(info);
 
@@ -421,7 +468,7 @@ int bpfload_stats(const struct bpfload *b, struct bpfload_stats *ret)
 		ret->prog[i].run_time_ns = info.run_time_ns;
 		ret->nr_progs++;
 	}
-	ret->map_memlock = memlock(b->fd_irq) + memlock(b->fd_soft) + memlock(b->fd_napi) +
+	ret->map_memlock = memlock(b->fd_irq) + memlock(b->fd_thread) + memlock(b->fd_soft) + memlock(b->fd_napi) +
 			   memlock(b->fd_drops);
 	return 0;
 }

@@ -27,6 +27,7 @@
 #include "fileio.h"
 #include "json.h"
 #include "loadsrc.h"
+#include "irqthread.h"
 #include "lock.h"
 #include "log.h"
 #include "metrics.h"
@@ -84,6 +85,7 @@ static struct {
 
 struct run {
 	struct config cfg;
+	struct irqthreads thr;		/* threaded IRQs' threads, if any */
 	struct compat_bans bans;	/* every banned CPU, by source */
 	struct topology *topo;
 	struct snapshot a, b;
@@ -584,6 +586,9 @@ static int take(struct run *run, struct snapshot *s, int n)
 	} else {
 		r = snapshot_take_from(s, &run->fs, tag, &path, &line);
 	}
+	/* The irq threads' run times at the same end of the window. */
+	if (r == 0)
+		irqthread_sample(&run->fs, tag, &run->thr, n % 2 ? 0 : 1);
 	if (r < 0 && run->fs.mode == SOURCE_REPLAY) {
 		char what[64];
 
@@ -956,6 +961,8 @@ static struct report_irq *report_irqs(const struct run *run, struct irq_text *tx
 			.load = run->act[i].load,
 			.load_proc = run->src.proc_act ? run->src.proc_act[i].load : NAN,
 			.load_window = run->window_load ? run->window_load[i] : NAN,
+			.threaded = run->act[i].threaded,
+			.load_thread = run->act[i].thread,
 			.outcome = o,
 			.reason = o == OUT_KEPT || o == OUT_MOVED || o == OUT_WOULD_MOVE ||
 				  o == OUT_FAILED ? plan_reason_text(pi->reason) :
@@ -1162,6 +1169,7 @@ static void run_release(struct run *run)
 	topology_free(run->topo);
 	snapshot_release(&run->a);
 	snapshot_release(&run->b);
+	irqthread_release(&run->thr);
 	loadsrc_release(&run->src);
 	free(run->window_load);
 	free(run->mean_var);
@@ -1431,9 +1439,13 @@ static int history_end(struct run *run, struct history *h, const char *boot)
 			const struct irq_activity *g = &h->long_act[i];
 			double wg = h->long_s / (h->long_s + secs), ws = 1 - wg;
 
-			shifted = window_shifted(ac->load, g->load, tick);
+			/* The history has no irq threads' time (it
+			 * keeps /proc/stat's): the window's stands for it. */
+			double gl = g->load + ac->thread;
+
+			shifted = window_shifted(ac->load, gl, tick);
 			if (!shifted) {
-				ac->load = wg * g->load + ws * ac->load;
+				ac->load = wg * gl + ws * ac->load;
 				ac->hard = wg * g->hard + ws * ac->hard;
 				ac->soft = wg * g->soft + ws * ac->soft;
 				secs += h->long_s;
@@ -1603,8 +1615,15 @@ static int choose_source(struct run *run)
 	char want[16];
 	int r;
 
+	/* Threaded IRQs' threads, found before the program is loaded: it
+	 * times them only where there are some. */
+	if (irqthread_find(&run->fs, &run->thr) < 0) {
+		log_msg(LOG_ERR, "out of memory");
+		return EXIT_SOFTWARE;
+	}
 	if (run->fs.mode != SOURCE_REPLAY) {
-		r = loadsrc_begin(&run->src, run->cfg.load_source, opt.bpf_build);
+		r = loadsrc_begin(&run->src, run->cfg.load_source, opt.bpf_build,
+				  run->thr.nr > 0);
 		str_copy(run->begin_reason, sizeof(run->begin_reason), run->src.reason);
 		if (r < 0) {
 			log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
@@ -1743,7 +1762,8 @@ static int balance(struct run *run)
 	    history_long(run, &hist, class, hz, have_costs ? &costs : NULL) < 0)
 		goto out;
 	r = loadsrc_finish(&run->src, &run->a, &run->b, target, class,
-			   hz, have_costs ? &costs : NULL, hist.fit ? &hist.dev : NULL, &run->act);
+			   hz, have_costs ? &costs : NULL, hist.fit ? &hist.dev : NULL, &run->thr,
+			   &run->act);
 	keep_measure(run);
 	if (r == -EPROTO) {
 		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);

@@ -37,7 +37,7 @@ static unsigned int count_irqs(void)
 }
 
 int loadsrc_begin(struct loadsrc *ls, enum config_load_source want,
-		  enum bpfload_build build)
+		  enum bpfload_build build, bool threads)
 {
 	static const char *const proc_files[] = {
 		_PATH_PROC_INTERRUPTS, _PATH_PROC_STAT, _PATH_PROC_SOFTIRQS, NULL
@@ -62,7 +62,7 @@ int loadsrc_begin(struct loadsrc *ls, enum config_load_source want,
 		r = -EPERM;
 	}
 	if (r == 0) {
-		r = bpfload_open(count_irqs(), build, &ls->bpf, why, sizeof(why));
+		r = bpfload_open(count_irqs(), build, threads, &ls->bpf, why, sizeof(why));
 		/* A forced build's refusal is not the kernel's last word. */
 		if (r < 0 && build != BPFLOAD_BUILD_ANY)
 			snprintf(why + strlen(why), sizeof(why) - strlen(why),
@@ -110,7 +110,7 @@ int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 		   const struct snapshot *b, const struct measure_target *t,
 		   const enum irq_class *class, long hz,
 		   const struct estimate_prior *prior, const struct estimate_dev *dev,
-		   struct irq_activity **ret)
+		   const struct irqthreads *thr, struct irq_activity **ret)
 {
 	struct irq_activity *est = NULL, *meas = NULL;
 	char why[LOADSRC_REASON_MAX - 64];
@@ -120,6 +120,8 @@ int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 	r = estimate_proc_dev(a, b, class, hz, prior, dev, &est);
 	if (r < 0)
 		return r;
+	if (thr)
+		irqthread_apply(thr, b->intr, b->when - a->when, true, est);
 	if (!ls->bpf && !ls->raw) {
 		*ret = est;
 		return 0;
@@ -144,6 +146,8 @@ int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 		goto fail;
 	if (r < 0)
 		goto disagree;
+	if (thr)
+		irqthread_apply(thr, b->intr, 0, false, meas);
 	ls->used = LOADSRC_BPF;
 	ls->measured_ok = true;
 	ls->proc_act = est;
