@@ -24,10 +24,17 @@
 struct bpfload {
 	void *skel;			/* one of the three light skeletons */
 	void (*destroy)(void *skel);
-	int fd_irq, fd_thread, fd_soft, fd_napi, fd_drops;
+	int fd_irq, fd_thread, fd_soft, fd_napi, fd_drops, fd_state;
 	__u64 *start_ns, *stop_ns;	/* its data section, mmapped */
 	int prog_fd[BPFLOAD_MAX_PROGS];
 	unsigned int nr_progs;
+	int idx_switch;			/* of the sched_switch program, -1 none */
+	struct measure_probe probe;	/* its own cost per event, measured */
+	char probe_note[128];		/* what was measured of it, or why not */
+	/* The kernel's run-time statistics over the window (BPF_ENABLE_STATS,
+	 * 5.8), and the counts when it opened. */
+	int stats_fd;
+	__u64 cnt0[BPFLOAD_MAX_PROGS], ns0[BPFLOAD_MAX_PROGS];
 	unsigned int nr_cpus;		/* possible CPUs: per-CPU value count */
 	int mode;			/* enum mode */
 	__u64 start, stop;
@@ -116,11 +123,15 @@ static int fn(struct bpfload *b, bool threads)				\
 	b->fd_soft = s->maps.soft_time.map_fd;				\
 	b->fd_napi = s->maps.napi_time.map_fd;				\
 	b->fd_drops = s->maps.drops.map_fd;				\
+	b->fd_state = s->maps.cpu_state.map_fd;				\
 	b->start_ns = &s->data->start_ns;				\
 	b->stop_ns = &s->data->stop_ns;					\
 	PROG_FDS(s);							\
-	if (threads)							\
+	b->idx_switch = -1;						\
+	if (threads) {							\
+		b->idx_switch = (int)b->nr_progs;			\
 		SWITCH_FD(s);						\
+	}								\
 	return 0;							\
 }
 
@@ -180,6 +191,58 @@ static int (*const open_mode[MODE_NR])(struct bpfload *, bool) = {
 	[MODE_BTF] = open_btf,
 	[MODE_RAW] = open_raw,
 };
+
+/* Runs and run time the kernel counted of each program so far. */
+static void prog_counts(const struct bpfload *b, __u64 *cnt, __u64 *ns)
+{
+	for (unsigned int i = 0; i < b->nr_progs; i++) {
+		struct bpf_prog_info info;
+		__u32 sz = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		cnt[i] = ns[i] = 0;
+		if (bpf_obj_get_info_by_fd(b->prog_fd[i], &info, &sz) == 0) {
+			cnt[i] = info.run_cnt;
+			ns[i] = info.run_time_ns;
+		}
+	}
+}
+
+/* The programs' own cost per event from what the kernel counted of them
+ * over the window: each probe's run inside an interval it times (the
+ * entry program after its clock read, the handlers' programs inside a
+ * whole context) is a bias per event, which would become a term in the
+ * count. */
+static void probe_cost(struct bpfload *b)
+{
+	__u64 cnt[BPFLOAD_MAX_PROGS], ns[BPFLOAD_MAX_PROGS];
+	double per[BPFLOAD_MAX_PROGS];
+
+	memset(&b->probe, 0, sizeof(b->probe));
+	if (b->stats_fd < 0)
+		return;
+	prog_counts(b, cnt, ns);
+	close(b->stats_fd);
+	b->stats_fd = -1;
+	for (unsigned int i = 0; i < b->nr_progs; i++)
+		per[i] = cnt[i] > b->cnt0[i] ?
+			 (double)(ns[i] - b->ns0[i]) / (double)(cnt[i] - b->cnt0[i]) : 0;
+	/* The order of PROG_FDS_TP, then ctx_enter and ctx_exit, then the
+	 * switch program. An entry program reads the clock first: all of
+	 * its run is inside the interval it opens. */
+	b->probe.hard = per[0];
+	b->probe.soft = per[2];
+	b->probe.napi = per[4];
+	if (b->mode == MODE_CONTEXT)
+		b->probe.ctx = per[5] + per[0] + per[1];
+	if (b->idx_switch >= 0)
+		b->probe.thread = per[b->idx_switch];
+	snprintf(b->probe_note, sizeof(b->probe_note),
+		 "its probes' own cost taken out: %.0f ns a handler%s, %.0f a softirq%s",
+		 b->mode == MODE_CONTEXT ? b->probe.ctx : b->probe.hard,
+		 b->mode == MODE_CONTEXT ? " context" : "", b->probe.soft,
+		 b->idx_switch >= 0 ? ", and per thread run" : "");
+}
 
 int bpfload_build_parse(const char *s, enum bpfload_build *ret)
 {
@@ -249,12 +312,29 @@ int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, bool threads,
 		free(b);
 		return r;
 	}
+	b->stats_fd = -1;
 	*ret = b;
 	return 0;
 }
 
+const char *bpfload_probe_note(const struct bpfload *b)
+{
+	return b->probe_note;
+}
+
 void bpfload_start(struct bpfload *b)
 {
+	/* On for the window only: the statistics cost each run two clock
+	 * reads of their own, not counted in it. What cannot be measured
+	 * stays 0, and the note says why. */
+	if (b->stats_fd >= 0)
+		close(b->stats_fd);
+	b->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (b->stats_fd < 0)
+		snprintf(b->probe_note, sizeof(b->probe_note),
+			 "its probes' own cost not measured: BPF_ENABLE_STATS: %s", strerror(errno));
+	else
+		prog_counts(b, b->cnt0, b->ns0);
 	b->start = now_ns();
 	__atomic_store_n(b->start_ns, b->start, __ATOMIC_RELEASE);
 }
@@ -263,6 +343,7 @@ void bpfload_stop(struct bpfload *b)
 {
 	b->stop = now_ns();
 	__atomic_store_n(b->stop_ns, b->stop, __ATOMIC_RELEASE);
+	probe_cost(b);
 }
 
 bool bpfload_whole_context(const struct bpfload *b)
@@ -414,6 +495,7 @@ int bpfload_read(struct bpfload *b, struct measure_raw **ret)
 	for (unsigned int c = 0; c < b->nr_cpus; c++)
 		raw->dropped += drops[c].irq_full + drops[c].napi_full;
 	raw->missed = missed(b);
+	raw->probe = b->probe;
 	r = read_map(b->fd_irq, sizeof(struct irqload_irq_key), sizeof(struct irqload_irq_val),
 		     IRQLOAD_MAX_IRQ_CPUS, raw, take_irq);
 	if (r == 0)
@@ -477,6 +559,8 @@ void bpfload_free(struct bpfload *b)
 {
 	if (!b)
 		return;
+	if (b->stats_fd >= 0)
+		close(b->stats_fd);
 	b->destroy(b->skel);
 	free(b);
 }

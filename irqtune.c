@@ -1616,8 +1616,10 @@ static int choose_source(struct run *run)
 	int r;
 
 	/* Threaded IRQs' threads, found before the program is loaded: it
-	 * times them only where there are some. */
-	if (irqthread_find(&run->fs, &run->thr) < 0) {
+	 * times them only where there are some. A test tree's IRQs are not
+	 * this kernel's: its processes are not looked at. */
+	if ((run->fs.mode == SOURCE_REPLAY || loadsrc_native()) &&
+	    irqthread_find(&run->fs, &run->thr) < 0) {
 		log_msg(LOG_ERR, "out of memory");
 		return EXIT_SOFTWARE;
 	}

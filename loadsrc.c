@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bpfload.h"
+#include "fileio.h"
 #include "loadsrc.h"
 #include "pathnames.h"
 
@@ -36,13 +37,21 @@ static unsigned int count_irqs(void)
 	return n;
 }
 
+static const char *const proc_files[] = {
+	_PATH_PROC_INTERRUPTS, _PATH_PROC_STAT, _PATH_PROC_SOFTIRQS, NULL
+};
+static const char *const sys_files[] = { _PATH_SYS_CPU "/online", NULL };
+
+bool loadsrc_native(void)
+{
+	char why[64];
+
+	return bpfload_native(proc_files, sys_files, why, sizeof(why)) == 0;
+}
+
 int loadsrc_begin(struct loadsrc *ls, enum config_load_source want,
 		  enum bpfload_build build, bool threads)
 {
-	static const char *const proc_files[] = {
-		_PATH_PROC_INTERRUPTS, _PATH_PROC_STAT, _PATH_PROC_SOFTIRQS, NULL
-	};
-	static const char *const sys_files[] = { _PATH_SYS_CPU "/online", NULL };
 	char why[LOADSRC_REASON_MAX - 64];
 	int r;
 
@@ -113,7 +122,7 @@ int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 		   const struct irqthreads *thr, struct irq_activity **ret)
 {
 	struct irq_activity *est = NULL, *meas = NULL;
-	char why[LOADSRC_REASON_MAX - 64];
+	char why[LOADSRC_REASON_MAX - 64], note[128] = "";
 	unsigned int n = b->intr->nr_rows;
 	int r;
 
@@ -127,6 +136,7 @@ int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 		return 0;
 	}
 	if (ls->bpf) {
+		str_copy(note, sizeof(note), bpfload_probe_note(ls->bpf));
 		r = bpfload_read(ls->bpf, &ls->raw);
 		/* Read once: nothing more is wanted of the kernel. */
 		bpfload_free(ls->bpf);
@@ -148,6 +158,11 @@ int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 		goto disagree;
 	if (thr)
 		irqthread_apply(thr, b->intr, 0, false, meas);
+	if (note[0]) {
+		size_t l = strlen(ls->reason);
+
+		snprintf(ls->reason + l, sizeof(ls->reason) - l, "; %s", note);
+	}
 	ls->used = LOADSRC_BPF;
 	ls->measured_ok = true;
 	ls->proc_act = est;

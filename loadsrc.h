@@ -27,6 +27,11 @@ struct loadsrc {
 	bool native;			/* /proc and /sys are this kernel's */
 };
 
+/* Whether /proc and /sys are this kernel's own (not a test tree, not a
+ * container's files bound over them): only then do its processes, the
+ * irq threads among them, belong to the machine the run reads. */
+bool loadsrc_native(void);
+
 /* Before the first snapshot: decide, and load the program if it is to be
  * tried, only @build of it unless that is BPFLOAD_BUILD_ANY (the test
  * switch IRQTUNE_BPF_BUILD, read by the caller), timing irq threads too
