@@ -237,11 +237,8 @@ static void probe_cost(struct bpfload *b)
 		b->probe.ctx = per[5] + per[0] + per[1];
 	if (b->idx_switch >= 0)
 		b->probe.thread = per[b->idx_switch];
-	snprintf(b->probe_note, sizeof(b->probe_note),
-		 "its probes' own cost taken out: %.0f ns a handler%s, %.0f a softirq%s",
-		 b->mode == MODE_CONTEXT ? b->probe.ctx : b->probe.hard,
-		 b->mode == MODE_CONTEXT ? " context" : "", b->probe.soft,
-		 b->idx_switch >= 0 ? ", and per thread run" : "");
+	/* Said by measure_probe_note(), from what was measured. */
+	b->probe_note[0] = '\0';
 }
 
 int bpfload_build_parse(const char *s, enum bpfload_build *ret)

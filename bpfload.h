@@ -58,9 +58,9 @@ int bpfload_stats(const struct bpfload *b, struct bpfload_stats *ret);
 
 /* Detach and unload; NULL is fine. */
 void bpfload_free(struct bpfload *b);
-/* Its probes' own cost per event, as measured when it was loaded and
- * taken out of what it reads, or why it was not: for the reason a run
- * gives. */
+/* Why its probes' own cost per event could not be measured over the
+ * window (it is then not taken out of what it reads), "" when it was:
+ * for the reason a run gives. */
 const char *bpfload_probe_note(const struct bpfload *b);
 /* Whether the whole hard-irq context is timed (else the handlers only). */
 bool bpfload_whole_context(const struct bpfload *b);

@@ -158,7 +158,9 @@ int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 		goto disagree;
 	if (thr)
 		irqthread_apply(thr, b->intr, 0, false, meas);
-	if (note[0]) {
+	/* From the measurement, so that a replay says it too; the program's
+	 * own words where it could not measure it. */
+	if (measure_probe_note(ls->raw, note, sizeof(note)) == 0 || note[0]) {
 		size_t l = strlen(ls->reason);
 
 		snprintf(ls->reason + l, sizeof(ls->reason) - l, "; %s", note);

@@ -38,6 +38,19 @@ void measure_raw_free(struct measure_raw *raw)
 	free(raw);
 }
 
+int measure_probe_note(const struct measure_raw *raw, char *buf, size_t len)
+{
+	const struct measure_probe *p = &raw->probe;
+	bool ctx = raw->use_ctx && p->ctx > 0;
+
+	if (!(p->hard > 0 || p->ctx > 0 || p->soft > 0 || p->napi > 0 || p->thread > 0))
+		return -ENODATA;
+	snprintf(buf, len, "its probes' own cost taken out: %.0f ns a handler%s, %.0f a softirq%s",
+		 ctx ? p->ctx : p->hard, ctx ? " context" : "", p->soft,
+		 p->thread > 0 ? ", and per thread run" : "");
+	return 0;
+}
+
 int measure_find_target(const struct measure_target *t, unsigned int n,
 			unsigned int irq)
 {

@@ -78,6 +78,11 @@ struct measure_target {
 	const char *label;	/* its interface name for NICs, may be NULL */
 };
 
+/* What raw->probe took out, for the reason a run gives ("its probes' own
+ * cost taken out: 240 ns a handler, ..."): 0, or -ENODATA when nothing
+ * was measured. */
+int measure_probe_note(const struct measure_raw *raw, char *buf, size_t len);
+
 /* Index of @irq in @t (ascending irq, the order of /proc/interrupts), -1. */
 int measure_find_target(const struct measure_target *t, unsigned int n,
 			unsigned int irq);

@@ -84,7 +84,7 @@ int replay_format_measure(const struct measure_raw *raw, char **ret, size_t *ret
 	if (raw->probe.hard > 0 || raw->probe.ctx > 0 || raw->probe.soft > 0 ||
 	    raw->probe.napi > 0 || raw->probe.thread > 0)
 		fprintf(f, "# probe HARD CTX SOFT NAPI THREAD: ns per event\n"
-			"probe %.1f %.1f %.1f %.1f %.1f\n", raw->probe.hard, raw->probe.ctx,
+			"probe %.17g %.17g %.17g %.17g %.17g\n", raw->probe.hard, raw->probe.ctx,
 			raw->probe.soft, raw->probe.napi, raw->probe.thread);
 	if (fclose(f) != 0) {
 		free(text);

@@ -434,12 +434,31 @@ static void test_attr_probe_cost(void **state)
 	raw->use_ctx = true;
 	attribute(raw, act);
 	check_near("contexts less 250 ns each", act[2].hard, CPUS(2.5 * MS, 1.0));
+	{
+		char note[160];
+
+		assert_int_equal(measure_probe_note(raw, note, sizeof(note)), 0);
+		assert_string_equal(note, "its probes' own cost taken out: 250 ns a handler context, "
+				    "50 a softirq, and per thread run");
+		raw->use_ctx = false;
+		assert_int_equal(measure_probe_note(raw, note, sizeof(note)), 0);
+		assert_string_equal(note, "its probes' own cost taken out: 100 ns a handler, "
+				    "50 a softirq, and per thread run");
+		raw->use_ctx = true;
+	}
 	/* A cost above the figure leaves 0, never less. */
 	raw->probe.ctx = 1e6;
 	attribute(raw, act);
 	check_near("never below 0", act[2].hard, 0);
 	raw->threads = NULL;
 	raw->nr_threads = 0;
+	{
+		char note[160] = "untouched";
+
+		raw->probe = (struct measure_probe){ 0 };
+		assert_int_equal(measure_probe_note(raw, note, sizeof(note)), -ENODATA);
+		assert_string_equal(note, "untouched");
+	}
 	measure_raw_free(raw);
 }
 
