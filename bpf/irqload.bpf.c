@@ -239,15 +239,30 @@ static __always_inline void on_napi_poll(struct napi_struct *napi)
 	v->polls++;
 }
 
+/* A task's field: tp_btf hands the program typed pointers that it may
+ * load from directly; raw tracepoints hand it words, read through
+ * bpf_probe_read_kernel(). The switch program runs at every context
+ * switch: the fewer helper calls the better. */
+#ifdef IRQLOAD_RAW
+#define TASK_FIELD(t, f)	BPF_CORE_READ(t, f)
+#else
+#define TASK_FIELD(t, f)	((t)->f)
+#endif
+
 /* The IRQ whose thread @t is, -1 for any other task. Kernel threads only:
- * a process may name itself "irq/1-x" (prctl PR_SET_NAME). */
+ * a process may name itself "irq/1-x" (prctl PR_SET_NAME). The name
+ * first: few tasks are called "irq/". */
 static __always_inline __s32 thread_irq(struct task_struct *t)
 {
 	char comm[12];
 
-	if (!(BPF_CORE_READ(t, flags) & PF_KTHREAD))
+#ifndef IRQLOAD_RAW
+	if (t->comm[0] != 'i' || t->comm[1] != 'r' || t->comm[2] != 'q' || t->comm[3] != '/')
 		return -1;
+#endif
 	if (bpf_probe_read_kernel(comm, sizeof(comm), __builtin_preserve_access_index(&t->comm)))
+		return -1;
+	if (comm[3] != '/' || !(TASK_FIELD(t, flags) & PF_KTHREAD))
 		return -1;
 	return acct_thread_irq(comm);
 }
@@ -268,7 +283,7 @@ static __always_inline void on_switch(struct task_struct *prev, struct task_stru
 	if (!s)
 		return;
 	if (s->thr_start) {
-		d = acct_thread_out(s, (__u32)BPF_CORE_READ(prev, pid), now, &k.irq);
+		d = acct_thread_out(s, (__u32)TASK_FIELD(prev, pid), now, &k.irq);
 		if (d) {
 			k.cpu = bpf_get_smp_processor_id();
 			v = bpf_map_lookup_elem(&thread_time, &k);
@@ -288,7 +303,7 @@ static __always_inline void on_switch(struct task_struct *prev, struct task_stru
 	}
 	irq = thread_irq(next);
 	if (irq >= 0)
-		acct_thread_in(s, (__u32)irq, (__u32)BPF_CORE_READ(next, pid), now);
+		acct_thread_in(s, (__u32)irq, (__u32)TASK_FIELD(next, pid), now);
 }
 
 #if defined(IRQLOAD_BTF) || defined(IRQLOAD_CTX)
