@@ -45,9 +45,12 @@ int measure_probe_note(const struct measure_raw *raw, char *buf, size_t len)
 
 	if (!(p->hard > 0 || p->ctx > 0 || p->soft > 0 || p->napi > 0 || p->thread > 0))
 		return -ENODATA;
+	char thread[48] = "";
+
+	if (p->thread > 0)
+		snprintf(thread, sizeof(thread), ", %.0f an irq thread's run", p->thread);
 	snprintf(buf, len, "its probes' own cost taken out: %.0f ns a handler%s, %.0f a softirq%s",
-		 ctx ? p->ctx : p->hard, ctx ? " context" : "", p->soft,
-		 p->thread > 0 ? ", and per thread run" : "");
+		 ctx ? p->ctx : p->hard, ctx ? " context" : "", p->soft, thread);
 	return 0;
 }
 

@@ -439,11 +439,11 @@ static void test_attr_probe_cost(void **state)
 
 		assert_int_equal(measure_probe_note(raw, note, sizeof(note)), 0);
 		assert_string_equal(note, "its probes' own cost taken out: 250 ns a handler context, "
-				    "50 a softirq, and per thread run");
+				    "50 a softirq, 300 an irq thread's run");
 		raw->use_ctx = false;
 		assert_int_equal(measure_probe_note(raw, note, sizeof(note)), 0);
 		assert_string_equal(note, "its probes' own cost taken out: 100 ns a handler, "
-				    "50 a softirq, and per thread run");
+				    "50 a softirq, 300 an irq thread's run");
 		raw->use_ctx = true;
 	}
 	/* A cost above the figure leaves 0, never less. */
