@@ -29,6 +29,7 @@ struct bpfload {
 	int prog_fd[BPFLOAD_MAX_PROGS];
 	unsigned int nr_progs;
 	int idx_switch;			/* of the sched_switch program, -1 none */
+	int switch_err;			/* why it could not be attached, 0 */
 	struct measure_probe probe;	/* its own cost per event, measured */
 	char probe_note[128];		/* what was measured of it, or why not */
 	/* The kernel's run-time statistics over the window (BPF_ENABLE_STATS,
@@ -105,16 +106,24 @@ static int fn(struct bpfload *b, bool threads)				\
 {									\
 	struct type *s = type##__open_and_load();			\
 	int r;								\
+	bool sw = false;						\
 									\
 	if (!s)								\
 		return errno ? -errno : -EINVAL;			\
 	r = ATTACH(type, s);						\
-	if (r == 0 && threads)						\
-		r = ATTACH_SWITCH(type, s);				\
 	if (r < 0) {							\
 		r = errno ? -errno : r;					\
 		type##__destroy(s);					\
 		return r;						\
+	}								\
+	/* Without it the rest still measures; the caller adds the	\
+	 * threads' /proc run time instead. */				\
+	b->switch_err = 0;						\
+	if (threads) {							\
+		errno = 0;						\
+		sw = ATTACH_SWITCH(type, s) == 0;			\
+		if (!sw)						\
+			b->switch_err = errno ? errno : EINVAL;		\
 	}								\
 	b->skel = s;							\
 	b->destroy = (void (*)(void *))type##__destroy;			\
@@ -128,7 +137,7 @@ static int fn(struct bpfload *b, bool threads)				\
 	b->stop_ns = &s->data->stop_ns;					\
 	PROG_FDS(s);							\
 	b->idx_switch = -1;						\
-	if (threads) {							\
+	if (sw) {							\
 		b->idx_switch = (int)b->nr_progs;			\
 		SWITCH_FD(s);						\
 	}								\
@@ -314,6 +323,13 @@ int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, bool threads,
 	return 0;
 }
 
+int bpfload_threads(const struct bpfload *b)
+{
+	if (b->idx_switch >= 0)
+		return 1;
+	return b->switch_err ? -b->switch_err : 0;
+}
+
 const char *bpfload_probe_note(const struct bpfload *b)
 {
 	return b->probe_note;
@@ -493,6 +509,7 @@ int bpfload_read(struct bpfload *b, struct measure_raw **ret)
 		raw->dropped += drops[c].irq_full + drops[c].napi_full;
 	raw->missed = missed(b);
 	raw->probe = b->probe;
+	raw->threads_timed = b->idx_switch >= 0;
 	r = read_map(b->fd_irq, sizeof(struct irqload_irq_key), sizeof(struct irqload_irq_val),
 		     IRQLOAD_MAX_IRQ_CPUS, raw, take_irq);
 	if (r == 0)

@@ -58,6 +58,10 @@ int bpfload_stats(const struct bpfload *b, struct bpfload_stats *ret);
 
 /* Detach and unload; NULL is fine. */
 void bpfload_free(struct bpfload *b);
+/* Whether it times irq threads: 1, 0 when not asked to, or -errno when
+ * their program could not be attached (the rest is attached and
+ * measures). */
+int bpfload_threads(const struct bpfload *b);
 /* Why its probes' own cost per event could not be measured over the
  * window (it is then not taken out of what it reads), "" when it was:
  * for the reason a run gives. */

@@ -123,6 +123,7 @@ int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 {
 	struct irq_activity *est = NULL, *meas = NULL;
 	char why[LOADSRC_REASON_MAX - 64], note[128] = "";
+	int tr = 0;
 	unsigned int n = b->intr->nr_rows;
 	int r;
 
@@ -137,6 +138,7 @@ int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 	}
 	if (ls->bpf) {
 		str_copy(note, sizeof(note), bpfload_probe_note(ls->bpf));
+		tr = bpfload_threads(ls->bpf);
 		r = bpfload_read(ls->bpf, &ls->raw);
 		/* Read once: nothing more is wanted of the kernel. */
 		bpfload_free(ls->bpf);
@@ -156,14 +158,22 @@ int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 		goto fail;
 	if (r < 0)
 		goto disagree;
+	/* Threads the program did not time: their /proc run time. */
 	if (thr)
-		irqthread_apply(thr, b->intr, 0, false, meas);
+		irqthread_apply(thr, b->intr, b->when - a->when, !ls->raw->threads_timed, meas);
 	/* From the measurement, so that a replay says it too; the program's
 	 * own words where it could not measure it. */
 	if (measure_probe_note(ls->raw, note, sizeof(note)) == 0 || note[0]) {
 		size_t l = strlen(ls->reason);
 
 		snprintf(ls->reason + l, sizeof(ls->reason) - l, "; %s", note);
+	}
+	if (tr < 0) {
+		size_t l = strlen(ls->reason);
+
+		snprintf(ls->reason + l, sizeof(ls->reason) - l,
+			 "; irq threads from /proc/PID/schedstat, their program was refused: %s",
+			 strerror(-tr));
 	}
 	ls->used = LOADSRC_BPF;
 	ls->measured_ok = true;

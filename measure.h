@@ -63,6 +63,7 @@ struct measure_raw {
 	unsigned int nr_threads, cap_threads;
 	struct measure_thread *threads;
 	struct measure_probe probe;
+	bool threads_timed;		/* irq threads timed: threads[] is all of them */
 	uint64_t dropped;		/* events a full map could not take */
 	uint64_t missed;		/* program runs the kernel skipped */
 };

@@ -73,6 +73,8 @@ int replay_format_measure(const struct measure_raw *raw, char **ret, size_t *ret
 			(unsigned long long)n->ns, (unsigned long long)n->polls, name);
 	}
 	/* Only where there is something: older captures read the same. */
+	if (raw->threads_timed)
+		fputs("threads_timed 1\n", f);
 	if (raw->nr_threads)
 		fputs("# thread IRQ CPU NS RUNS\n", f);
 	for (unsigned int i = 0; i < raw->nr_threads; i++) {
@@ -180,6 +182,14 @@ static int measure_line(struct measure_raw **rawp, char *line, double *window,
 		if (capture_unescape(fv[6], m->name, sizeof(m->name)) < 0)
 			return -EINVAL;
 		raw->nr_irqs++;
+		return 0;
+	}
+	if (strcmp(fv[0], "threads_timed") == 0 && n == 2) {
+		int t;
+
+		if (parse_int(fv[1], 0, 1, &t) < 0)
+			return -EINVAL;
+		raw->threads_timed = t;
 		return 0;
 	}
 	if (strcmp(fv[0], "thread") == 0 && n == 5) {

@@ -285,6 +285,24 @@ why="exit $RC: $WHY"
 check "probe cost: a measured run says what it took out per handler" \
 	sh -c '[ "$1" -eq 0 ] && echo "$2" | grep -Eq "; its probes. own cost taken out: [0-9]+ ns a handler"' \
 	_ "$RC" "$WHY"
+# Where irq threads exist (any kernel has some where a driver asks for
+# them): their program refused, the rest still measures and the threads'
+# time comes from /proc; no run-time statistics, the figures as timed.
+if [ -n "$(cat /proc/2/task/2/children 2>/dev/null | tr ' ' '\n' |
+	   while read -r p; do [ -n "$p" ] && cat "/proc/$p/comm" 2>/dev/null; done | grep '^irq/')" ]; then
+	faulty noswitch
+	why="exit $RC, $SRC: $WHY"
+	check "fallback noswitch: still bpf, the irq threads from /proc, saying why" \
+		sh -c '[ "$1" -eq 0 ] && [ "$2" = bpf ] && case "$3" in *"irq threads from /proc/PID/schedstat, their program was refused"*) ;; *) exit 1 ;; esac' \
+		_ "$RC" "$SRC" "$WHY"
+else
+	skip "fallback noswitch" "no irq thread on this machine"
+fi
+faulty nostats
+why="exit $RC, $SRC: $WHY"
+check "fallback nostats: still bpf, saying the probes' cost was not measured" \
+	sh -c '[ "$1" -eq 0 ] && [ "$2" = bpf ] && case "$3" in *"its probes'"'"' own cost not measured: BPF_ENABLE_STATS"*) ;; *) exit 1 ;; esac' \
+	_ "$RC" "$SRC" "$WHY"
 faulty oldkernel
 why="exit $RC, $SRC: $WHY"
 check "fallback: without tp_btf or fentry, raw tracepoints still measure" \

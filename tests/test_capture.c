@@ -168,12 +168,14 @@ static void test_measure_record(void **state)
 	raw->threads[0] = (struct measure_thread){ .irq = 24, .cpu = 0, .ns = 123456, .runs = 7 };
 	raw->probe = (struct measure_probe){ .hard = 241.37209302325581, .ctx = 0, .soft = 1e-3,
 					     .napi = 0, .thread = 290.5 };
+	raw->threads_timed = true;
 	assert_int_equal(replay_format_measure(raw, &text, &len), 0);
 	assert_int_equal(replay_parse_measure(text, &back, &line), 0);
 	assert_int_equal(replay_format_measure(back, &text2, &len2), 0);
 	assert_string_equal(text, text2);
 	assert_true(back->window == raw->window);
 	assert_int_equal(back->nr_threads, 1);
+	assert_true(back->threads_timed);
 	assert_int_equal(back->threads[0].irq, 24);
 	assert_int_equal(back->threads[0].ns, 123456);
 	assert_int_equal(back->threads[0].runs, 7);
