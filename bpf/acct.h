@@ -32,6 +32,7 @@ struct acct_cpu {
 	__u64 thr_soft0;	/* soft_total then */
 	__u32 thr_irq;
 	__u32 thr_pid;		/* the thread's */
+	__u32 switched;		/* a switch was seen on this CPU */
 	__s32 ctx_irq;		/* first handler in this context, -1 none */
 	__u32 hard_irq;
 	__u32 soft_vec;
@@ -194,6 +195,25 @@ ACCT_INLINE __u64 acct_thread_out(struct acct_cpu *s, __u32 pid, __u64 now, __u3
 	d = now - s->thr_start;
 	nested = (s->hard_total - s->thr_hard0) + (s->soft_total - s->thr_soft0);
 	s->thr_start = 0;
+	return d > nested ? d - nested : 0;
+}
+
+/* The first switch seen on this CPU takes off the task that was running
+ * when the window opened at @start. When that is an irq thread (@irq not
+ * -1: the caller read its name), its run so far is its own since @start,
+ * less everything else this CPU timed since, all of which interrupted it
+ * or ran in it. Without this, a thread busy when the window opens would
+ * count only from its next run. 0 for any later switch. */
+ACCT_INLINE __u64 acct_thread_first(struct acct_cpu *s, __s32 irq, __u64 start, __u64 now)
+{
+	__u64 d, nested = s->hard_total + s->soft_total;
+
+	if (s->switched)
+		return 0;
+	s->switched = 1;
+	if (irq < 0 || s->thr_start || now < start)
+		return 0;
+	d = now - start;
 	return d > nested ? d - nested : 0;
 }
 

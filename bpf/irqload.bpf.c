@@ -272,35 +272,45 @@ static __always_inline __s32 thread_irq(struct task_struct *t)
  * switched in can be switched out of this CPU, so one slot per CPU holds
  * every run; a thread that blocks (an rt_mutex on PREEMPT_RT) or is
  * preempted stops counting until it is back. */
+static __always_inline void add_thread(__u32 irq, __u64 d)
+{
+	struct irqload_irq_key k = { .irq = irq, .cpu = bpf_get_smp_processor_id() };
+	struct irqload_thread_val *v = bpf_map_lookup_elem(&thread_time, &k);
+
+	if (!v) {
+		struct irqload_thread_val zero = {};
+
+		bpf_map_update_elem(&thread_time, &k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&thread_time, &k);
+	}
+	if (!v) {
+		drop(0);
+		return;
+	}
+	v->ns += d;
+	v->runs++;
+}
+
 static __always_inline void on_switch(struct task_struct *prev, struct task_struct *next)
 {
-	__u64 now = bpf_ktime_get_ns(), d;
+	__u64 now = bpf_ktime_get_ns(), d = 0;
 	struct acct_cpu *s = state(now);
-	struct irqload_thread_val *v;
-	struct irqload_irq_key k;
+	__u32 out_irq = 0;
 	__s32 irq;
 
 	if (!s)
 		return;
-	if (s->thr_start) {
-		d = acct_thread_out(s, (__u32)TASK_FIELD(prev, pid), now, &k.irq);
-		if (d) {
-			k.cpu = bpf_get_smp_processor_id();
-			v = bpf_map_lookup_elem(&thread_time, &k);
-			if (!v) {
-				struct irqload_thread_val zero = {};
-
-				bpf_map_update_elem(&thread_time, &k, &zero, BPF_NOEXIST);
-				v = bpf_map_lookup_elem(&thread_time, &k);
-			}
-			if (v) {
-				v->ns += d;
-				v->runs++;
-			} else {
-				drop(0);
-			}
-		}
+	if (!s->switched) {
+		/* The task running when the window opened: an irq thread's
+		 * run counts from then. */
+		irq = thread_irq(prev);
+		d = acct_thread_first(s, irq, start_ns, now);
+		out_irq = (__u32)irq;
+	} else if (s->thr_start) {
+		d = acct_thread_out(s, (__u32)TASK_FIELD(prev, pid), now, &out_irq);
 	}
+	if (d)
+		add_thread(out_irq, d);
 	irq = thread_irq(next);
 	if (irq >= 0)
 		acct_thread_in(s, (__u32)irq, (__u32)TASK_FIELD(next, pid), now);

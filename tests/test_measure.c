@@ -29,6 +29,8 @@
  *	N t		napi:napi_poll		C t / c t	irq_enter/exit_rcu
  *	T irq t		sched_switch to irq/<irq>-x (PID 1000 + irq)
  *	t pid t		sched_switch from task <pid>
+ *	F irq t		the first sched_switch seen, from irq/<irq>-x (-1: another
+ *			task); the window opened at 0
  * and each step's result is appended to @out as the program would have
  * added it to its maps ("h36=10 n=40 s3=90 c5=70"). */
 static void replay(const char *seq, bool use_ctx, char *out, size_t len)
@@ -78,8 +80,18 @@ static void replay(const char *seq, bool use_ctx, char *out, size_t len)
 			acct_ctx_enter(&s, t);
 			break;
 		case 'T':
+			if (!s.switched)	/* from a task that was not one */
+				acct_thread_first(&s, -1, 0, t);
 			acct_thread_in(&s, (__u32)a, 1000 + (__u32)a, t);
 			break;
+		case 'F': {
+			long long irq;
+
+			assert_int_equal(sscanf(line, " %*c %lld %llu", &irq, &t), 2);
+			ns = acct_thread_first(&s, (__s32)irq, 0, t);
+			o += snprintf(out + o, len - o, "f%lld=%llu ", irq, ns);
+			break;
+		}
 		case 't': {
 			__u32 irq;
 
@@ -165,6 +177,13 @@ static const struct seq_case seq_cases[] = {
 	  "T 42 100\nt 1042 120\nH 5 130\nh 5 140\nT 42 150\nt 1042 170", false,
 	  "t42=20 h5=10 t42=20" },
 	{ "the secondary thread of a handler is its IRQ's", "T 43 100\nt 1043 105", false, "t43=5" },
+	/* A thread busy when the window opened counts from its opening,
+	 * less what interrupted it since. */
+	{ "a thread running when the window opened", "H 5 10\nh 5 20\nS 4 30\ns 4 50\nF 42 100",
+	  false, "h5=10 s4=20 f42=70" },
+	{ "another task running then", "H 5 10\nh 5 20\nF -1 100\nT 42 110\nt 1042 130", false,
+	  "h5=10 f-1=0 t42=20" },
+	{ "only the first switch", "F -1 100\nF 42 200", false, "f-1=0 f42=0" },
 };
 
 static void test_acct_sequences(void **state)
