@@ -24,7 +24,7 @@
 struct bpfload {
 	void *skel;			/* one of the three light skeletons */
 	void (*destroy)(void *skel);
-	int fd_irq, fd_thread, fd_soft, fd_napi, fd_drops, fd_state;
+	int fd_irq, fd_thread, fd_soft, fd_napi, fd_drops;
 	__u64 *start_ns, *stop_ns;	/* its data section, mmapped */
 	int prog_fd[BPFLOAD_MAX_PROGS];
 	unsigned int nr_progs;
@@ -132,7 +132,6 @@ static int fn(struct bpfload *b, bool threads)				\
 	b->fd_soft = s->maps.soft_time.map_fd;				\
 	b->fd_napi = s->maps.napi_time.map_fd;				\
 	b->fd_drops = s->maps.drops.map_fd;				\
-	b->fd_state = s->maps.cpu_state.map_fd;				\
 	b->start_ns = &s->data->start_ns;				\
 	b->stop_ns = &s->data->stop_ns;					\
 	PROG_FDS(s);							\
