@@ -198,9 +198,13 @@ static void window_samples(const struct history *h, const struct history_window 
 			const struct irq_activity *g = &h->long_act[i];
 			double wg = h->long_s / (h->long_s + secs), ws = 1 - wg;
 
-			shifted = history_window_shifted(ac->load, g->load, tick);
+			/* The history has no irq threads' time (it
+			 * keeps /proc/stat's): the window's stands for it. */
+			double gl = g->load + ac->thread;
+
+			shifted = history_window_shifted(ac->load, gl, tick);
 			if (!shifted) {
-				ac->load = wg * g->load + ws * ac->load;
+				ac->load = wg * gl + ws * ac->load;
 				ac->hard = wg * g->hard + ws * ac->hard;
 				ac->soft = wg * g->soft + ws * ac->soft;
 				secs += h->long_s;

@@ -28,6 +28,7 @@
 #include "history.h"
 #include "json.h"
 #include "loadsrc.h"
+#include "irqthread.h"
 #include "lock.h"
 #include "log.h"
 #include "metrics.h"
@@ -84,6 +85,7 @@ static struct {
 
 struct run {
 	struct config cfg;
+	struct irqthreads thr;		/* threaded IRQs' threads, if any */
 	struct compat_bans bans;	/* every banned CPU, by source */
 	struct topology *topo;
 	struct snapshot a, b;
@@ -583,6 +585,9 @@ static int take(struct run *run, struct snapshot *s, int n)
 	} else {
 		r = snapshot_take_from(s, &run->fs, tag, &path, &line);
 	}
+	/* The irq threads' run times at the same end of the window. */
+	if (r == 0)
+		irqthread_sample(&run->fs, tag, &run->thr, n % 2 ? 0 : 1);
 	if (r < 0 && run->fs.mode == SOURCE_REPLAY) {
 		char what[64];
 
@@ -955,6 +960,8 @@ static struct report_irq *report_irqs(const struct run *run, struct irq_text *tx
 			.load = run->act[i].load,
 			.load_proc = run->src.proc_act ? run->src.proc_act[i].load : NAN,
 			.load_window = run->window_load ? run->window_load[i] : NAN,
+			.threaded = run->act[i].threaded,
+			.load_thread = run->act[i].thread,
 			.outcome = o,
 			.reason = o == OUT_KEPT || o == OUT_MOVED || o == OUT_WOULD_MOVE ||
 				  o == OUT_FAILED ? plan_reason_text(pi->reason) :
@@ -1161,6 +1168,7 @@ static void run_release(struct run *run)
 	topology_free(run->topo);
 	snapshot_release(&run->a);
 	snapshot_release(&run->b);
+	irqthread_release(&run->thr);
 	loadsrc_release(&run->src);
 	free(run->window_load);
 	policy_release(&run->pol);
@@ -1272,8 +1280,17 @@ static int choose_source(struct run *run)
 	char want[16];
 	int r;
 
+	/* Threaded IRQs' threads, found before the program is loaded: it
+	 * times them only where there are some. A test tree's IRQs are not
+	 * this kernel's: its processes are not looked at. */
+	if ((run->fs.mode == SOURCE_REPLAY || loadsrc_native()) &&
+	    irqthread_find(&run->fs, &run->thr) < 0) {
+		log_msg(LOG_ERR, "out of memory");
+		return EXIT_SOFTWARE;
+	}
 	if (run->fs.mode != SOURCE_REPLAY) {
-		r = loadsrc_begin(&run->src, run->cfg.load_source, opt.bpf_build);
+		r = loadsrc_begin(&run->src, run->cfg.load_source, opt.bpf_build,
+				  run->thr.nr > 0);
 		str_copy(run->begin_reason, sizeof(run->begin_reason), run->src.reason);
 		if (r < 0) {
 			log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
@@ -1492,7 +1509,8 @@ static int balance(struct run *run)
 			  sizeof(boot)) < 0)
 		goto out;
 	r = loadsrc_finish(&run->src, &run->a, &run->b, target, class,
-			   hz, have_costs ? &costs : NULL, hist.fit ? &hist.dev : NULL, &run->act);
+			   hz, have_costs ? &costs : NULL, hist.fit ? &hist.dev : NULL, &run->thr,
+			   &run->act);
 	keep_measure(run);
 	if (r == -EPROTO) {
 		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
