@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # irqtune - build, test and install. Plain make; `make check` runs every test.
 
 VERSION   = 0.1.0
@@ -35,26 +36,32 @@ TESTS     = tests/test_cpuset tests/test_topology tests/test_sample tests/test_e
             tests/test_measure tests/test_costs tests/test_state tests/test_devfit tests/test_plan \
             tests/test_config tests/test_compat tests/test_capture
 
-all: deps irqtune
+all: irqtune
 
-# Installs missing Debian packages (needs root and apt) then remembers it.
-deps: .deps.stamp
-# NO_DEPS=1 skips it: a Debian package build has its Build-Depends instead.
+# Plain make builds and installs nothing: a missing build package is named
+# (tools/deps -n) and the build stops. NO_DEPS=1 skips even that: a Debian
+# package build has its Build-Depends instead.
 .deps.stamp: tools/deps
-	$(if $(NO_DEPS),@true,tools/deps)
+	$(if $(NO_DEPS),@true,tools/deps -n build)
 	@touch $@
 
-# make check needs irqbalance too, for the live test of the refusal to
-# fight it; tools/deps installs it with its daemon disabled and masked.
-.deps-check.stamp: tools/deps
-	tools/deps check
-	@touch $@
+# make deps installs every package the build and the tests need (as root,
+# with apt-get; irqbalance with its daemon disabled and masked). make run
+# and make check start with it, so that each does all set-up on a fresh
+# Debian 12 machine.
+deps:
+	tools/deps build check
+	@touch .deps.stamp
 
 irqtune: irqtune.o $(LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-%.o: %.c $(wildcard *.h) | .deps.stamp
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+# -MMD -MP: each object's header dependencies, written beside it as it is
+# compiled, so a changed header rebuilds exactly what includes it.
+DEPFLAGS  = -MMD -MP
+
+%.o: %.c | .deps.stamp
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 # The kernel program (bpf/irqload.bpf.c), built once per way of attaching
 # it (IRQLOAD_CTX, _BTF, _RAW): for the BPF target with BTF (-g), so its
@@ -83,8 +90,8 @@ bpfload.o: $(BPF_SKELS)
 # The configuration file's path is compiled in.
 irqtune.o: ALL_CFLAGS += -D_PATH_CONFIG='"$(SYSCONFDIR)/irqtune.conf"'
 
-tests/%.o: tests/%.c $(wildcard *.h tests/*.h) | .deps.stamp
-	$(CC) $(ALL_CFLAGS) -I. $(shell pkg-config --cflags cmocka) -c -o $@ $<
+tests/%.o: tests/%.c | .deps.stamp
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -I. $(shell pkg-config --cflags cmocka) -c -o $@ $<
 
 tests/test_%: tests/test_%.o $(LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cmocka)
@@ -120,18 +127,22 @@ tests/bpffault.so: tests/bpffault.c | .deps.stamp
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< -ldl
 
 # A real balancing pass on this machine (needs root).
-run: all
+run: deps
+	$(MAKE) --no-print-directory all
 	./irqtune
 
 # mk/*.mk files add whole extra passes (e.g. under sanitizers) to CHECK_EXTRA.
 CHECK_EXTRA ?=
-check: all $(TESTS) $(TEST_HELPERS) tests/fakekernel.so $(SIM_BINS) .deps-check.stamp
+check: deps
+	$(MAKE) --no-print-directory check-tests
+
+check-tests: all $(TESTS) $(TEST_HELPERS) tests/fakekernel.so $(SIM_BINS)
 	tests/run
 	@for t in $(CHECK_EXTRA); do $(MAKE) --no-print-directory $$t || exit 1; done
 
 clean:
 	rm -f irqtune *.o tests/*.o $(TESTS) $(TEST_HELPERS) $(SIM_BINS) tests/fakekernel.so .deps.stamp \
-		irqload_*.lskel.h irqload_*.lskel.h.tmp .deps-check.stamp
+		irqload_*.lskel.h irqload_*.lskel.h.tmp *.d tests/*.d
 	rm -rf tests/out
 
 # Files that name the installed binary are made from NAME.in at install
@@ -169,5 +180,7 @@ uninstall:
 # Further targets (benchmarks, fuzzing, sanitizer runs), one file each.
 -include mk/*.mk
 
-.PHONY: all deps run check clean install uninstall
+-include $(wildcard *.d tests/*.d)
+
+.PHONY: all deps run check check-tests clean install uninstall
 .SECONDARY:

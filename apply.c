@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* apply.c - writes one CPU per IRQ into /proc/irq/N/smp_affinity_list and,
  * when every write was refused, reads back where the kernel left it. One
  * open+write per attempt, so a refusal is seen at the write, with its errno,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* apply.h - writing planned affinities to /proc/irq/N/smp_affinity_list and
  * reporting what the kernel made of each write. Never decides placement. */
 #ifndef IRQTUNE_APPLY_H

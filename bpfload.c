@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bpfload.c - loads the kernel program for one sampling window and reads
  * its maps once at the end. No logging: functions return 0 or -errno and
  * say why in the caller's buffer; the caller reports. Nothing is pinned, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bpfload.h - the measured load source: loads the kernel program
  * (bpf/irqload.bpf.c) for one sampling window, and reads what it summed.
  * The only module that talks to the BPF syscall. */

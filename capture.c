@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* capture.c - the capture file: named members in memory, and the .tar.gz
  * they are written to and read from with libarchive. Reading distrusts
  * the file: every size is checked against the bounds before it is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* capture.h - the capture file of --capture and --replay: every input one
  * run read, as named members held in memory, written and read as a
  * gzip-compressed POSIX tar archive (libarchive), so that `tar tzvf` lists

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* compat.c - irqbalance's settings and irqbalance itself, as irqtune sees
  * them. The environment files are shell (Debian's sysvinit script sources
  * /etc/default/irqbalance) or systemd EnvironmentFile= (both distributions'

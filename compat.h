@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compat.h - living on a machine set up for irqbalance: the CPUs its
  * settings keep free (IRQBALANCE_BANNED_CPULIST and IRQBALANCE_BANNED_CPUS,
  * in the environment or in its environment file), the CPUs of isolated

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* config.c - /etc/irqtune.conf, read with inih. inih splits lines into
  * sections and key = value pairs; everything irqtune-specific (which keys
  * exist, what their values mean, what may repeat) is checked here. inih

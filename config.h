@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* config.h - /etc/irqtune.conf: site policy that the command line can
  * override. Parsed with inih (Debian's libinih), strictly: an unknown
  * section or key, a malformed value or a repeated setting is an error with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* costs.c - per-event costs measured on this machine, carried from a run
  * that measured to later ones that estimate. The file is small text:
  *

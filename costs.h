@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* costs.h - the per-event costs a measured run found on this machine,
  * kept in /run/irqtune/costs for the runs after it that can only estimate
  * (no BPF, not root): their estimate starts from what was measured here

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* cpuset.c - bitmaps of CPU ids and their two kernel spellings.
  *
  * Invariant: bits at and beyond nbits are always zero, so counting, scanning

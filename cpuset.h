@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cpuset.h - bitmaps of CPU ids and their two kernel spellings:
  * a cpulist ("0-3,8") and a cpumask (hex, comma-separated 32-bit groups). */
 #ifndef IRQTUNE_CPUSET_H

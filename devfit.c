@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* devfit.c - per-device multipliers of fixed reference costs, by
  * regularised least squares over weighted normal equations kept across
  * runs. */

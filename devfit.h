@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* devfit.h - per-device cost multipliers fitted across the windows of
  * several runs. One window cannot tell apart two devices whose IRQs share
  * CPUs in the same proportions; after a placement they sit elsewhere, and

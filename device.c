@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* device.c - the device behind each IRQ (libudev), its class and node, and
  * what /proc/irq/N says of the IRQ now. Reads only; never decides. */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* device.h - which device is behind each IRQ, its class and NUMA node (from
  * libudev), and the IRQ's current state in /proc/irq/N. */
 #ifndef IRQTUNE_DEVICE_H

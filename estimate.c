@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* estimate.c - the /proc load source: each IRQ's CPU work estimated from
  * its interrupt counts and the per-CPU irq and softirq times of /proc/stat
  * and /proc/softirqs, with per-event costs fitted across CPUs. The fallback

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* estimate.h - the /proc load source: each IRQ's CPU work estimated from
  * counts and per-CPU times, for kernels where it cannot be measured. */
 #ifndef IRQTUNE_ESTIMATE_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fileio.c - small-file reads, strict number parsing, and replacing a
  * file of ours atomically. */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fileio.h - reading the small text files of /proc and /sys, and strict
  * number parsing, shared by every module that touches them. */
 #ifndef IRQTUNE_FILEIO_H

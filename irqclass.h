@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* irqclass.h - the device classes irqtune balances separately. */
 #ifndef IRQTUNE_IRQCLASS_H
 #define IRQTUNE_IRQCLASS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* irqtune.c - the command line and one run: configuration + topology + two
  * samples -> policy -> plan -> apply -> report. Owns the parsed options and
  * nothing else global. */

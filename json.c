@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* json.c - --json output. json-c builds and escapes the document; names from
  * the kernel are \xNN-escaped first (report_escape), so the output is valid
  * UTF-8 whatever bytes a driver put in its IRQ name. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* json.h - the run as JSON (--json), built with json-c: the machine, every
  * IRQ from -> to with its class, device, estimated load, reason and outcome,
  * and the totals. The layout is documented in irqtune(8). */

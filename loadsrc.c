@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* loadsrc.c - chooses the load source for one run and says why. The
  * measurement is only believed when it describes the machine the run
  * reads: /proc and /sys are the kernel's own (not a test tree, not a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* loadsrc.h - which load source a run uses, and why: the kernel program
  * (bpfload.c, measure.c) where it can run and agrees with /proc, else the
  * /proc estimate (estimate.c). Both fill the same per-IRQ table. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* lock.c - an flock(2) on a root-owned file in /run. flock, not a pid file:
  * the kernel drops it when the holder dies, so there is nothing stale to
  * clean up after SIGKILL. */

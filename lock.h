@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lock.h - the run lock that keeps cron, timer, udev and manual runs from
  * interleaving their writes. */
 #ifndef IRQTUNE_LOCK_H

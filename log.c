@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* log.c - stderr and syslog. The one piece of state, whether syslog is open,
  * mirrors what openlog(3) itself keeps process-wide. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* log.h - where irqtune's messages go. A run at a terminal prints errors to
  * stderr and its report to stdout; a run from cron, systemd or udev (stdout
  * not a terminal, or --syslog) also sends each move, refusal and error to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* measure.c - each IRQ's load from the times the kernel program summed, and
  * the check that those times describe the machine /proc shows. Pure: no
  * I/O; functions return 0 or -errno. */

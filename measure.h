@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* measure.h - the measured load source's arithmetic: from what the kernel
  * program summed in one window (hard-irq time per IRQ and CPU, softirq time
  * per CPU and vector, NET_RX time per NAPI instance) to each IRQ's load, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* metrics.c - Prometheus textfile-collector output. Names follow the
  * Prometheus conventions: irqtune_ prefix, base units (seconds; loads in
  * CPUs), gauges only, one HELP and TYPE per family, no sample timestamps. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* metrics.h - the run as a Prometheus textfile-collector file
  * (--metrics-file): node_exporter reads *.prom files from a directory, so
  * the file is replaced atomically and never seen half-written. */

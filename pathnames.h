@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pathnames.h - every kernel path irqtune reads or writes, in one place. */
 #ifndef IRQTUNE_PATHNAMES_H
 #define IRQTUNE_PATHNAMES_H

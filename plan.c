@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* plan.c - the placement planner. Pure: no I/O, no clock, no randomness;
  * ties go to the lowest CPU id so the same input always gives the same plan.
  *

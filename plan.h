@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plan.h - the pure placement planner: from topology, per-IRQ load and the
  * current placement, one CPU for every movable IRQ. No I/O, no clock, no
  * randomness: the same input always gives the same plan. */

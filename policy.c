@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* policy.c - bans and allowed CPU sets per IRQ. An allowed set that leaves
  * no eligible CPU is flagged rather than widened: the site said "only
  * these", so the IRQ is left where it is and the caller says why. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* policy.h - site policy per IRQ: which IRQs are banned and which CPUs each
  * may use, from the configuration (banirq, [net]/[storage]/[other] cpus,
  * affinity-hint) and from udev properties on its device (IRQTUNE_BAN,

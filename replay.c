@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* replay.c - the run record of a capture (the kernel program's
  * measurement), to text and back. Written by
  * open_memstream(3), read a line at a time with strict number parsing. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* replay.h - what a capture keeps of a run beyond the files it read: the
  * kernel program's measurement, which no file holds. A text member (format
  * in irqtune(8)); the parser takes the text and bounds every count, so a

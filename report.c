@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* report.c - formats the per-IRQ lines and the summary. Names come from the
  * kernel and from udev, so they are escaped: a device name must never be
  * able to move the terminal's cursor or forge a line of the report. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report.h - what one run did, as data, and the text report printed from it.
  * The same data feeds the JSON output (json.h), the metrics file
  * (metrics.h) and the log lines. Formatting only; the caller decides what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* sample.c - snapshots of /proc/interrupts, /proc/stat and /proc/softirqs,
  * and the counts between two of them: which IRQ fired how often, where.
  * What that work cost is the load sources' business (estimate.c from

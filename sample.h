@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sample.h - snapshots of /proc/interrupts, /proc/stat and /proc/softirqs,
  * and the counts between two of them. Parsers take a FILE * so tests can
  * feed them strings. The per-IRQ table both load sources fill is here. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* source.c - the live filesystem, recorded or not, and a capture served in
  * its place. Recording keeps what was read successfully, the directories
  * listed, and for the files read with source_read() and the trusted and

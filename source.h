@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* source.h - where the readers of /proc and /sys get their files: the live
  * filesystem, the live filesystem with every file kept for a capture
  * (--capture), or a capture alone (--replay). The readers call these in

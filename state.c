@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* state.c - the per-IRQ load history carried from run to run. Text, one IRQ
  * a line, names escaped (%XX for bytes that are not plain printable ASCII,
  * and for '%' and the blank):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* state.h - what one run learns about each IRQ's load, for the next: an
  * exponentially weighted mean and variance per IRQ, kept in
  * /run/irqtune/state. A run from cron sees one noisy window; the history

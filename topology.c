@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* topology.c - which CPUs are online, which share a core, a last-level
  * cache, a package and a NUMA node, and which ones IRQs must avoid; all from
  * sysfs, under a root prefix so tests can point it at a captured tree, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* topology.h - online CPUs, how they relate (SMT siblings, physical cores,
  * last-level caches, packages, NUMA nodes) and which of them IRQs must avoid.
  * Knows nothing of IRQs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* acct.h - the per-CPU clock arithmetic of the load program: which interval
  * of time belongs to which hard irq, softirq and NAPI poll. Pure inline
  * functions on one CPU's state, compiled into the BPF program and into the

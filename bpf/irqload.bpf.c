@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* irqload.bpf.c - the in-kernel half of irqtune's measured load source.
  * Loaded for one sampling window, it times every hard irq, softirq and NAPI
  * poll on the kernel's own clock and sums them in maps that user space

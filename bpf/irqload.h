@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* irqload.h - what the in-kernel load program (irqload.bpf.c) leaves in its
  * maps, shared by the program and by bpfload.c that reads them. Fixed-width
  * types only: the same layout on both sides of the syscall. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mk/bench-bpf.mk - what the bpf load source costs here (needs root):
 #
 #   make bench-bpf    load/attach CPU, per-event program time under a disk

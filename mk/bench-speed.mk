@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mk/bench-speed.mk - speed and size: "make bench-speed" runs
 # tests/bench/bench-speed.sh, which builds simulated machines of 64 to 8192
 # CPUs and 1000 to 16000 IRQs (tests/bench/machines/) and measures one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Placement quality: "make bench" runs tests/bench/quality.sh, which balances
 # every simulated machine with irqtune (and irqbalance --oneshot, where
 # installed) and prints the figures of docs/quality.md; tests/e2e-quality.sh
@@ -21,7 +22,7 @@ tests/sim/planprobe: tests/sim/planprobe.c $(SIM_MODEL) $(PROBE_OBJS) | .deps.st
 bench: all tests/fakekernel.so tests/sim/irqsim tests/polltime.so tests/sim/planprobe
 	tests/bench/quality.sh
 
-check: tests/polltime.so tests/sim/planprobe
+check-tests: tests/polltime.so tests/sim/planprobe
 
 clean: clean-quality
 clean-quality:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mk/deb.mk - the Debian package.
 #
 #   make deb          dist/irqtune_VERSION_ARCH.deb, built with debhelper

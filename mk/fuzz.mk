@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mk/fuzz.mk - fuzzing every parser (tests/fuzz/README.md).
 #
 #   make fuzz                 each libFuzzer target for FUZZ_SECONDS (clang)

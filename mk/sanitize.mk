@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mk/sanitize.mk - the test suite under sanitizers; `make check` runs both
 # passes after tests/run (docs/trust.md).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The Debian package (make check-deb, which make check runs): make deb
 # builds dist/irqtune_VERSION_ARCH.deb with debhelper and lintian finds
 # no error or warning in it; then what the package holds (files, modes,

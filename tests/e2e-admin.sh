@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end tests of irqtune as admins run it: what `make install` lays
 # out (DESTDIR, PREFIX), the systemd units (systemd-analyze verify and
 # security), the udev rule (real `udevadm test` against simulated devices),
@@ -114,7 +115,7 @@ make -s -o irqtune -C "$top" install PREFIX="$pre/usr" SYSCONFDIR="$pre/etc" \
 	SYSTEMDUNITDIR="$pre/lib/systemd/system" UDEVRULESDIR="$pre/lib/udev/rules.d" \
 	>"$disk/install2.log" 2>&1
 if ! command -v systemd-analyze >/dev/null; then
-	fail "systemd-analyze verify" "systemd-analyze is not installed (tools/deps installs package systemd)"
+	fail "systemd-analyze verify" "systemd-analyze is not installed (make deps installs package systemd)"
 else
 	MANPATH=$pre/usr/share/man systemd-analyze verify \
 		"$pre/lib/systemd/system/irqtune.service" "$pre/lib/systemd/system/irqtune.timer" \
@@ -217,7 +218,7 @@ udev_test() {	# udev_test SYSPATH [ACTION]: udevadm test under $D's testbed
 if [ -z "$NS" ]; then
 	skip "udev" "no private mount namespace here (unshare -m failed); udevadm test not run"
 elif ! command -v udevadm >/dev/null; then
-	fail "udev" "udevadm is not installed (tools/deps installs package udev)"
+	fail "udev" "udevadm is not installed (make deps installs package udev)"
 else
 	machine tiny || exit 1
 	export D

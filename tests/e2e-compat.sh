@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end tests of irqtune on machines set up for irqbalance: the CPUs
 # banned by irqbalance's settings (Debian's /etc/default/irqbalance, RHEL's
 # /etc/sysconfig/irqbalance, the environment), by isolated cgroup v2 cpuset

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # e2e-counts.sh - counts read without /proc/interrupts (IRQTUNE_COUNTS=stat,
 # the default from 2048 online CPUs: /proc/stat's per-IRQ totals on each
 # IRQ's effective CPU) give the plan that /proc/interrupts gives, on every

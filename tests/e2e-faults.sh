@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end tests of trust under faults, races and hostile input: the real
 # irqtune binary against simulated machines whose kernel misbehaves during
 # the run (tests/sim/README.md, "Events" and "Faults"): IRQs vanish or

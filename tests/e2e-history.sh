@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end: the load history carried from run to run (state.c), as cron
 # runs irqtune every minute. On simulated machines, with state-dir pointing
 # into the machine's own directory (a test machine's /proc is not the

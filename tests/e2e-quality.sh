@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end placement quality: the real irqtune binary balances every
 # simulated machine once, and the result is held against the oracle (irqsim
 # oracle: the best placement under irqtune's rules, from the model's true

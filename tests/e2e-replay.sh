@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end tests of --capture and --replay: a capture taken on every
 # simulated machine replays, with nothing of that machine around (no
 # preload, no tree), to the report the live run printed there; two replays

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end tests: the real irqtune binary against simulated machines. The
 # real libudev reads the fake /sys through umockdev's preload, and
 # tests/fakekernel.so plays the kernel (sampling sleeps advance the model,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fakekernel.c - LD_PRELOAD shim that plays the kernel of a simulated
  * machine (tests/sim) for a program run under umockdev:
  *

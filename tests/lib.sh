@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/lib.sh - what every end-to-end script shares: a scratch directory on
 # /dev/shm, the PASS/FAIL/SKIP lines tests/run counts, and running the real
 # irqtune against a simulated machine in $D (umockdev shows it the fake

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Live tests of the bpf load source on this machine, as root: under a real
 # storage load (O_DIRECT|O_DSYNC writes to a file) and a real network load
 # (package downloads, the only traffic this machine can make), irqtune's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Live test on this machine: with a real irqbalance running, a real (not
 # dry) irqtune run refuses, exits 2, names irqbalance and its pid, and
 # changes no /proc/irq/N/smp_affinity. irqbalance is started in the
@@ -54,7 +55,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 ib=$(command -v irqbalance || true)
 if [ -z "$ib" ]; then
-	skip "$name" "irqbalance is not installed (make check installs it: tools/deps check)"
+	skip "$name" "irqbalance is not installed (make deps installs it)"
 	exit 0
 fi
 [ -d /proc/irq ] || { skip "$name" "no /proc/irq here (a container?)"; exit 0; }

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Live test of --capture and --replay on this machine: a capture as root
 # (a dry run: it writes no affinity), then replays as nobody, from a copy
 # of the binary and the capture in a directory of nobody's, with no access

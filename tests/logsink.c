@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* logsink.c - a stand-in for the syslog daemon in tests: binds a unix
  * datagram socket at PATH (as /dev/log is) and prints every message it
  * receives as one line on stdout, until SIGTERM or SECONDS have passed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* plan_ref.c - the planner as it was before its ranking used priority
  * queues (3a31341): every IRQ ranked every candidate CPU, IRQs x CPUs x
  * log CPUs. Kept verbatim, for the tests only, as the reference the fast

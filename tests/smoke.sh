@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Live smoke test: irqtune --dry-run on this very machine. It must list every
 # IRQ of /proc/interrupts that has a handler, exit 0, and write nothing.
 set -u

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snaptest.h - what the sample, estimate and measure tests share: checks
  * with messages, the real captures of ../shared/realdata, and strings fed
  * to the parsers as files. Header-only, included by each test binary. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_capture.c - the capture file and what is in it: names a capture
  * refuses, the escaping of text fields both ways, a capture written and
  * read back member for member, the replay source serving what was kept

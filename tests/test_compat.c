@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_compat.c - irqbalance's settings: environment files shaped like
  * Debian's /etc/default/irqbalance and RHEL's /etc/sysconfig/irqbalance as
  * their packages and tuned or CRI-O leave them, each value syntax of the

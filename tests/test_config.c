@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_config.c - /etc/irqtune.conf: good files and what they set, bad files
  * and the line and message of their first error, ownership and mode checks,
  * banning by number and by pattern. Table-driven. */

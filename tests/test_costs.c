@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_costs.c - the per-event costs a measured run leaves for later runs:
  * what it computes from a measurement, the file's text both ways, every
  * way a file may not be trusted, and that writers racing readers never

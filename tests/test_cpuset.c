@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_cpuset.c - cpuset bit operations, cpulist and cpumask parsing, and
  * cpulist formatting, table-driven. */
 #include <errno.h>

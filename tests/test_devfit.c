@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_devfit.c - per-device multipliers fitted across windows: one window
  * in which two devices share every CPU in the same proportions tells only
  * their sum, split as their targets say; a second, after a placement

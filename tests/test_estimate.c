@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_estimate.c - the /proc load estimate on snapshots built by hand and
  * from real captures: work, not counts; the fit across CPUs; counter wraps,
  * reused IRQ numbers, CPUs that come and go. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_measure.c - the measured load source's arithmetic: the per-CPU clock
  * state machine of the kernel program (bpf/acct.h) replayed on recorded
  * event sequences, the attribution of softirq and NAPI time to IRQs, and

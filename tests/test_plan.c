@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_plan.c - properties of the pure planner on in-memory machines. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_sample.c - the /proc/interrupts, /proc/stat and /proc/softirqs
  * parsers against every real capture in ../shared/realdata, odd inputs as
  * strings, and the delta and load arithmetic on snapshots built by hand. */

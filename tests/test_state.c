@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_state.c - the per-IRQ load history carried from run to run: its
  * text both ways (names of any bytes), every way a file may not be
  * trusted, the weighing of a window with the history (noise smoothed, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* test_topology.c - topology_read() against real captured sysfs trees
  * (counts checked against lscpu/hwloc outputs of the same machines) and
  * against small trees built here for the cases no capture has. */

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-speed.sh - "make bench-speed": what one irqtune run costs on machines
 # of 64 to 8192 CPUs and 1000 to 16000 IRQs, against the floor (reading the
 # files it reads, nothing more) and irqbalance --oneshot. docs/performance.md

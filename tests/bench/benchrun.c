@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* benchrun.c - run a command and report what it cost, for make bench-speed.
  *
  *	benchrun [-n REPS] [-t SECONDS] [-r DIR | -R DIR] [-c SRC:DST] [-e NAME=VALUE]... -- PROG [ARG]...

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* benchshim.c - LD_PRELOAD shim for make bench-speed, placed before
  * tests/fakekernel.so:
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* bpfbench.c - what the bpf load source costs on this machine (make
  * bench-bpf, docs/performance.md): CPU time to load and attach the
  * program, to read and unload it; the kernel's count of the programs' own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* floorcat.c - the floor of make bench-speed: read every file of a list
  * once, as cheaply as a program can, and nothing more.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* parsebench.c - the /proc/interrupts parser of sample.o alone, against
  * reading the same file, for make bench-speed.
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # quality.sh - how well irqtune balances the simulated machines of
 # tests/sim/machines: against the oracle (irqsim oracle: the best placement
 # under irqtune's rules, from the model's true loads), against irqtune's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz.h - shared by the fuzz targets: the libFuzzer entry point, and a
  * check that aborts (so libFuzzer and the standalone driver both report it
  * as a crash with the input that caused it). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_capture.c - the reader of --replay's capture, on any bytes:
  * capture_read_mem(), then every parser a replay runs on its members (the
  * snapshots, the /sys topology files and listings, irqbalance's files and

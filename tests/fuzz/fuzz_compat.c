@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_compat.c - irqbalance's environment files through
  * compat_envfile_parse(), and the same bytes as the value of each of its
  * two settings (compat_add_value()). Whatever the input, a parse ends in 0

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_config.c - site policy as text: /etc/irqtune.conf through
  * config_parse(), and the udev property values a rule can set on a device
  * (IRQTUNE_BAN through policy_parse_bool(), IRQTUNE_CPUS through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_costs.c - costs_parse(), the reader of /run/irqtune/costs, on any
  * text. A file it accepts gives only sane costs and a time in range; one it
  * refuses is -EINVAL or -ESTALE with a reason. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_cpuset.c - cpulists and cpumasks: cpulist_parse() and
  * cpumask_parse() on any text, into a set of any size up to CPU_ID_LIMIT,
  * checked against a slow reference parser written from the kernel's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_estimate.c - estimate_proc() on two snapshots parsed from any
  * bytes: whatever the parsers accept, the estimate must not crash, and
  * every number it hands the planner must be finite and not negative.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_interrupts.c - /proc/interrupts: interrupts_parse() on any bytes.
  * It must return 0 with a result that keeps every invariant the rest of
  * irqtune relies on, or an error (-EINVAL with a line inside the file). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_procirq.c - the values of /proc/irq/N and sysfs attributes as
  * device.c reads them: read_small_file() into a small buffer, then
  * parse_int() (node), parse_u64() (msi_irqs entries, irq) and

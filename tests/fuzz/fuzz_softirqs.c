@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_softirqs.c - /proc/softirqs: softirqs_parse() on any bytes, alone
  * and after a /proc/stat parse into the same stats (how a snapshot is
  * taken). A failure leaves the stats as they were. */

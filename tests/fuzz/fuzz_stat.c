@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_stat.c - /proc/stat: stat_parse() on any bytes, into fresh stats
  * and into stats that already hold a parse (irqtune reuses them). A
  * failure must leave the stats as they were. */

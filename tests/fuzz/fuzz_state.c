@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_state.c - state_parse(), the reader of /run/irqtune/state, on any
  * text. A history it accepts holds only sane loads, IRQs in ascending
  * order, keys that fit; one it refuses is -EINVAL or -ESTALE with a

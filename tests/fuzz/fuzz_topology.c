@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fuzz_topology.c - the sysfs CPU tree: topology_read() on a tree built
  * from the input under /dev/shm. Whatever the files say, a topology that
  * reads must be one the planner can trust: ids within bounds, every online

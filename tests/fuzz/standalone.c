@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* standalone.c - runs a fuzz target over files and directories of inputs
  * without libFuzzer, so any compiler (gcc with -fsanitize=address) can
  * replay the seeds and every past crash: `fuzz_x FILE|DIR...`. Exits 0

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # accuracy.awk - how well irqtune's per-IRQ load estimate ranks and sizes
 # the model's true loads. Used by tests/e2e-quality.sh and
 # tests/bench/quality.sh:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* build.c - from a machine description to a model (sim.state) and the
  * /sys and /proc trees a program reads under umockdev. The format is
  * documented in tests/sim/README.md. */

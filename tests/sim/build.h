@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* build.h - machine descriptions to a model and a /sys + /proc tree.
  * Used by irqsim only (the preload library never builds). */
 #ifndef IRQSIM_BUILD_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* fkprobe.c - poke the calls fakekernel.so intercepts, print what came back.
  *	fkprobe now | sleep S | csleep S | window S
  *	fkprobe write|fwrite|dprintf|openat PATH TEXT

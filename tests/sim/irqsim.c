@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* irqsim.c - build and drive simulated machines for irqtune's end-to-end
  * tests. See tests/sim/README.md. */
 #include <errno.h>

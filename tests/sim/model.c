@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* model.c - the simulated kernel: state file, time steps, affinity writes,
  * CPU hotplug, the /proc files and the quality score. See model.h. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* model.h - the machine model behind the simulator: CPUs, IRQs, their rates
  * and costs, the counters the kernel would show, and what the kernel does
  * when time passes, an affinity is written or a CPU goes away.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* oracle.c - the yardstick for a balancer: how low the busiest CPU's IRQ
  * load can go on a simulated machine, and how the current placement fares
  * against irqtune's placement rules. See oracle.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* oracle.h - the yardstick for a balancer on a simulated machine: the best
  * busiest-CPU load any placement can reach under irqtune's rules, computed
  * from the model's true per-IRQ loads, and the placement-rule figures of the

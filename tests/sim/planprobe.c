@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* planprobe.c - irqtune's planner (plan.c) fed the model's TRUE per-IRQ
  * loads instead of irqtune's estimate, to tell planner error from estimate
  * error in the quality benchmark (tests/bench/quality.sh):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* polltime.c - LD_PRELOAD shim for programs that wait in poll(2) instead of
  * sleeping, such as irqbalance's glib main loop, on a simulated machine:
  *

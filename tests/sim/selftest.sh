@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # selftest.sh - smoke test of the machine simulator: build the tiny machine,
 # read it through umockdev (cat and libudev), step it, sleep and write
 # through fakekernel.so, and check the answers. Exits non-zero on failure.

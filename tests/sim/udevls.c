@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* udevls.c - list what libudev sees of some subsystems, one device a line.
  * A probe for the simulator's fake /sys:
  *	udevls pci net block nvme scsi_host */

@@ -1,0 +1,3 @@
+capture.o: capture.c capture.h fileio.h
+capture.h:
+fileio.h:

@@ -1,0 +1,3 @@
+cpuset.o: cpuset.c cpuset.h fileio.h
+cpuset.h:
+fileio.h:

@@ -1,0 +1,2 @@
+devfit.o: devfit.c devfit.h
+devfit.h:

@@ -1,0 +1,2 @@
+fileio.o: fileio.c fileio.h
+fileio.h:

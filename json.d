@@ -1,0 +1,4 @@
+json.o: json.c json.h report.h irqclass.h
+json.h:
+report.h:
+irqclass.h:

@@ -1,0 +1,2 @@
+lock.o: lock.c lock.h
+lock.h:

@@ -1,0 +1,2 @@
+log.o: log.c log.h
+log.h:

@@ -1,0 +1,5 @@
+metrics.o: metrics.c fileio.h metrics.h report.h irqclass.h
+fileio.h:
+metrics.h:
+report.h:
+irqclass.h:

@@ -1,0 +1,5 @@
+plan.o: plan.c plan.h irqclass.h topology.h cpuset.h
+plan.h:
+irqclass.h:
+topology.h:
+cpuset.h:

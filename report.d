@@ -1,0 +1,3 @@
+report.o: report.c report.h irqclass.h
+report.h:
+irqclass.h:

@@ -1,0 +1,6 @@
+state.o: state.c devfit.h fileio.h sample.h irqclass.h state.h
+devfit.h:
+fileio.h:
+sample.h:
+irqclass.h:
+state.h:

@@ -1,0 +1,8 @@
+topology.o: topology.c fileio.h pathnames.h source.h capture.h topology.h \
+ cpuset.h
+fileio.h:
+pathnames.h:
+source.h:
+capture.h:
+topology.h:
+cpuset.h:
