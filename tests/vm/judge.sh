@@ -282,7 +282,7 @@ if [ "$machine" = a ]; then
 	rc=$(rc_of unplug)
 	half=$(half_applied "$f/unplug.before" "$f/unplug.after" "$f/unplug.out")
 	nvo=$(jq -r '[.irqs[]? | select(.name | startswith("nvme")) | .outcome] | group_by(.) | map("\(.[0]) \(length)") | join(", ")' "$f/unplug.out" 2>/dev/null)
-	info "unplug: NVMe gone at $(fact nvme_gone) s; exit $rc; NVMe IRQs: ${nvo:-none}; $(head -2 "$f/unplug.err" | tr '\n' ' ')"
+	info "unplug: NVMe gone at $(fact nvme_gone) s, window $(jq -r '"\(.run.window_from_monotonic)..\(.run.window_to_monotonic)"' "$f/unplug.out" 2>/dev/null) s; exit $rc; NVMe IRQs in the report: ${nvo:-none (gone before the window ended)}; $(head -2 "$f/unplug.err" | tr '\n' ' ')"
 	if [ "$(fact nvme_gone)" = no ]; then
 		fail unplug "the NVMe drive was not unplugged (monitor: $(tail -2 "$dir/monitor.log" 2>/dev/null | tr -d '\r' | tr '\n' ' '))"
 	elif [[ "$rc" == [01] ]] && json_ok unplug.out && [ -z "$half" ]; then pass unplug; else
