@@ -142,14 +142,41 @@ OPEN_MODE(open_ctx, irqload_ctx)
 OPEN_MODE(open_raw, irqload_raw)
 #undef PROG_FDS
 
+_Static_assert(BPFLOAD_BUILD_RAW - BPFLOAD_BUILD_CONTEXT == MODE_RAW &&
+	       BPFLOAD_BUILD_HANDLERS - BPFLOAD_BUILD_CONTEXT == MODE_BTF,
+	       "enum bpfload_build follows enum mode");
+
 static int (*const open_mode[MODE_NR])(struct bpfload *) = {
 	[MODE_CONTEXT] = open_ctx,
 	[MODE_BTF] = open_btf,
 	[MODE_RAW] = open_raw,
 };
 
-int bpfload_open(unsigned int nr_irqs, struct bpfload **ret, char *why, size_t len)
+int bpfload_build_parse(const char *s, enum bpfload_build *ret)
 {
+	static const char *const names[] = {
+		[BPFLOAD_BUILD_CONTEXT] = "context",
+		[BPFLOAD_BUILD_HANDLERS] = "handlers",
+		[BPFLOAD_BUILD_RAW] = "raw",
+	};
+
+	if (!s || !*s) {
+		*ret = BPFLOAD_BUILD_ANY;
+		return 0;
+	}
+	for (unsigned int i = BPFLOAD_BUILD_CONTEXT; i <= BPFLOAD_BUILD_RAW; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*ret = (enum bpfload_build)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, struct bpfload **ret,
+		 char *why, size_t len)
+{
+	/* The builds in enum bpfload_build's order, after ANY. */
+	enum mode first = MODE_CONTEXT, last = MODE_RAW;
 	struct bpfload *b;
 	int r = -ENOSYS, possible;
 
@@ -173,10 +200,12 @@ int bpfload_open(unsigned int nr_irqs, struct bpfload **ret, char *why, size_t l
 		return -ENOMEM;
 	}
 	b->nr_cpus = (unsigned int)possible;
+	if (build != BPFLOAD_BUILD_ANY)
+		first = last = (enum mode)(build - BPFLOAD_BUILD_CONTEXT);
 	/* Some kernels refuse fentry alone (EPERM on 6.18 guests without
 	 * trampolines), so each build is tried in turn; when none loads,
 	 * the most basic one's reason is the one worth telling. */
-	for (enum mode m = 0; m < MODE_NR; m++) {
+	for (enum mode m = first; m <= last; m++) {
 		errno = 0;
 		b->nr_progs = 0;
 		r = open_mode[m](b);

@@ -19,9 +19,24 @@ struct bpfload;
 int bpfload_native(const char *const *proc_files, const char *const *sys_files,
 		   char *why, size_t len);
 
-/* Load and attach, with maps sized for @nr_irqs IRQs. -errno with the reason in @why: no BTF, not root, the verifier said
- * no, a tracepoint missing. */
-int bpfload_open(unsigned int nr_irqs, struct bpfload **ret, char *why, size_t len);
+/* Which build of the program to try. ANY tries each, best first, and
+ * keeps the first the kernel takes; the others force that one build and
+ * never fall back (the guest tests compare the builds one by one). */
+enum bpfload_build {
+	BPFLOAD_BUILD_ANY,
+	BPFLOAD_BUILD_CONTEXT,		/* "context": whole contexts, fentry and tp_btf */
+	BPFLOAD_BUILD_HANDLERS,		/* "handlers": tp_btf handlers */
+	BPFLOAD_BUILD_RAW,		/* "raw": raw tracepoints */
+};
+/* "context", "handlers" or "raw" (NULL or "": any); -EINVAL for anything
+ * else. */
+int bpfload_build_parse(const char *s, enum bpfload_build *ret);
+
+/* Load and attach @build, with maps sized for @nr_irqs IRQs. -errno with
+ * the reason in @why: no BTF, not root, the verifier said no, a
+ * tracepoint missing. */
+int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, struct bpfload **ret,
+		 char *why, size_t len);
 /* The window: events are counted from start to stop only. */
 void bpfload_start(struct bpfload *b);
 void bpfload_stop(struct bpfload *b);

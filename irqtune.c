@@ -76,6 +76,7 @@ static struct {
 	char *config;		/* NULL: _PATH_CONFIG if it exists */
 	char *metrics_file;
 	enum config_load_source load_source;	/* UNSET: not given */
+	enum bpfload_build bpf_build;	/* IRQTUNE_BPF_BUILD, a test switch */
 	char *capture;		/* --capture FILE */
 	char *replay;		/* --replay FILE */
 	int argc;
@@ -270,6 +271,13 @@ static int parse_options(int argc, char **argv)
 					  source->sval[0]);
 			goto out;
 		}
+	}
+	/* Read here, the edge: the modules take it as a parameter. */
+	if (bpfload_build_parse(getenv("IRQTUNE_BPF_BUILD"), &opt.bpf_build) < 0) {
+		fprintf(stderr, "irqtune: IRQTUNE_BPF_BUILD '%s': must be context, handlers or raw\n",
+			getenv("IRQTUNE_BPF_BUILD"));
+		ret = EXIT_USAGE;
+		goto out;
 	}
 	if ((capture->count && !(opt.capture = strdup(capture->sval[0]))) ||
 	    (replay->count && !(opt.replay = strdup(replay->sval[0])))) {
@@ -1597,7 +1605,7 @@ static int choose_source(struct run *run)
 	int r;
 
 	if (run->fs.mode != SOURCE_REPLAY) {
-		r = loadsrc_begin(&run->src, run->cfg.load_source);
+		r = loadsrc_begin(&run->src, run->cfg.load_source, opt.bpf_build);
 		str_copy(run->begin_reason, sizeof(run->begin_reason), run->src.reason);
 		if (r < 0) {
 			log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);

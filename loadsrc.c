@@ -37,7 +37,8 @@ static unsigned int count_irqs(void)
 	return n;
 }
 
-int loadsrc_begin(struct loadsrc *ls, enum config_load_source want)
+int loadsrc_begin(struct loadsrc *ls, enum config_load_source want,
+		  enum bpfload_build build)
 {
 	static const char *const proc_files[] = {
 		_PATH_PROC_INTERRUPTS, _PATH_PROC_STAT, _PATH_PROC_SOFTIRQS, NULL
@@ -61,14 +62,20 @@ int loadsrc_begin(struct loadsrc *ls, enum config_load_source want)
 		snprintf(why, sizeof(why), "measuring needs root");
 		r = -EPERM;
 	}
-	if (r == 0)
-		r = bpfload_open(count_irqs(), &ls->bpf, why, sizeof(why));
+	if (r == 0) {
+		r = bpfload_open(count_irqs(), build, &ls->bpf, why, sizeof(why));
+		/* A forced build's refusal is not the kernel's last word. */
+		if (r < 0 && build != BPFLOAD_BUILD_ANY)
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+				 " (the one build IRQTUNE_BPF_BUILD allows)");
+	}
 	if (r < 0) {
 		snprintf(ls->reason, sizeof(ls->reason), "the kernel program cannot run: %s", why);
 		return ls->want == CONFIG_LOAD_BPF ? r : 0;
 	}
-	snprintf(ls->reason, sizeof(ls->reason), "measured in the kernel (%s)",
-		 bpfload_mode(ls->bpf));
+	snprintf(ls->reason, sizeof(ls->reason), "measured in the kernel (%s%s)",
+		 bpfload_mode(ls->bpf),
+		 build == BPFLOAD_BUILD_ANY ? "" : "; the one build IRQTUNE_BPF_BUILD allows");
 	return 0;
 }
 

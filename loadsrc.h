@@ -6,6 +6,7 @@
 #define IRQTUNE_LOADSRC_H
 
 #include <stdbool.h>
+#include "bpfload.h"
 #include "config.h"
 #include "estimate.h"
 #include "measure.h"
@@ -27,10 +28,12 @@ struct loadsrc {
 };
 
 /* Before the first snapshot: decide, and load the program if it is to be
- * tried. -errno only when @want is bpf and it cannot be had (reason says
- * why); otherwise 0, with the proc source chosen and its reason set when
- * the program cannot run. */
-int loadsrc_begin(struct loadsrc *ls, enum config_load_source want);
+ * tried, only @build of it unless that is BPFLOAD_BUILD_ANY (the test
+ * switch IRQTUNE_BPF_BUILD, read by the caller). -errno only when @want is
+ * bpf and it cannot be had (reason says why); otherwise 0, with the proc
+ * source chosen and its reason set when the program cannot run. */
+int loadsrc_begin(struct loadsrc *ls, enum config_load_source want,
+		  enum bpfload_build build);
 /* The same for a replay: the measurement a capture holds (@raw, taken
  * over; NULL: none) in place of the program, and @reason what the run
  * that captured it said on choosing. -ENODATA when @want is bpf and there

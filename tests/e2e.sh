@@ -184,4 +184,13 @@ why="exit $RC: $OUT"; check "load source: --load-source overrides the key" \
 run -n --load-source=ebpf
 why="exit $RC: $ERR"; check "usage: bad --load-source exits 64" \
 	sh -c '[ "$1" -eq 64 ] && echo "$2" | grep -q "auto, bpf or proc"' _ "$RC" "$ERR"
+# The guest tests' switch: a known build passes (here, where nothing can be
+# measured, to the estimate as before), anything else is a usage error.
+IRQTUNE_BPF_BUILD=handlers run -n -w 0.2 --json
+why="exit $RC: $ERR"; check "IRQTUNE_BPF_BUILD=handlers: a run as without it" \
+	sh -c '[ "$1" -eq 0 ] && echo "$2" | jq -e ".load_source == \"proc\"" >/dev/null' _ "$RC" "$OUT"
+IRQTUNE_BPF_BUILD=fentry run -n -w 0.2
+why="exit $RC: $ERR"; check "IRQTUNE_BPF_BUILD=fentry: exits 64 naming the variable and the value" \
+	sh -c '[ "$1" -eq 64 ] && [ "$2" = "irqtune: IRQTUNE_BPF_BUILD '"'"'fentry'"'"': must be context, handlers or raw" ]' \
+	_ "$RC" "$ERR"
 exit 0

@@ -263,6 +263,20 @@ for f in "nobtf:has no BTF" "verifier:refused the program" "mapfull:map was full
 		sh -c '[ "$1" -eq 71 ] && grep -q "^irqtune: load source bpf: .*$2" "$3"' \
 		_ "$RC" "${f#*:}" "$disk/fault.err"
 done
+# The guest suite's switch, each build alone: the one asked for or none.
+for b in "context:whole hard-irq contexts, fentry and tp_btf" "handlers:hard-irq handlers, tp_btf" \
+	 "raw:hard-irq handlers, raw tracepoints"; do
+	IRQTUNE_BPF_BUILD=${b%%:*} "$irqtune" -n -w 0.3 --json >"$disk/build.json" 2>"$disk/build.err"
+	RC=$?
+	SRC=$(jq -r .load_source "$disk/build.json" 2>/dev/null)
+	WHY=$(jq -r .load_source_reason "$disk/build.json" 2>/dev/null)
+	why="exit $RC, $SRC: $WHY"
+	check "IRQTUNE_BPF_BUILD=${b%%:*}: that build, or the estimate saying it was the only one allowed" \
+		sh -c '[ "$1" -eq 0 ] && case "$2:$3" in
+			"bpf:measured in the kernel ($4; the one build IRQTUNE_BPF_BUILD allows)") ;;
+			"proc:the kernel program cannot run: the kernel refused the program ($4"*"(the one build IRQTUNE_BPF_BUILD allows)"*) ;;
+			*) exit 1 ;; esac' _ "$RC" "$SRC" "$WHY" "${b#*:}"
+done
 faulty oldkernel
 why="exit $RC, $SRC: $WHY"
 check "fallback: without tp_btf or fentry, raw tracepoints still measure" \

@@ -18,6 +18,7 @@
 
 #include "bpf/irqload.h"
 #include "bpf/acct.h"
+#include "bpfload.h"
 #include "measure.h"
 #include "snaptest.h"
 
@@ -410,6 +411,33 @@ static void expect_disagree(struct check_env *e, const char *what, const char *s
 	check_done(e);
 }
 
+/* IRQTUNE_BPF_BUILD's values: the three builds by name, unset or empty
+ * for any, anything else refused (the caller names it). */
+static void test_build_parse(void **state)
+{
+	static const struct {
+		const char *s;
+		int r;
+		enum bpfload_build b;
+	} t[] = {
+		{ NULL, 0, BPFLOAD_BUILD_ANY }, { "", 0, BPFLOAD_BUILD_ANY },
+		{ "context", 0, BPFLOAD_BUILD_CONTEXT }, { "handlers", 0, BPFLOAD_BUILD_HANDLERS },
+		{ "raw", 0, BPFLOAD_BUILD_RAW }, { "Raw", -EINVAL, 0 }, { "raw ", -EINVAL, 0 },
+		{ "ctx", -EINVAL, 0 }, { "btf", -EINVAL, 0 }, { "any", -EINVAL, 0 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		enum bpfload_build b = (enum bpfload_build)99;
+		int r = bpfload_build_parse(t[i].s, &b);
+
+		assert_int_equal(r, t[i].r);
+		if (r == 0)
+			assert_int_equal(b, t[i].b);
+		else
+			assert_int_equal(b, 99);	/* untouched on failure */
+	}
+}
+
 static void test_check_agrees(void **state)
 {
 	struct check_env e;
@@ -465,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_attr_block_elsewhere),
 		cmocka_unit_test(test_attr_ctx_and_two_cpus),
 		cmocka_unit_test(test_attr_bad_args),
+		cmocka_unit_test(test_build_parse),
 		cmocka_unit_test(test_check_agrees),
 		cmocka_unit_test(test_check_disagrees),
 	};

@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < RUNS; i++) {
 		t = cpu_ms();
-		r = bpfload_open(64, &b, why, sizeof(why));
+		r = bpfload_open(64, BPFLOAD_BUILD_ANY, &b, why, sizeof(why));
 		open_ms[i] = cpu_ms() - t;
 		if (r < 0) {
 			fprintf(stderr, "bpfbench: cannot load: %s\n", why);
@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bpfbench: cannot enable BPF run-time stats: %s\n", strerror(errno));
 		return 1;
 	}
-	if (bpfload_open(64, &b, why, sizeof(why)) < 0)
+	if (bpfload_open(64, BPFLOAD_BUILD_ANY, &b, why, sizeof(why)) < 0)
 		return 1;
 	printf("mode: %s\n", bpfload_mode(b));
 	snprintf(cmd, sizeof(cmd), "cd '%s' && exec dd if=/dev/zero of=bpfbench.dd bs=4k "
