@@ -245,6 +245,23 @@ reference() {	# NAME: from /tmp/NAME.trace and the window of /tmp/NAME.out
 	}' /tmp/$1.trace
 }
 
+# until_flowing NAME: until the drives' queues have had 100 interrupts
+# since the loads started (5 s at most; a window without load proves
+# nothing, and a starved guest says so)
+disk_irqs() {
+	awk '/nvme0q[1-9]|virtio0-req/ { for (c = 2; c <= NF && $c ~ /^[0-9]+$/; c++) s += $c } END { print s + 0 }' /proc/interrupts
+}
+until_flowing() {
+	local t0 t1 i
+	t0=$(disk_irqs)
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 0.5
+		t1=$(disk_irqs)
+		[ $((t1 - t0)) -ge 100 ] && return 0
+	done
+	say slowload "$1 $((t1 - t0)) disk interrupts in 5 s"
+}
+
 # The irq threads (PREEMPT_RT, threadirqs): their pids, "PID IRQ NAME".
 irqthreads() {
 	for p in /proc/[0-9]*; do
@@ -262,11 +279,16 @@ irqthreads() {
 measured() {
 	local name=$1 build=$2 pids
 	shift 2
-	start_load 9
-	sleep 1
+	# Loads that outlast any setup: enabling trace events and attaching the
+	# program patch kernel text, which under TCG takes seconds. They are
+	# stopped as soon as irqtune returns.
+	start_load 90
+	say t "$name loads $(cut -d' ' -f1 /proc/uptime)"
+	until_flowing "$name"
 	irqthreads >/tmp/$name.threads
 	pids=$(cut -d' ' -f1 /tmp/$name.threads)
 	trace_start || say trace "$name cannot make a trace instance"
+	say t "$name traced $(cut -d' ' -f1 /proc/uptime)"
 	[ -n "$pids" ] && { loadgen schedmon 20 6 $pids >/tmp/$name.sched & smpid=$!; }
 	if [ "$build" = - ]; then irqtune "$@"; else env IRQTUNE_BPF_BUILD="$build" irqtune "$@"; fi \
 		>/tmp/$name.out 2>/tmp/$name.err
@@ -291,12 +313,13 @@ if [ "$machine" = a ]; then
 	### 5. the proc source, after a measured run recorded this guest's costs
 	step proc
 	measured m-costs - -n --json --load-source=bpf -w 3
+	put costs /run/irqtune/costs
 	measured p-proc - -n --json --load-source=proc -w 3
 fi
 
 ### 2. and 3. a real run: managed IRQs predicted, the writes land
 step real
-start_load 8
+start_load 60
 sleep 1
 affinities /tmp/before
 run real --json -w 2

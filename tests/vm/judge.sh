@@ -183,6 +183,9 @@ measured() {	# NAME BUILD-WORDS CHECK LO HI
 	[ "${ov:-1}" = 0 ] || bad="$bad the trace lost ${ov:-?} events;"
 	while read -r d m h s e; do
 		info "$name $d: irqtune $m, trace $(awk -v a="$h" -v b="$s" 'BEGIN { printf "%.6f", a + b }') (handlers $h + softirq $s), ratio $(ratio "$m" "$(awk -v a="$h" -v b="$s" 'BEGIN { print a + b }')")"
+		# a device the load did not reach proves nothing: 0.05% of a CPU at least
+		awk -v a="$h" -v b="$s" 'BEGIN { exit !(a + b >= 0.0005) }' ||
+			bad="$bad no load reached $d (trace $h + $s);"
 		near "$m" "$(awk -v a="$h" -v b="$s" 'BEGIN { print a + b }')" "$lo" "$hi" ||
 			bad="$bad $d $m vs $(awk -v a="$h" -v b="$s" 'BEGIN { print a + b }');"
 	done < <(per_device "$name")
@@ -225,6 +228,7 @@ threaded() {	# NAME CHECK: threaded IRQs against handler + thread time
 	while read -r d m h thr; do
 		tot=$(awk -v a="$h" -v b="$thr" 'BEGIN { print a + b }')
 		info "$name $d threaded: irqtune $m, trace handlers $h + irq threads $thr, ratio $(ratio "$m" "$tot")"
+		awk -v a="$tot" 'BEGIN { exit !(a >= 0.0005) }' || bad="$bad no load reached $d ($tot);"
 		near "$m" "$tot" 0.75 1.25 || bad="$bad $d $m vs $tot;"
 	done < <(jq -r '.irqs[] | "\(.irq) \(.load_window // .load)"' "$f/$name.out" | awk -v devs="$f/devices" \
 		-v ref="$f/$name.ref" -v thr="$f/$name.thr" '
@@ -241,15 +245,16 @@ threaded() {	# NAME CHECK: threaded IRQs against handler + thread time
 if [ "$machine" = a ]; then
 	net=$(fact net)
 	info "loads: $(fact loaddevs); peer $(fact peer); last flood: $net"
+	awk '$1 == "slowload" { $1 = ""; print "info '"$tag"' the loads were slow to start:" $0 }' "$f/facts"
 	measured m-handlers "hard-irq handlers" accuracy-handlers 0.75 1.25
 	measured m-context "whole hard-irq contexts" context-at-or-above 0.95 1000
 	threaded m-handlers threaded
 	### 5. the proc source after a measured run recorded this guest's costs
 	if json_ok p-proc.out && jq -r .load_source_reason "$f/p-proc.out" | grep -q 'per-event costs as measured'; then
-		# irqtune(8) states no error band for the proc source; this is
-		# the band docs/performance.md saw it swing in (0.6-2.4x), narrowed
-		# to 0.5..2 once the costs are the guest's own.
-		measured p-proc "costs as measured" proc-band 0.5 2.0
+		# irqtune(8) states no error band for the proc source; the one
+		# the project gives is docs/performance.md's: the tick-sampled
+		# estimate swings from 0.6x to 2.4x of the truth between windows.
+		measured p-proc "costs as measured" proc-band 0.6 2.4
 	else
 		fail proc-band "the proc run did not start from the measured costs: $(jq -r .load_source_reason "$f/p-proc.out" 2>/dev/null) $(head -2 "$f/p-proc.err")"
 	fi
