@@ -289,11 +289,11 @@ measured() {
 	pids=$(cut -d' ' -f1 /tmp/$name.threads)
 	trace_start || say trace "$name cannot make a trace instance"
 	say t "$name traced $(cut -d' ' -f1 /proc/uptime)"
-	[ -n "$pids" ] && { loadgen schedmon 20 6 $pids >/tmp/$name.sched & smpid=$!; }
+	[ -n "$pids" ] && { loadgen schedmon 20 60 $pids >/tmp/$name.sched & smpid=$!; }
 	if [ "$build" = - ]; then irqtune "$@"; else env IRQTUNE_BPF_BUILD="$build" irqtune "$@"; fi \
 		>/tmp/$name.out 2>/tmp/$name.err
 	say rc "$name $?"
-	[ -n "$pids" ] && wait $smpid
+	[ -n "$pids" ] && { sleep 0.1; kill $smpid; wait $smpid; }
 	trace_stop "$name"
 	stop_load
 	reference "$name" >/tmp/$name.ref

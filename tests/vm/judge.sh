@@ -207,8 +207,9 @@ thread_time() {	# NAME -> "IRQ SECONDS-PER-SECOND"
 	{ k = ++n[$2]; t[$2, k] = $1; r[$2, k] = $3 }
 	END {
 		for (p in n) {
-			if (n[p] < 2 || t[p, 1] > from) continue
+			if (n[p] < 2 || t[p, 1] > from) { print "uncovered", p; continue }
 			x0 = at(p, from); x1 = at(p, to)
+			if (x0 < 0 || x1 < 0) print "uncovered", p
 			if (x0 >= 0 && x1 >= 0) th_[irq[p]] += (x1 - x0) / 1e9 / (to - from)
 		}
 		for (i in th_) printf "%s %.9f\n", i, th_[i]
@@ -225,6 +226,10 @@ threaded() {	# NAME CHECK: threaded IRQs against handler + thread time
 		return
 	fi
 	thread_time "$name" >"$f/$name.thr"
+	if grep -q "^uncovered" "$f/$name.thr"; then
+		fail "$check" "the schedstat samples do not cover irqtune's window for thread(s) $(awk '$1 == "uncovered" { printf " %s", $2 }' "$f/$name.thr")"
+		return
+	fi
 	while read -r d m h thr; do
 		tot=$(awk -v a="$h" -v b="$thr" 'BEGIN { print a + b }')
 		info "$name $d threaded: irqtune $m, trace handlers $h + irq threads $thr, ratio $(ratio "$m" "$tot")"
