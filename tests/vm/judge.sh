@@ -125,7 +125,11 @@ managed() {
 }
 managed
 
-### 3. the writes land
+### 3. the writes land. x86 without interrupt remapping moves an MSI at an
+### interrupt after the write (GENERIC_PENDING_IRQ): until then the old CPU
+### is the effective one. An IRQ with 3 interrupts or more in the burst
+### after the run must show the reported CPU as effective; one with fewer
+### is pending, and only its smp_affinity_list is held to the report.
 writes() {
 	local bad="" ok=0 pend=0 irq to aff eff fired
 	json_ok real.out || { fail writes "no JSON from the real run"; return; }
@@ -134,7 +138,7 @@ writes() {
 		eff=$(awk -v i="$irq" '$1 == i { print $3 }' "$f/real.after2")
 		fired=$(awk -v i="$irq" 'FNR == 1 { k++ } { r = $1; sub(":", "", r) }
 			r == i { s = 0; for (c = 2; c <= NF && $c ~ /^[0-9]+$/; c++) s += $c; t[k] = s }
-			END { print (t[2] > t[1]) ? 1 : 0 }' "$f/real.intr1" "$f/real.intr2")
+			END { print (t[2] >= t[1] + 3) ? 1 : 0 }' "$f/real.intr1" "$f/real.intr2")
 		if [ "$aff" != "$to" ]; then
 			bad="$bad irq $irq: smp_affinity_list $aff, report $to;"
 		elif [ "$fired" = 1 ]; then
@@ -143,7 +147,7 @@ writes() {
 			pend=$((pend + 1))
 		fi
 	done < <(jq -r '.irqs[] | select(.outcome == "moved") | "\(.irq) \(.to)"' "$f/real.out")
-	info "writes: $ok moved IRQs read back from effective_affinity_list after interrupts, $pend moved without an interrupt since (move pending in the kernel; smp_affinity_list checked)"
+	info "writes: $ok moved IRQs read back from effective_affinity_list after interrupts, $pend moved with fewer than 3 interrupts since (move pending in the kernel; smp_affinity_list checked)"
 	if [ -z "$bad" ] && [ "$ok" -gt 0 ]; then pass writes; else fail writes "${bad:- no moved IRQ fired after the run}"; fi
 }
 writes
