@@ -2,7 +2,7 @@
 # mk/vm.mk - the guest suite (tests/vm/README.md), as root:
 #
 #   make check-vm   Debian's own kernel packages booted under QEMU (TCG),
-#                   irqtune proven live on each; about 6 minutes on 2 cores
+#                   irqtune proven live on each; 6 to 10 minutes on 2 cores
 #
 # It starts by installing what it needs (tools/deps build vm: QEMU,
 # busybox-static and the rest). Kernels are fetched with apt-get download
