@@ -25,10 +25,18 @@
 struct bpfload {
 	void *skel;			/* one of the three light skeletons */
 	void (*destroy)(void *skel);
-	int fd_irq, fd_soft, fd_napi, fd_drops;
+	int fd_irq, fd_thread, fd_soft, fd_napi, fd_drops;
 	__u64 *start_ns, *stop_ns;	/* its data section, mmapped */
-	int prog_fd[8];
+	int prog_fd[BPFLOAD_MAX_PROGS];
 	unsigned int nr_progs;
+	int idx_switch;			/* of the sched_switch program, -1 none */
+	int switch_err;			/* why it could not be attached, 0 */
+	struct measure_probe probe;	/* its own cost per event, measured */
+	char probe_note[128];		/* what was measured of it, or why not */
+	/* The kernel's run-time statistics over the window (BPF_ENABLE_STATS,
+	 * 5.8), and the counts when it opened. */
+	int stats_fd;
+	__u64 cnt0[BPFLOAD_MAX_PROGS], ns0[BPFLOAD_MAX_PROGS];
 	unsigned int nr_cpus;		/* possible CPUs: per-CPU value count */
 	int mode;			/* enum mode */
 	__u64 start, stop;
@@ -91,30 +99,48 @@ static const char *const mode_name[MODE_NR] = {
 	[MODE_RAW] = "hard-irq handlers, raw tracepoints",
 };
 
-/* Each light skeleton is a type of its own; this is what is needed of it. */
+/* Each light skeleton is a type of its own; this is what is needed of it.
+ * Its programs are attached one by one: the sched_switch one only where
+ * there are irq threads to time, as it runs at every context switch. */
 #define OPEN_MODE(fn, type)						\
-static int fn(struct bpfload *b)					\
+static int fn(struct bpfload *b, bool threads)				\
 {									\
 	struct type *s = type##__open_and_load();			\
 	int r;								\
+	bool sw = false;						\
 									\
 	if (!s)								\
 		return errno ? -errno : -EINVAL;			\
-	r = type##__attach(s);						\
+	r = ATTACH(type, s);						\
 	if (r < 0) {							\
 		r = errno ? -errno : r;					\
 		type##__destroy(s);					\
 		return r;						\
 	}								\
+	/* Without it the rest still measures; the caller adds the	\
+	 * threads' /proc run time instead. */				\
+	b->switch_err = 0;						\
+	if (threads) {							\
+		errno = 0;						\
+		sw = ATTACH_SWITCH(type, s) == 0;			\
+		if (!sw)						\
+			b->switch_err = errno ? errno : EINVAL;		\
+	}								\
 	b->skel = s;							\
 	b->destroy = (void (*)(void *))type##__destroy;			\
 	b->fd_irq = s->maps.irq_time.map_fd;				\
+	b->fd_thread = s->maps.thread_time.map_fd;			\
 	b->fd_soft = s->maps.soft_time.map_fd;				\
 	b->fd_napi = s->maps.napi_time.map_fd;				\
 	b->fd_drops = s->maps.drops.map_fd;				\
 	b->start_ns = &s->data->start_ns;				\
 	b->stop_ns = &s->data->stop_ns;					\
 	PROG_FDS(s);							\
+	b->idx_switch = -1;						\
+	if (sw) {							\
+		b->idx_switch = (int)b->nr_progs;			\
+		SWITCH_FD(s);						\
+	}								\
 	return 0;							\
 }
 
@@ -127,10 +153,24 @@ static int fn(struct bpfload *b)					\
 	ADD_FD(s->progs.pre##_soft_exit);				\
 	ADD_FD(s->progs.pre##_napi_poll);				\
 } while (0)
+/* The lskel's attach functions return 0 or a negative error. */
+#define ATTACH_TP(type, s, pre)						\
+	(type##__##pre##_hard_entry__attach(s) < 0 ||			\
+	 type##__##pre##_hard_exit__attach(s) < 0 ||			\
+	 type##__##pre##_soft_entry__attach(s) < 0 ||			\
+	 type##__##pre##_soft_exit__attach(s) < 0 ||			\
+	 type##__##pre##_napi_poll__attach(s) < 0 ? -EINVAL : 0)
 
+#define ATTACH(type, s) ATTACH_TP(type, s, btf)
+#define ATTACH_SWITCH(type, s) (type##__btf_switch__attach(s) < 0 ? -EINVAL : 0)
+#define SWITCH_FD(s) ADD_FD(s->progs.btf_switch)
 #define PROG_FDS(s) PROG_FDS_TP(s, btf)
 OPEN_MODE(open_btf, irqload_btf)
 #undef PROG_FDS
+#undef ATTACH
+#define ATTACH(type, s)							\
+	(ATTACH_TP(type, s, btf) < 0 || type##__ctx_enter__attach(s) < 0 || \
+	 type##__ctx_exit__attach(s) < 0 ? -EINVAL : 0)
 #define PROG_FDS(s) do {						\
 	PROG_FDS_TP(s, btf);						\
 	ADD_FD(s->progs.ctx_enter);					\
@@ -138,19 +178,77 @@ OPEN_MODE(open_btf, irqload_btf)
 } while (0)
 OPEN_MODE(open_ctx, irqload_ctx)
 #undef PROG_FDS
+#undef ATTACH
+#undef ATTACH_SWITCH
+#undef SWITCH_FD
+#define ATTACH(type, s) ATTACH_TP(type, s, raw)
+#define ATTACH_SWITCH(type, s) (type##__raw_switch__attach(s) < 0 ? -EINVAL : 0)
+#define SWITCH_FD(s) ADD_FD(s->progs.raw_switch)
 #define PROG_FDS(s) PROG_FDS_TP(s, raw)
 OPEN_MODE(open_raw, irqload_raw)
 #undef PROG_FDS
+#undef ATTACH
+#undef ATTACH_SWITCH
+#undef SWITCH_FD
 
 _Static_assert(BPFLOAD_BUILD_RAW - BPFLOAD_BUILD_CONTEXT == MODE_RAW &&
 	       BPFLOAD_BUILD_HANDLERS - BPFLOAD_BUILD_CONTEXT == MODE_BTF,
 	       "enum bpfload_build follows enum mode");
 
-static int (*const open_mode[MODE_NR])(struct bpfload *) = {
+static int (*const open_mode[MODE_NR])(struct bpfload *, bool) = {
 	[MODE_CONTEXT] = open_ctx,
 	[MODE_BTF] = open_btf,
 	[MODE_RAW] = open_raw,
 };
+
+/* Runs and run time the kernel counted of each program so far. */
+static void prog_counts(const struct bpfload *b, __u64 *cnt, __u64 *ns)
+{
+	for (unsigned int i = 0; i < b->nr_progs; i++) {
+		struct bpf_prog_info info;
+		__u32 sz = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		cnt[i] = ns[i] = 0;
+		if (bpf_obj_get_info_by_fd(b->prog_fd[i], &info, &sz) == 0) {
+			cnt[i] = info.run_cnt;
+			ns[i] = info.run_time_ns;
+		}
+	}
+}
+
+/* The programs' own cost per event from what the kernel counted of them
+ * over the window: each probe's run inside an interval it times (the
+ * entry program after its clock read, the handlers' programs inside a
+ * whole context) is a bias per event, which would become a term in the
+ * count. */
+static void probe_cost(struct bpfload *b)
+{
+	__u64 cnt[BPFLOAD_MAX_PROGS], ns[BPFLOAD_MAX_PROGS];
+	double per[BPFLOAD_MAX_PROGS];
+
+	memset(&b->probe, 0, sizeof(b->probe));
+	if (b->stats_fd < 0)
+		return;
+	prog_counts(b, cnt, ns);
+	close(b->stats_fd);
+	b->stats_fd = -1;
+	for (unsigned int i = 0; i < b->nr_progs; i++)
+		per[i] = cnt[i] > b->cnt0[i] ?
+			 (double)(ns[i] - b->ns0[i]) / (double)(cnt[i] - b->cnt0[i]) : 0;
+	/* The order of PROG_FDS_TP, then ctx_enter and ctx_exit, then the
+	 * switch program. An entry program reads the clock first: all of
+	 * its run is inside the interval it opens. */
+	b->probe.hard = per[0];
+	b->probe.soft = per[2];
+	b->probe.napi = per[4];
+	if (b->mode == MODE_CONTEXT)
+		b->probe.ctx = per[5] + per[0] + per[1];
+	if (b->idx_switch >= 0)
+		b->probe.thread = per[b->idx_switch];
+	/* Said by measure_probe_note(), from what was measured. */
+	b->probe_note[0] = '\0';
+}
 
 int bpfload_build_parse(const char *s, enum bpfload_build *ret)
 {
@@ -172,8 +270,8 @@ int bpfload_build_parse(const char *s, enum bpfload_build *ret)
 	return -EINVAL;
 }
 
-int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, struct bpfload **ret,
-		 char *why, size_t len)
+int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, bool threads,
+		 struct bpfload **ret, char *why, size_t len)
 {
 	/* The builds in enum bpfload_build's order, after ANY. */
 	enum mode first = MODE_CONTEXT, last = MODE_RAW;
@@ -208,7 +306,7 @@ int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, struct bpfload 
 	for (enum mode m = first; m <= last; m++) {
 		errno = 0;
 		b->nr_progs = 0;
-		r = open_mode[m](b);
+		r = open_mode[m](b, threads);
 		if (r == 0) {
 			b->mode = (int)m;
 			break;
@@ -220,12 +318,36 @@ int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, struct bpfload 
 		free(b);
 		return r;
 	}
+	b->stats_fd = -1;
 	*ret = b;
 	return 0;
 }
 
+int bpfload_threads(const struct bpfload *b)
+{
+	if (b->idx_switch >= 0)
+		return 1;
+	return b->switch_err ? -b->switch_err : 0;
+}
+
+const char *bpfload_probe_note(const struct bpfload *b)
+{
+	return b->probe_note;
+}
+
 void bpfload_start(struct bpfload *b)
 {
+	/* On for the window only: the statistics cost each run two clock
+	 * reads of their own, not counted in it. What cannot be measured
+	 * stays 0, and the note says why. */
+	if (b->stats_fd >= 0)
+		close(b->stats_fd);
+	b->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (b->stats_fd < 0)
+		snprintf(b->probe_note, sizeof(b->probe_note),
+			 "its probes' own cost not measured: BPF_ENABLE_STATS: %s", strerror(errno));
+	else
+		prog_counts(b, b->cnt0, b->ns0);
 	b->start = now_ns();
 	__atomic_store_n(b->start_ns, b->start, __ATOMIC_RELEASE);
 }
@@ -234,6 +356,7 @@ void bpfload_stop(struct bpfload *b)
 {
 	b->stop = now_ns();
 	__atomic_store_n(b->stop_ns, b->stop, __ATOMIC_RELEASE);
+	probe_cost(b);
 }
 
 bool bpfload_whole_context(const struct bpfload *b)
@@ -322,6 +445,20 @@ static int take_irq(struct measure_raw *raw, const void *key, const void *val)
 	return 0;
 }
 
+static int take_thread(struct measure_raw *raw, const void *key, const void *val)
+{
+	const struct irqload_irq_key *k = key;
+	const struct irqload_thread_val *v = val;
+
+	if (!grow((void **)&raw->threads, raw->nr_threads, &raw->cap_threads,
+		  sizeof(*raw->threads)))
+		return -ENOMEM;
+	raw->threads[raw->nr_threads++] = (struct measure_thread){
+		.irq = k->irq, .cpu = k->cpu, .ns = v->ns, .runs = v->runs,
+	};
+	return 0;
+}
+
 static int take_napi(struct measure_raw *raw, const void *key, const void *val)
 {
 	const struct irqload_napi_key *k = key;
@@ -371,8 +508,13 @@ int bpfload_read(struct bpfload *b, struct measure_raw **ret)
 	for (unsigned int c = 0; c < b->nr_cpus; c++)
 		raw->dropped += drops[c].irq_full + drops[c].napi_full;
 	raw->missed = missed(b);
+	raw->probe = b->probe;
+	raw->threads_timed = b->idx_switch >= 0;
 	r = read_map(b->fd_irq, sizeof(struct irqload_irq_key), sizeof(struct irqload_irq_val),
 		     IRQLOAD_MAX_IRQ_CPUS, raw, take_irq);
+	if (r == 0)
+		r = read_map(b->fd_thread, sizeof(struct irqload_irq_key),
+			     sizeof(struct irqload_thread_val), IRQLOAD_MAX_IRQ_CPUS, raw, take_thread);
 	if (r == 0)
 		r = read_map(b->fd_napi, sizeof(struct irqload_napi_key),
 			     sizeof(struct irqload_napi_val), IRQLOAD_MAX_NAPI_CPUS, raw, take_napi);
@@ -409,7 +551,7 @@ static __u64 memlock(int fd)
 int bpfload_stats(const struct bpfload *b, struct bpfload_stats *ret)
 {
 	memset(ret, 0, sizeof(*ret));
-	for (unsigned int i = 0; i < b->nr_progs && i < 8; i++) {
+	for (unsigned int i = 0; i < b->nr_progs && i < BPFLOAD_MAX_PROGS; i++) {
 		struct bpf_prog_info info;
 		__u32 sz = sizeof(info);
 
@@ -422,7 +564,7 @@ int bpfload_stats(const struct bpfload *b, struct bpfload_stats *ret)
 		ret->prog[i].run_time_ns = info.run_time_ns;
 		ret->nr_progs++;
 	}
-	ret->map_memlock = memlock(b->fd_irq) + memlock(b->fd_soft) + memlock(b->fd_napi) +
+	ret->map_memlock = memlock(b->fd_irq) + memlock(b->fd_thread) + memlock(b->fd_soft) + memlock(b->fd_napi) +
 			   memlock(b->fd_drops);
 	return 0;
 }
@@ -431,6 +573,8 @@ void bpfload_free(struct bpfload *b)
 {
 	if (!b)
 		return;
+	if (b->stats_fd >= 0)
+		close(b->stats_fd);
 	b->destroy(b->skel);
 	free(b);
 }

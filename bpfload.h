@@ -32,11 +32,12 @@ enum bpfload_build {
  * else. */
 int bpfload_build_parse(const char *s, enum bpfload_build *ret);
 
-/* Load and attach @build, with maps sized for @nr_irqs IRQs. -errno with
- * the reason in @why: no BTF, not root, the verifier said no, a
- * tracepoint missing. */
-int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, struct bpfload **ret,
-		 char *why, size_t len);
+/* Load and attach @build, with maps sized for @nr_irqs IRQs; with
+ * @threads (the kernel runs irq threads: PREEMPT_RT, threadirqs) the
+ * sched_switch program that times them too. -errno with the reason in
+ * @why: no BTF, not root, the verifier said no, a tracepoint missing. */
+int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, bool threads,
+		 struct bpfload **ret, char *why, size_t len);
 /* The window: events are counted from start to stop only. */
 void bpfload_start(struct bpfload *b);
 void bpfload_stop(struct bpfload *b);
@@ -45,18 +46,27 @@ int bpfload_read(struct bpfload *b, struct measure_raw **ret);
 /* What the kernel counted of the attached programs (BPF_ENABLE_STATS
  * must be on for run_time_ns), and the maps' kernel memory: for the
  * benchmark, make bench-bpf. */
+#define BPFLOAD_MAX_PROGS	10
 struct bpfload_stats {
 	unsigned int nr_progs;
 	struct {
 		char name[16];
 		__u64 run_cnt, run_time_ns;
-	} prog[8];
+	} prog[BPFLOAD_MAX_PROGS];
 	__u64 map_memlock;		/* bytes, from the maps' fdinfo */
 };
 int bpfload_stats(const struct bpfload *b, struct bpfload_stats *ret);
 
 /* Detach and unload; NULL is fine. */
 void bpfload_free(struct bpfload *b);
+/* Whether it times irq threads: 1, 0 when not asked to, or -errno when
+ * their program could not be attached (the rest is attached and
+ * measures). */
+int bpfload_threads(const struct bpfload *b);
+/* Why its probes' own cost per event could not be measured over the
+ * window (it is then not taken out of what it reads), "" when it was:
+ * for the reason a run gives. */
+const char *bpfload_probe_note(const struct bpfload *b);
 /* Whether the whole hard-irq context is timed (else the handlers only). */
 bool bpfload_whole_context(const struct bpfload *b);
 /* What is timed and how: "hard-irq handlers, tp_btf", ... */

@@ -24,10 +24,11 @@
 #include "costs.h"
 #include "cpuset.h"
 #include "device.h"
-#include "devfit.h"
 #include "fileio.h"
+#include "history.h"
 #include "json.h"
 #include "loadsrc.h"
+#include "irqthread.h"
 #include "lock.h"
 #include "log.h"
 #include "metrics.h"
@@ -38,7 +39,6 @@
 #include "report.h"
 #include "sample.h"
 #include "source.h"
-#include "state.h"
 #include "fileio.h"
 #include "topology.h"
 
@@ -85,6 +85,7 @@ static struct {
 
 struct run {
 	struct config cfg;
+	struct irqthreads thr;		/* threaded IRQs' threads, if any */
 	struct compat_bans bans;	/* every banned CPU, by source */
 	struct topology *topo;
 	struct snapshot a, b;
@@ -96,9 +97,8 @@ struct run {
 	struct loadsrc src;
 	bool src_chosen;
 	double *window_load;		/* this window's loads, when history smoothed them */
-	double *mean_var;		/* variance of each planned mean, -1: one window */
 	bool threshold_auto;		/* no threshold set: the evidence sets it */
-	char state_note[PATH_MAX + 320];	/* what became of the history, for the report */
+	char state_note[HISTORY_NOTE_MAX];	/* what became of the history, for the report */
 	struct device_map *map;
 	struct irq_activity *act;
 	struct policy pol;
@@ -585,6 +585,9 @@ static int take(struct run *run, struct snapshot *s, int n)
 	} else {
 		r = snapshot_take_from(s, &run->fs, tag, &path, &line);
 	}
+	/* The irq threads' run times at the same end of the window. */
+	if (r == 0)
+		irqthread_sample(&run->fs, tag, &run->thr, n % 2 ? 0 : 1);
 	if (r < 0 && run->fs.mode == SOURCE_REPLAY) {
 		char what[64];
 
@@ -957,6 +960,8 @@ static struct report_irq *report_irqs(const struct run *run, struct irq_text *tx
 			.load = run->act[i].load,
 			.load_proc = run->src.proc_act ? run->src.proc_act[i].load : NAN,
 			.load_window = run->window_load ? run->window_load[i] : NAN,
+			.threaded = run->act[i].threaded,
+			.load_thread = run->act[i].thread,
 			.outcome = o,
 			.reason = o == OUT_KEPT || o == OUT_MOVED || o == OUT_WOULD_MOVE ||
 				  o == OUT_FAILED ? plan_reason_text(pi->reason) :
@@ -1163,9 +1168,9 @@ static void run_release(struct run *run)
 	topology_free(run->topo);
 	snapshot_release(&run->a);
 	snapshot_release(&run->b);
+	irqthread_release(&run->thr);
 	loadsrc_release(&run->src);
 	free(run->window_load);
-	free(run->mean_var);
 	policy_release(&run->pol);
 	device_map_free(run->map);
 	free(run->act);
@@ -1224,286 +1229,6 @@ static void save_costs(const struct run *run, const struct measure_target *t,
 			" (not a file or directory of ours: refusing it)" : "");
 }
 
-/* The load history of earlier runs: on the kernel's own /proc, in
- * /run/irqtune/state, or wherever state-dir says (a test machine's too).
- * history_begin() reads it and sets up the per-device fit for the
- * estimate; history_end() weighs each IRQ's load with its history (its
- * weighted mean over the windows since it last shifted) and keeps the new
- * history for the next run. A history that cannot be trusted, or kept, is
- * named once and the run goes on without. -ENOMEM only. */
-struct history {
-	bool on;
-	char path[PATH_MAX];
-	struct state *old;
-	struct devfit *fit;		/* the devices' equations, this window's added */
-	struct estimate_dev dev;
-	int *row_dev, *dev_class;
-	double *dev_m;			/* the interval's multipliers, hard then soft */
-	const char **ids;
-	struct irq_activity *long_act;	/* from the last run's window to this one's */
-	double *ev;			/* the devices' softirqs per interrupt in it */
-	double long_s;			/* its length */
-	char long_why[160];		/* why there is none */
-};
-
-static void history_release(struct history *h)
-{
-	state_free(h->old);
-	devfit_free(h->fit);
-	free(h->row_dev);
-	free(h->dev_class);
-	free(h->dev_m);
-	free(h->ids);
-	free(h->long_act);
-	free(h->ev);
-	memset(h, 0, sizeof(*h));
-}
-
-static const char *group_key(const struct device_group *g)
-{
-	return g->id[0] ? g->id : g->label;
-}
-
-/* Whether this run keeps a history, and the one it found. -ENOMEM only. */
-static int history_open(struct run *run, struct history *h, char *boot, size_t len)
-{
-	const char *dir = run->cfg.state_dir ? run->cfg.state_dir : _PATH_RUN_DIR;
-	char why[256];
-	int r;
-
-	if (opt.no_state) {
-		snprintf(run->state_note, sizeof(run->state_note), "not used (--no-state)");
-		return 0;
-	}
-	/* A capture changes nothing and a replay reads nothing of this
-	 * machine: both plan from the window alone. */
-	if (run->fs.mode != SOURCE_LIVE) {
-		snprintf(run->state_note, sizeof(run->state_note),
-			 "not used by a capture or its replay");
-		return 0;
-	}
-	if (!run->cfg.state_dir && !run->src.native) {
-		snprintf(run->state_note, sizeof(run->state_note),
-			 "not used: /proc is not the kernel's own, and no state-dir is set");
-		return 0;
-	}
-	if (!boot[0] && costs_boot_id(boot, len) < 0) {
-		snprintf(run->state_note, sizeof(run->state_note), "not used: no boot id");
-		return 0;
-	}
-	h->on = true;
-	snprintf(h->path, sizeof(h->path), "%s/state", dir);
-	r = state_load(h->path, boot, realtime(), &h->old, why, sizeof(why));
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0 && r != -ENOENT && r != -ESTALE)
-		log_msg(LOG_WARNING, "%s: %s; planning from this window alone", h->path, why);
-	return 0;
-}
-
-/* The per-device fit runs with or without a history: one window's
- * equations already tell apart devices that hold CPUs in different
- * mixes; a history adds the runs before it. */
-static int history_begin(struct run *run, struct history *h, char *boot, size_t len)
-{
-	unsigned int nd = run->map->nr_groups, n = run->map->nr_irqs;
-	int r;
-
-	memset(h, 0, sizeof(*h));
-	r = history_open(run, h, boot, len);
-	if (r < 0)
-		return r;
-	if (nd == 0 || nd > DEVFIT_MAX)
-		return 0;	/* the class costs do */
-	h->ids = calloc(nd, sizeof(*h->ids));
-	h->dev_class = calloc(nd, sizeof(*h->dev_class));
-	h->dev_m = calloc(2 * (size_t)nd, sizeof(*h->dev_m));
-	h->row_dev = calloc(n ? n : 1, sizeof(*h->row_dev));
-	if (!h->ids || !h->dev_class || !h->dev_m || !h->row_dev)
-		return -ENOMEM;
-	for (unsigned int g = 0; g < nd; g++) {
-		h->ids[g] = group_key(&run->map->groups[g]);
-		h->dev_class[g] = run->map->groups[g].class;
-	}
-	for (unsigned int i = 0; i < n; i++)
-		h->row_dev[i] = run->map->irqs[i].group;
-	h->fit = state_fit_for(h->old, h->ids, nd);
-	if (!h->fit)
-		return -ENOMEM;
-	/* The runs before this one fade by a run's worth; this run's
-	 * equations join them, and the estimate solves the sum. */
-	devfit_decay(h->fit, exp2(-1.0 / STATE_HALF_LIFE));
-	h->dev = (struct estimate_dev){
-		.nr = nd, .row_dev = h->row_dev, .dev_class = h->dev_class, .fit = h->fit,
-	};
-	return 0;
-}
-
-/* The /proc estimate over the interval between the last run's window and
- * this one's, when the history kept the counters it ended with: from cron
- * nearly a minute, so a CPU's time is known to a sixtieth of a tick, and
- * the per-device fit takes that interval's equations. history_end() plans
- * with the interval and the window together unless the window says the
- * load changed since. Only for the proc source: a measurement covers its
- * own window only. -ENOMEM only. */
-static int history_long(struct run *run, struct history *h, const enum irq_class *class,
-			long hz, const struct estimate_prior *prior)
-{
-	const struct snapshot *prev = h->old ? h->old->snap : NULL;
-	int r;
-
-	if (!h->on || run->src.bpf || run->src.raw)
-		return 0;
-	if (!prev) {
-		snprintf(h->long_why, sizeof(h->long_why), "%s",
-			 h->old ? "the last run kept no counters" : "");
-		return 0;
-	}
-	if (!state_snap_usable(prev, &run->a, &run->b, h->long_why, sizeof(h->long_why)))
-		return 0;
-	if (h->fit) {
-		h->ev = calloc((size_t)h->dev.nr * SOFTIRQ_NR, sizeof(*h->ev));
-		if (!h->ev)
-			return -ENOMEM;
-		h->dev.ev_keep = h->ev;
-	}
-	h->dev.m_keep = h->dev_m;
-	r = estimate_proc_dev(prev, &run->a, class, hz, prior, h->fit ? &h->dev : NULL,
-			      &h->long_act);
-	h->dev.ev_keep = NULL;
-	h->dev.m_keep = NULL;
-	if (r < 0) {
-		snprintf(h->long_why, sizeof(h->long_why), "%s", strerror(-r));
-		return r == -ENOMEM ? r : 0;
-	}
-	h->long_s = run->a.when - prev->when;
-	if (h->fit) {
-		/* The run's equations are the interval's; the window's
-		 * second would add nothing but its clock ticks' noise. */
-		h->dev.hard_m = h->dev_m;
-		h->dev.soft_m = h->dev_m + h->dev.nr;
-		h->dev.fit = NULL;
-		/* which device raises which softirqs: the minute says it
-		 * better than the second */
-		h->dev.ev_use = h->ev;
-	}
-	return 0;
-}
-
-/* Whether this window's load @s departs from the interval's before it @l
- * by more than the window can be off: a CPU's time is counted to a clock
- * tick @tick of the window, and the estimate's split of it moves with the
- * mix, a tenth of the load. Then the load changed since, and the window
- * is the news: planned as it is, its history restarted. */
-static bool window_shifted(double s, double l, double tick)
-{
-	return fabs(s - l) > 0.1 * l + tick;
-}
-
-static int history_end(struct run *run, struct history *h, const char *boot)
-{
-	struct state *now = NULL;
-	struct state_sample *smp;
-	double *load;
-	unsigned int n = run->map->nr_irqs;
-	/* A clock tick of the window with the /proc source. */
-	double tick = 1.0 / ((double)sysconf(_SC_CLK_TCK) * (run->b.when - run->a.when));
-	size_t l;
-	int r;
-
-	if (!h->on)
-		return 0;
-	smp = calloc(n ? n : 1, sizeof(*smp));
-	load = calloc(n ? n : 1, sizeof(*load));
-	run->window_load = calloc(n ? n : 1, sizeof(*run->window_load));
-	run->mean_var = calloc(n ? n : 1, sizeof(*run->mean_var));
-	if (!smp || !load || !run->window_load || !run->mean_var) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (unsigned int i = 0; i < n; i++) {
-		const struct irq_info *ii = &run->map->irqs[i];
-		struct irq_activity *ac = &run->act[i];
-		double secs = run->b.when - run->a.when;
-		bool shifted = false;
-
-		run->window_load[i] = ac->load;
-		if (h->long_act && run->src.used != LOADSRC_BPF) {
-			const struct irq_activity *g = &h->long_act[i];
-			double wg = h->long_s / (h->long_s + secs), ws = 1 - wg;
-
-			shifted = window_shifted(ac->load, g->load, tick);
-			if (!shifted) {
-				ac->load = wg * g->load + ws * ac->load;
-				ac->hard = wg * g->hard + ws * ac->hard;
-				ac->soft = wg * g->soft + ws * ac->soft;
-				secs += h->long_s;
-			}
-		}
-		smp[i] = (struct state_sample){
-			.irq = ii->irq, .name = ii->name, .load = ac->load, .secs = secs,
-			.shifted = shifted,
-			.device = ii->group >= 0 ? run->map->groups[ii->group].id : "",
-		};
-	}
-	/* What a load must move by to be more than rounding: a clock tick of
-	 * the window with the /proc source, a thousandth of a CPU measured. */
-	r = state_update(h->old, smp, n, realtime(),
-			 run->src.used == LOADSRC_BPF ? 0.001 : tick, load, &now);
-	if (r < 0)
-		goto out;
-	for (unsigned int i = 0; i < n; i++) {
-		run->act[i].load = load[i];
-		run->mean_var[i] = state_mean_var(&now->irqs[i]);
-	}
-	if (h->fit) {
-		now->devs = calloc(h->dev.nr, sizeof(*now->devs));
-		if (!now->devs) {
-			r = -ENOMEM;
-			goto out;
-		}
-		for (unsigned int g = 0; g < h->dev.nr; g++) {
-			str_copy(now->devs[g].id, sizeof(now->devs[g].id), h->ids[g]);
-			now->devs[g].class = h->dev_class[g];
-		}
-		now->nr_dev = h->dev.nr;
-		now->fit = h->fit;
-		h->fit = NULL;
-	}
-	if (state_snap_keepable(&run->b)) {
-		now->snap = &run->b;
-		now->snap_lent = true;
-	}
-	snprintf(run->state_note, sizeof(run->state_note), "%s %s",
-		 h->old ? "loads weighed with the history in" : "history started in", h->path);
-	l = strlen(run->state_note);
-	if (h->long_act && run->src.used != LOADSRC_BPF)
-		snprintf(run->state_note + l, sizeof(run->state_note) - l,
-			 "; estimated over the %.0f s since the last run's window",
-			 h->long_s + (run->b.when - run->a.when));
-	else if (h->long_why[0] && run->src.used != LOADSRC_BPF)
-		snprintf(run->state_note + l, sizeof(run->state_note) - l,
-			 "; this window alone: %s", h->long_why);
-	l = strlen(run->state_note);
-	if (!now->snap)
-		snprintf(run->state_note + l, sizeof(run->state_note) - l,
-			 "; too many counters to keep for the next run");
-	r = state_save(h->path, now, boot);
-	if (r < 0) {
-		log_msg(LOG_WARNING, "cannot keep the load history in %s: %s%s", h->path,
-			strerror(-r), r == -ELOOP || r == -EPERM ?
-			" (not a file or directory of ours: refusing it)" : "");
-		snprintf(run->state_note, sizeof(run->state_note), "not kept: %s: %s", h->path,
-			 strerror(-r));
-	}
-	r = 0;
-out:
-	state_free(now);
-	free(smp);
-	free(load);
-	return r == -ENOMEM ? r : 0;
-}
-
 /* Why a topology parser refused a file, for a replay's message. */
 static const char *topology_why(int r)
 {
@@ -1517,55 +1242,6 @@ static const char *topology_why(int r)
 	default:	return strerror(-r);
 	}
 }
-
-/* With a history behind every busy IRQ, a plan is judged on the evidence
- * of several windows, not one: the loads are known to the standard error
- * of their weighted means (the busiest CPU's, as they sit now), not to a
- * clock tick of one window, and when no threshold was set a gain of
- * PLAN_EVIDENCE_THRESHOLD is worth a move. A load that shifted in the
- * minute since the last run is known from that minute as well as it was
- * before (state_mean_var); a new IRQ, or one that shifted within a short
- * window, has one window only, and the one-window rules stand. -ENOMEM
- * only. */
-static int weigh_evidence(struct run *run, struct plan_policy *pol)
-{
-	unsigned int ids = run->topo->nr_ids;
-	double *var, worst = 0;
-	unsigned int busy = 0;
-	size_t l;
-
-	if (!run->mean_var)
-		return 0;
-	var = calloc(ids ? ids : 1, sizeof(*var));
-	if (!var)
-		return -ENOMEM;
-	for (unsigned int i = 0; i < run->nr; i++) {
-		const struct plan_irq *pi = &run->pi[i];
-
-		if (pi->fixed || !(pi->load > pol->idle_load))
-			continue;
-		if (run->mean_var[i] < 0 || pi->served < 0 || (unsigned int)pi->served >= ids) {
-			free(var);
-			return 0;
-		}
-		var[pi->served] += run->mean_var[i];
-		busy++;
-	}
-	for (unsigned int c = 0; c < ids; c++)
-		worst = fmax(worst, var[c]);
-	free(var);
-	/* An idle machine has nothing to judge: its IRQs spread by count. */
-	if (!busy)
-		return 0;
-	pol->resolution = sqrt(worst);
-	pol->stability = run->threshold_auto ? PLAN_EVIDENCE_THRESHOLD : pol->threshold;
-	l = strlen(run->state_note);
-	snprintf(run->state_note + l, sizeof(run->state_note) - l,
-		 "; every busy IRQ has a history: plans judged to %.2f%% of a CPU, threshold %.0f%%",
-		 pol->resolution * 100, pol->stability * 100);
-	return 0;
-}
-
 
 /* The topology from /sys, through run->fs: a capture keeps the files and
  * directory listings read, a replay parses those. An exit status, 0 when
@@ -1604,8 +1280,17 @@ static int choose_source(struct run *run)
 	char want[16];
 	int r;
 
+	/* Threaded IRQs' threads, found before the program is loaded: it
+	 * times them only where there are some. A test tree's IRQs are not
+	 * this kernel's: its processes are not looked at. */
+	if ((run->fs.mode == SOURCE_REPLAY || loadsrc_native()) &&
+	    irqthread_find(&run->fs, &run->thr) < 0) {
+		log_msg(LOG_ERR, "out of memory");
+		return EXIT_SOFTWARE;
+	}
 	if (run->fs.mode != SOURCE_REPLAY) {
-		r = loadsrc_begin(&run->src, run->cfg.load_source, opt.bpf_build);
+		r = loadsrc_begin(&run->src, run->cfg.load_source, opt.bpf_build,
+				  run->thr.nr > 0);
 		str_copy(run->begin_reason, sizeof(run->begin_reason), run->src.reason);
 		if (r < 0) {
 			log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
@@ -1668,24 +1353,13 @@ static int clock_ticks(struct run *run, long *ret)
 	return 0;
 }
 
-/* Sample, plan and apply; the status so far, for finish(). */
-static int balance(struct run *run)
+/* The machine's CPUs, and its IRQs to balance at all. An exit status, 0
+ * when there is something to balance. */
+static int read_machine(struct run *run)
 {
-	struct plan_policy pol = {
-		.threshold = run->cfg.threshold,
-		.idle_load = PLAN_DEFAULT_IDLE_LOAD,
-	};
-	enum irq_class *class = NULL;
-	struct measure_target *target = NULL;
-	struct estimate_prior costs;
-	struct history hist = { 0 };
-	double costs_when = 0;
-	bool have_costs;
-	char where[PATH_MAX], boot[64] = "";
-	unsigned int line = 0;
+	char where[PATH_MAX];
 	struct stat st;
-	long hz;
-	int r, ret;
+	int r;
 
 	r = read_topology(run, where, sizeof(where));
 	if (r)
@@ -1699,13 +1373,16 @@ static int balance(struct run *run)
 			_PATH_PROC_IRQ, strerror(errno));
 		return EXIT_NOINPUT;
 	}
-	r = choose_source(run);
-	if (r)
-		return r;
-	run->src_chosen = true;
-	r = take_window(run);
-	if (r < 0)
-		return -r;
+	return 0;
+}
+
+/* The CPUs still online at the window's end, and the device behind each
+ * IRQ. An exit status, 0 when mapped. */
+static int map_devices(struct run *run)
+{
+	unsigned int line = 0;
+	int r;
+
 	forget_offline(run->topo, run->b.intr);
 	if (cpuset_count(run->topo->eligible) == 0) {
 		log_msg(LOG_ERR, "no CPU left for IRQs: every online CPU is isolated, nohz_full or banned");
@@ -1719,6 +1396,94 @@ static int balance(struct run *run)
 		log_msg(LOG_ERR, "cannot map IRQs to devices with libudev: %s", strerror(-r));
 		return r == -ENOMEM ? EXIT_SOFTWARE : EXIT_NODEVICES;
 	}
+	return 0;
+}
+
+/* What the load history's last call left to say: its note for the report,
+ * and a warning, named once. */
+static void history_said(struct run *run, struct history *h)
+{
+	str_copy(run->state_note, sizeof(run->state_note), h->note);
+	if (h->warn[0])
+		log_msg(LOG_WARNING, "%s", h->warn);
+	h->warn[0] = '\0';
+}
+
+/* The load history before the estimate: whether this run keeps one, the
+ * per-device fit it lends the estimate, and the interval since the last
+ * run's window. -ENOMEM only. */
+static int begin_history(struct run *run, struct history *h, const enum irq_class *class,
+			 long hz, const struct estimate_prior *prior, char *boot, size_t len)
+{
+	struct history_opts o = {
+		.no_state = opt.no_state,
+		.live = run->fs.mode == SOURCE_LIVE,
+		.native = run->src.native,
+		.state_dir = run->cfg.state_dir,
+		.now = realtime(),
+	};
+	int r;
+
+	r = history_begin(h, &o, run->map, boot, len);
+	history_said(run, h);
+	if (r < 0)
+		return r;
+	return history_long(h, &run->a, &run->b, class, hz, prior, run->src.bpf || run->src.raw);
+}
+
+/* The window's loads weighed with the history, which is kept for the next
+ * run. -ENOMEM only. */
+static int end_history(struct run *run, struct history *h, long hz, const char *boot)
+{
+	struct history_window w = {
+		.map = run->map,
+		.act = run->act,
+		.b = &run->b,
+		.secs = run->b.when - run->a.when,
+		.hz = hz,
+		.measured = run->src.used == LOADSRC_BPF,
+		.now = realtime(),
+	};
+	int r;
+
+	r = history_end(h, &w, boot);
+	/* the report shows each window's own load beside the planned one */
+	run->window_load = h->window_load;
+	h->window_load = NULL;
+	history_said(run, h);
+	return r;
+}
+
+/* Sample, plan and apply; the status so far, for finish(). */
+static int balance(struct run *run)
+{
+	struct plan_policy pol = {
+		.threshold = run->cfg.threshold,
+		.idle_load = PLAN_DEFAULT_IDLE_LOAD,
+	};
+	enum irq_class *class = NULL;
+	struct measure_target *target = NULL;
+	struct estimate_prior costs;
+	struct history hist = { 0 };
+	double costs_when = 0;
+	bool have_costs;
+	char boot[64] = "";
+	long hz;
+	int r, ret;
+
+	r = read_machine(run);
+	if (r)
+		return r;
+	r = choose_source(run);
+	if (r)
+		return r;
+	run->src_chosen = true;
+	r = take_window(run);
+	if (r < 0)
+		return -r;
+	r = map_devices(run);
+	if (r)
+		return r;
 	ret = EXIT_SOFTWARE;
 	class = calloc(run->map->nr_irqs ? run->map->nr_irqs : 1, sizeof(*class));
 	target = calloc(run->map->nr_irqs ? run->map->nr_irqs : 1, sizeof(*target));
@@ -1740,11 +1505,12 @@ static int balance(struct run *run)
 	r = clock_ticks(run, &hz);
 	if (r)
 		goto out_status;
-	if (history_begin(run, &hist, boot, sizeof(boot)) < 0 ||
-	    history_long(run, &hist, class, hz, have_costs ? &costs : NULL) < 0)
+	if (begin_history(run, &hist, class, hz, have_costs ? &costs : NULL, boot,
+			  sizeof(boot)) < 0)
 		goto out;
 	r = loadsrc_finish(&run->src, &run->a, &run->b, target, class,
-			   hz, have_costs ? &costs : NULL, hist.fit ? &hist.dev : NULL, &run->act);
+			   hz, have_costs ? &costs : NULL, hist.fit ? &hist.dev : NULL, &run->thr,
+			   &run->act);
 	keep_measure(run);
 	if (r == -EPROTO) {
 		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
@@ -1767,7 +1533,7 @@ static int balance(struct run *run)
 			 "; per-event costs as measured %.0f min ago",
 			 fmax(0, run->costs_now - costs_when) / 60);
 	}
-	if (history_end(run, &hist, boot) < 0)
+	if (end_history(run, &hist, hz, boot) < 0)
 		goto out;
 	/* One clock tick of the window (the estimate checked it is > 0). */
 	pol.resolution = 1.0 / ((double)hz * (run->b.when - run->a.when));
@@ -1776,7 +1542,10 @@ static int balance(struct run *run)
 	report_policy_errors(run);
 	if (build_plan_input(run) < 0)
 		goto out;
-	if (weigh_evidence(run, &pol) < 0)
+	r = history_weigh_evidence(&hist, run->pi, run->nr, run->topo->nr_ids,
+				   run->threshold_auto, &pol);
+	history_said(run, &hist);
+	if (r < 0)
 		goto out;
 	r = plan_compute(run->topo, run->pi, run->nr, &pol, &run->res);
 	if (r < 0) {

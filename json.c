@@ -64,6 +64,11 @@ static struct json_object *irq_object(const struct report_irq *ri)
 		r |= add(o, "load_proc_estimate", number(ri->load_proc));
 	if (!isnan(ri->load_window))
 		r |= add(o, "load_window", number(ri->load_window));
+	/* Only where the kernel threads IRQs: other JSON reads as before. */
+	if (ri->threaded) {
+		r |= add(o, "threaded", json_object_new_boolean(1));
+		r |= add(o, "load_thread", number(ri->load_thread));
+	}
 	r |= add(o, "outcome", json_object_new_string(report_outcome_key(ri->outcome)));
 	r |= add(o, "reason", text(ri->reason));
 	if (ri->allowed) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bpfload.h"
+#include "fileio.h"
 #include "loadsrc.h"
 #include "pathnames.h"
 
@@ -37,13 +38,21 @@ static unsigned int count_irqs(void)
 	return n;
 }
 
-int loadsrc_begin(struct loadsrc *ls, enum config_load_source want,
-		  enum bpfload_build build)
+static const char *const proc_files[] = {
+	_PATH_PROC_INTERRUPTS, _PATH_PROC_STAT, _PATH_PROC_SOFTIRQS, NULL
+};
+static const char *const sys_files[] = { _PATH_SYS_CPU "/online", NULL };
+
+bool loadsrc_native(void)
 {
-	static const char *const proc_files[] = {
-		_PATH_PROC_INTERRUPTS, _PATH_PROC_STAT, _PATH_PROC_SOFTIRQS, NULL
-	};
-	static const char *const sys_files[] = { _PATH_SYS_CPU "/online", NULL };
+	char why[64];
+
+	return bpfload_native(proc_files, sys_files, why, sizeof(why)) == 0;
+}
+
+int loadsrc_begin(struct loadsrc *ls, enum config_load_source want,
+		  enum bpfload_build build, bool threads)
+{
 	char why[LOADSRC_REASON_MAX - 64];
 	int r;
 
@@ -63,7 +72,7 @@ int loadsrc_begin(struct loadsrc *ls, enum config_load_source want,
 		r = -EPERM;
 	}
 	if (r == 0) {
-		r = bpfload_open(count_irqs(), build, &ls->bpf, why, sizeof(why));
+		r = bpfload_open(count_irqs(), build, threads, &ls->bpf, why, sizeof(why));
 		/* A forced build's refusal is not the kernel's last word. */
 		if (r < 0 && build != BPFLOAD_BUILD_ANY)
 			snprintf(why + strlen(why), sizeof(why) - strlen(why),
@@ -111,21 +120,26 @@ int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 		   const struct snapshot *b, const struct measure_target *t,
 		   const enum irq_class *class, long hz,
 		   const struct estimate_prior *prior, const struct estimate_dev *dev,
-		   struct irq_activity **ret)
+		   const struct irqthreads *thr, struct irq_activity **ret)
 {
 	struct irq_activity *est = NULL, *meas = NULL;
-	char why[LOADSRC_REASON_MAX - 64];
+	char why[LOADSRC_REASON_MAX - 64], note[128] = "";
+	int tr = 0;
 	unsigned int n = b->intr->nr_rows;
 	int r;
 
 	r = estimate_proc_dev(a, b, class, hz, prior, dev, &est);
 	if (r < 0)
 		return r;
+	if (thr)
+		irqthread_apply(thr, b->intr, b->when - a->when, true, est);
 	if (!ls->bpf && !ls->raw) {
 		*ret = est;
 		return 0;
 	}
 	if (ls->bpf) {
+		str_copy(note, sizeof(note), bpfload_probe_note(ls->bpf));
+		tr = bpfload_threads(ls->bpf);
 		r = bpfload_read(ls->bpf, &ls->raw);
 		/* Read once: nothing more is wanted of the kernel. */
 		bpfload_free(ls->bpf);
@@ -145,6 +159,23 @@ int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 		goto fail;
 	if (r < 0)
 		goto disagree;
+	/* Threads the program did not time: their /proc run time. */
+	if (thr)
+		irqthread_apply(thr, b->intr, b->when - a->when, !ls->raw->threads_timed, meas);
+	/* From the measurement, so that a replay says it too; the program's
+	 * own words where it could not measure it. */
+	if (measure_probe_note(ls->raw, note, sizeof(note)) == 0 || note[0]) {
+		size_t l = strlen(ls->reason);
+
+		snprintf(ls->reason + l, sizeof(ls->reason) - l, "; %s", note);
+	}
+	if (tr < 0) {
+		size_t l = strlen(ls->reason);
+
+		snprintf(ls->reason + l, sizeof(ls->reason) - l,
+			 "; irq threads from /proc/PID/schedstat, their program was refused: %s",
+			 strerror(-tr));
+	}
 	ls->used = LOADSRC_BPF;
 	ls->measured_ok = true;
 	ls->proc_act = est;

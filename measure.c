@@ -35,7 +35,24 @@ void measure_raw_free(struct measure_raw *raw)
 	free(raw->soft_events);
 	free(raw->irqs);
 	free(raw->napi);
+	free(raw->threads);
 	free(raw);
+}
+
+int measure_probe_note(const struct measure_raw *raw, char *buf, size_t len)
+{
+	const struct measure_probe *p = &raw->probe;
+	bool ctx = raw->use_ctx && p->ctx > 0;
+
+	if (!(p->hard > 0 || p->ctx > 0 || p->soft > 0 || p->napi > 0 || p->thread > 0))
+		return -ENODATA;
+	char thread[48] = "";
+
+	if (p->thread > 0)
+		snprintf(thread, sizeof(thread), ", %.0f an irq thread's run", p->thread);
+	snprintf(buf, len, "its probes' own cost taken out: %.0f ns a handler%s, %.0f a softirq%s",
+		 ctx ? p->ctx : p->hard, ctx ? " context" : "", p->soft, thread);
+	return 0;
 }
 
 int measure_find_target(const struct measure_target *t, unsigned int n,
@@ -79,12 +96,22 @@ static int napi_cmp(const void *x, const void *y)
 	return a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
 }
 
+/* @ns less @events times the probes' cost @per, not below 0. */
+static double less(uint64_t ns, uint64_t events, double per)
+{
+	double d = (double)ns - (double)events * per;
+
+	return d > 0 ? d : 0;
+}
+
 static double hard_ns(const struct measure_raw *raw, const struct measure_irq *e)
 {
-	/* A context that was not traced (attached mid-interrupt) has 0. */
+	/* A context that was not traced (attached mid-interrupt) has 0.
+	 * Contexts are counted by their handlers: one each, but for a
+	 * shared IRQ whose handlers all ran. */
 	if (raw->use_ctx && e->ctx_ns > e->handler_ns)
-		return (double)e->ctx_ns;
-	return (double)e->handler_ns;
+		return less(e->ctx_ns, e->count, raw->probe.ctx);
+	return less(e->handler_ns, e->count, raw->probe.hard);
 }
 
 /* Split @ns among the shares [from, to) that pass @want, by hard time. */
@@ -112,7 +139,7 @@ int measure_attribute(const struct measure_raw *raw, const struct measure_target
 		      unsigned int n, struct irq_activity *act)
 {
 	struct share *s = NULL;
-	double *hard = NULL, *soft = NULL;
+	double *hard = NULL, *soft = NULL, *thread = NULL;
 	struct measure_napi *pn = NULL;
 	unsigned int ns = 0, i, from;
 	int r = -ENOMEM;
@@ -122,9 +149,17 @@ int measure_attribute(const struct measure_raw *raw, const struct measure_target
 	s = calloc(raw->nr_irqs ? raw->nr_irqs : 1, sizeof(*s));
 	hard = calloc(n ? n : 1, sizeof(*hard));
 	soft = calloc(n ? n : 1, sizeof(*soft));
+	thread = calloc(n ? n : 1, sizeof(*thread));
 	pn = calloc(raw->nr_napi ? raw->nr_napi : 1, sizeof(*pn));
-	if (!s || !hard || !soft || !pn)
+	if (!s || !hard || !soft || !thread || !pn)
 		goto out;
+	for (i = 0; i < raw->nr_threads; i++) {
+		const struct measure_thread *e = &raw->threads[i];
+		int row = measure_find_target(t, n, e->irq);
+
+		if (row >= 0)
+			thread[row] += less(e->ns, e->runs, raw->probe.thread);
+	}
 	for (i = 0; i < raw->nr_irqs; i++) {
 		const struct measure_irq *e = &raw->irqs[i];
 		int row = measure_find_target(t, n, e->irq);
@@ -158,24 +193,24 @@ int measure_attribute(const struct measure_raw *raw, const struct measure_target
 		for (; pj < raw->nr_napi && pn[pj].cpu == cpu; pj++) {
 			const struct measure_napi *p = &pn[pj];
 			int row = p->irq > 0 ? measure_find_target(t, n, (unsigned int)p->irq) : -1;
+			double pns = less(p->ns, p->polls, raw->probe.napi);
 
 			if (row >= 0) {
-				soft[row] += (double)p->ns;
-				napi += (double)p->ns;
+				soft[row] += pns;
+				napi += pns;
 			} else if (p->dev[0]) {
 				/* Its IRQs on this CPU; if none fired here (one
 				 * moved in the window), its IRQs wherever. */
-				double got = split(s, from, i, t, CLASS_NET, p->dev,
-						   (double)p->ns, soft);
+				double got = split(s, from, i, t, CLASS_NET, p->dev, pns, soft);
 
 				if (!(got > 0))
-					got = split(s, 0, ns, t, CLASS_NET, p->dev,
-						    (double)p->ns, soft);
+					got = split(s, 0, ns, t, CLASS_NET, p->dev, pns, soft);
 				napi += got;
 			}
 		}
 		for (unsigned int v = 0; v < MEASURE_NR_SOFTIRQS; v++) {
-			double left = (double)raw->soft_ns[cpu][v];
+			double left = less(raw->soft_ns[cpu][v], raw->soft_events[cpu][v],
+					   raw->probe.soft);
 
 			if (sample_softirq_class[v] < 0 || !(left > 0))
 				continue;
@@ -193,12 +228,14 @@ int measure_attribute(const struct measure_raw *raw, const struct measure_target
 	for (i = 0; i < n; i++) {
 		act[i].hard = hard[i] * 1e-9 / raw->window;
 		act[i].soft = soft[i] * 1e-9 / raw->window;
-		act[i].load = act[i].hard + act[i].soft;
+		act[i].thread = thread[i] * 1e-9 / raw->window;
+		act[i].load = act[i].hard + act[i].soft + act[i].thread;
 	}
 	r = 0;
 out:
 	free(s);
 	free(hard);
+	free(thread);
 	free(soft);
 	free(pn);
 	return r;

@@ -33,6 +33,24 @@ struct measure_napi {		/* one NAPI instance on one CPU */
 	char dev[MEASURE_DEV_LEN];	/* interface, "" for the backlog */
 };
 
+struct measure_thread {		/* one IRQ's threads on one CPU */
+	unsigned int irq, cpu;
+	uint64_t ns;		/* on-CPU, nested hard irqs and softirqs excluded */
+	uint64_t runs;		/* switch-in to switch-out */
+};
+
+/* What the program's own probes add to each interval they sit inside, in
+ * ns per event, measured when it was loaded (bpfload.c); 0: not known.
+ * Taken out of every figure so that a per-event bias does not become a
+ * per-interrupt count term. */
+struct measure_probe {
+	double hard;		/* per handler timed */
+	double ctx;		/* per hard-irq context timed, more than hard */
+	double soft;		/* per softirq run */
+	double napi;		/* per NAPI poll */
+	double thread;		/* per irq thread run */
+};
+
 struct measure_raw {
 	double window;			/* seconds the program counted */
 	bool use_ctx;			/* hard time is whole contexts */
@@ -43,6 +61,10 @@ struct measure_raw {
 	struct measure_irq *irqs;
 	unsigned int nr_napi, cap_napi;
 	struct measure_napi *napi;
+	unsigned int nr_threads, cap_threads;
+	struct measure_thread *threads;
+	struct measure_probe probe;
+	bool threads_timed;		/* irq threads timed: threads[] is all of them */
 	uint64_t dropped;		/* events a full map could not take */
 	uint64_t missed;		/* program runs the kernel skipped */
 };
@@ -58,11 +80,16 @@ struct measure_target {
 	const char *label;	/* its interface name for NICs, may be NULL */
 };
 
+/* What raw->probe took out, for the reason a run gives ("its probes' own
+ * cost taken out: 240 ns a handler, ..."): 0, or -ENODATA when nothing
+ * was measured. */
+int measure_probe_note(const struct measure_raw *raw, char *buf, size_t len);
+
 /* Index of @irq in @t (ascending irq, the order of /proc/interrupts), -1. */
 int measure_find_target(const struct measure_target *t, unsigned int n,
 			unsigned int irq);
 
-/* Fill hard, soft and load of act[i] for target t[i] (n rows, the rows of
+/* Fill hard, soft, thread and load of act[i] for target t[i] (n rows, the rows of
  * the second snapshot; delta and top_cpu already set). Hard-irq time is the
  * IRQ's own. NET_RX time goes to the IRQ of the NAPI instance that polled
  * (napi->irq; else the interface's IRQs on that CPU by their hard time, or
@@ -71,7 +98,9 @@ int measure_find_target(const struct measure_target *t, unsigned int n,
  * IRQ_POLL to its storage IRQs, HI and TASKLET to its other IRQs, each by
  * hard time (storage work on a CPU that served no storage IRQ, completions
  * sent there by the block layer, goes to all storage IRQs by hard time).
- * Timer, scheduler, hrtimer and RCU softirqs are nobody's. */
+ * Timer, scheduler, hrtimer and RCU softirqs are nobody's. An irq thread's
+ * time is its IRQ's (thread, and in load). Every figure is less the
+ * probes' own cost (raw->probe) per event it counted. */
 int measure_attribute(const struct measure_raw *raw, const struct measure_target *t,
 		      unsigned int n, struct irq_activity *act);
 

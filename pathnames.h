@@ -32,6 +32,10 @@
 
 /* Processes, to find a running irqbalance: /proc/PID/comm and stat. */
 #define _PATH_PROC		"/proc"
+/* Threaded IRQs' kernel threads: the children of kthreadd (PID 2), where
+ * the kernel lists them (CONFIG_PROC_CHILDREN), else every process; then
+ * /proc/PID/stat (name, flags) and schedstat (run time). */
+#define _PATH_PROC_KTHREADS	"/proc/2/task/2/children"
 
 /* Relative to a root prefix ("" on a live machine) so tests can point
  * topology_read() at a captured tree. */

@@ -73,6 +73,22 @@ int replay_format_measure(const struct measure_raw *raw, char **ret, size_t *ret
 		fprintf(f, "napi %u %d %llu %llu %s\n", n->cpu, n->irq,
 			(unsigned long long)n->ns, (unsigned long long)n->polls, name);
 	}
+	/* Only where there is something: older captures read the same. */
+	if (raw->threads_timed)
+		fputs("threads_timed 1\n", f);
+	if (raw->nr_threads)
+		fputs("# thread IRQ CPU NS RUNS\n", f);
+	for (unsigned int i = 0; i < raw->nr_threads; i++) {
+		const struct measure_thread *t = &raw->threads[i];
+
+		fprintf(f, "thread %u %u %llu %llu\n", t->irq, t->cpu,
+			(unsigned long long)t->ns, (unsigned long long)t->runs);
+	}
+	if (raw->probe.hard > 0 || raw->probe.ctx > 0 || raw->probe.soft > 0 ||
+	    raw->probe.napi > 0 || raw->probe.thread > 0)
+		fprintf(f, "# probe HARD CTX SOFT NAPI THREAD: ns per event\n"
+			"probe %.17g %.17g %.17g %.17g %.17g\n", raw->probe.hard, raw->probe.ctx,
+			raw->probe.soft, raw->probe.napi, raw->probe.thread);
 	if (fclose(f) != 0) {
 		free(text);
 		return -ENOMEM;
@@ -167,6 +183,40 @@ static int measure_line(struct measure_raw **rawp, char *line, double *window,
 		if (capture_unescape(fv[6], m->name, sizeof(m->name)) < 0)
 			return -EINVAL;
 		raw->nr_irqs++;
+		return 0;
+	}
+	if (strcmp(fv[0], "threads_timed") == 0 && n == 2) {
+		int t;
+
+		if (parse_int(fv[1], 0, 1, &t) < 0)
+			return -EINVAL;
+		raw->threads_timed = t;
+		return 0;
+	}
+	if (strcmp(fv[0], "thread") == 0 && n == 5) {
+		struct measure_thread *q;
+
+		for (int k = 0; k < 4; k++)
+			if (parse_u64_field(fv[1 + k], &v[k]) < 0)
+				return -EINVAL;
+		if (v[0] >= IRQ_NUM_LIMIT || v[1] >= CPU_ID_LIMIT)
+			return -EINVAL;
+		r = grow((void **)&raw->threads, raw->nr_threads, &raw->cap_threads,
+			 sizeof(*raw->threads));
+		if (r < 0)
+			return r;
+		q = &raw->threads[raw->nr_threads++];
+		*q = (struct measure_thread){ .irq = (unsigned int)v[0], .cpu = (unsigned int)v[1],
+					      .ns = v[2], .runs = v[3] };
+		return 0;
+	}
+	if (strcmp(fv[0], "probe") == 0 && n == 6) {
+		double *p[] = { &raw->probe.hard, &raw->probe.ctx, &raw->probe.soft,
+				&raw->probe.napi, &raw->probe.thread };
+
+		for (int k = 0; k < 5; k++)
+			if (parse_double(fv[1 + k], p[k]) < 0 || !(*p[k] >= 0) || *p[k] > 1e6)
+				return -EINVAL;
 		return 0;
 	}
 	if (strcmp(fv[0], "napi") == 0 && n == 6) {

@@ -111,6 +111,9 @@ void report_line(FILE *f, const struct report_irq *l, bool verbose, bool both)
 		report_escape(reason, sizeof(reason), l->reason);	/* may name a device */
 		fprintf(f, " (%s)", reason);
 	}
+	/* Only where the kernel threads IRQs: other reports read as before. */
+	if (l->threaded)
+		fprintf(f, " (threaded: %.3f%% in its threads)", l->load_thread * 100);
 	fputc('\n', f);
 }
 

@@ -40,6 +40,8 @@ struct report_irq {
 	double load;		/* in CPUs, from the run's load source */
 	double load_proc;	/* the /proc estimate beside a measurement; NAN: none */
 	double load_window;	/* this window's load, when history weighed it; NAN: none */
+	bool threaded;		/* its handlers run in irq threads */
+	double load_thread;	/* of load, the threads' run time (threaded only) */
 	enum report_outcome outcome;
 	const char *reason;	/* why this CPU (the planner's words) */
 	const char *allowed;	/* policy's cpulist, NULL for none */

@@ -137,6 +137,8 @@ struct irq_activity {
 	double load;		/* estimated CPU work, in CPUs (1.0 = one CPU busy) */
 	double hard;		/* of which hard-irq time */
 	double soft;		/* of which softirq time */
+	double thread;		/* of which its irq threads' time */
+	bool threaded;		/* it has irq threads (PREEMPT_RT, threadirqs) */
 };
 
 /* Per IRQ of @b (in the order of b->intr->rows) its counts since @a:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* state.c - the per-IRQ load history carried from run to run. Text, one IRQ
- * a line, names escaped (%XX for bytes that are not plain printable ASCII,
- * and for '%' and the blank):
+/* state.c - the file of the per-IRQ load history carried from run to run
+ * (history.c weighs it). Text, one IRQ a line, names escaped (%XX for
+ * bytes that are not plain printable ASCII, and for '%' and the blank):
  *
  *	irqtune-state 1
  *	boot 8e1f...		(the run's /proc/sys/kernel/random/boot_id)
@@ -474,8 +474,7 @@ int state_format(const struct state *st, const char *boot_id, char **ret)
 	return 0;
 }
 
-/* A load believed: 0 to 4096 CPUs (the most a run plans is one a CPU). */
-static bool sane_load(double v)
+bool state_sane_load(double v)
 {
 	return isfinite(v) && v >= 0 && v <= 4096;
 }
@@ -495,7 +494,7 @@ static int parse_irq_line(const char *line, struct state_irq *q, char *why, size
 	    !get_key(&p, q->name, sizeof(q->name)) || !get_u64(&p, &mean) || !get_u64(&p, &sigma) ||
 	    !get_uint(&p, &runs, 1000000000) || !get_u64(&p, &w) || !get_u64(&p, &w2) || *p ||
 	    runs == 0 || w == 0 || w2 == 0 || (double)w2 > (double)w * (double)w / MICRO * (1 + 1e-6) + 1 ||
-	    !sane_load((double)mean / NANO) || !sane_load((double)sigma / NANO)) {
+	    !state_sane_load((double)mean / NANO) || !state_sane_load((double)sigma / NANO)) {
 		snprintf(why, len, "line %u: not an IRQ's history", lineno);
 		return -EINVAL;
 	}
@@ -853,92 +852,4 @@ int state_save(const char *path, const struct state *st, const char *boot_id)
 	r = write_own_file(path, text, strlen(text));
 	free(text);
 	return r;
-}
-
-static const struct state_irq *find(const struct state *st, const struct state_sample *x)
-{
-	unsigned int lo = 0, hi = st ? st->nr : 0;
-
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-		const struct state_irq *q = &st->irqs[mid];
-
-		if (q->irq == x->irq)
-			return strcmp(q->device, x->device) == 0 &&
-			       strcmp(q->name, x->name) == 0 ? q : NULL;
-		if (q->irq < x->irq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-double state_mean_var(const struct state_irq *q)
-{
-	if (q->runs == 1 && q->shift_var >= 0 && q->weight >= STATE_EVIDENCE_SECS)
-		return q->shift_var;
-	if (q->runs < 2 || !(q->weight > 0))
-		return -1;
-	/* Var(sum w_j x_j / W) = var * sum w_j^2 / W^2, windows alike. */
-	return q->var * q->weight2 / (q->weight * q->weight);
-}
-
-int state_update(const struct state *old, const struct state_sample *s, unsigned int n,
-		 double when, double floor, double *ret_load, struct state **ret)
-{
-	/* A window's weight halves in STATE_HALF_LIFE runs; alpha is what the
-	 * newest of windows alike weighs. */
-	const double keep = exp2(-1.0 / STATE_HALF_LIFE), alpha = 1 - keep;
-	struct state *st = calloc(1, sizeof(*st));
-
-	if (!st)
-		return -ENOMEM;
-	st->irqs = calloc(n ? n : 1, sizeof(*st->irqs));
-	if (!st->irqs) {
-		free(st);
-		return -ENOMEM;
-	}
-	st->when = when;
-	for (unsigned int i = 0; i < n; i++) {
-		const struct state_irq *h = find(old, &s[i]);
-		struct state_irq *q = &st->irqs[st->nr++];
-		double x = sane_load(s[i].load) ? s[i].load : 0;
-		double secs = s[i].secs > 0 && isfinite(s[i].secs) ? s[i].secs : 1;
-
-		q->irq = s[i].irq;
-		str_copy(q->device, sizeof(q->device), s[i].device);
-		str_copy(q->name, sizeof(q->name), s[i].name);
-		q->weight = secs;
-		q->weight2 = secs * secs;
-		q->shift_var = -1;
-		if (!h) {
-			q->mean = x;
-			q->runs = 1;
-		} else {
-			double d = x - h->mean;
-
-			if (s[i].shifted || fabs(d) > 3 * sqrt(h->var) + STATE_SHIFT * h->mean + floor) {
-				/* The variance learns every window, a shift's
-				 * too, so a load that is noisy by nature is soon
-				 * known as such. */
-				q->shift_var = h->var;
-				q->var = (1 - alpha) * (h->var + alpha * d * d);
-				q->mean = x;
-				q->runs = 1;
-			} else {
-				double g;
-
-				q->weight = keep * h->weight + secs;
-				q->weight2 = keep * keep * h->weight2 + secs * secs;
-				g = secs / q->weight;
-				q->var = (1 - g) * (h->var + g * d * d);
-				q->mean = h->mean + g * d;
-				q->runs = h->runs + 1;
-			}
-		}
-		ret_load[i] = q->mean;
-	}
-	*ret = st;
-	return 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* state.h - what one run learns about each IRQ's load, for the next: an
- * exponentially weighted mean and variance per IRQ, kept in
- * /run/irqtune/state. A run from cron sees one noisy window; the history
- * of the windows before it says which part of a change is noise. */
+/* state.h - the file a run leaves for the next, /run/irqtune/state: each
+ * IRQ's load history (an exponentially weighted mean and variance), the
+ * per-device fit's equations and the counters the window ended with. Its
+ * format only: what a run makes of a history is history.h's. */
 #ifndef IRQTUNE_STATE_H
 #define IRQTUNE_STATE_H
 
@@ -11,16 +11,7 @@
 
 #define STATE_VERSION	4	/* 3: counters keep a hash of each IRQ's description;
 				 * 4: the fit's equations weighed, in built-in costs */
-#define STATE_HALF_LIFE	4	/* runs: a window's weight halves in four */
 #define STATE_MAX_AGE	600.0	/* seconds: older history is not this load */
-/* A window this long (from cron, the minute since the last run) is
- * evidence on its own of a load that shifted: known to a tick of it. */
-#define STATE_EVIDENCE_SECS	30.0
-/* A window whose load departs from the history's mean by more than this
- * share of it (beside three of the windows' standard deviations and the
- * clock's resolution) is a shift: the history restarts from it. A load
- * halved or doubled is followed in the run that sees it. */
-#define STATE_SHIFT		0.25
 #define STATE_MAX_IRQS	65536
 #define STATE_FILE_MAX	(16u << 20)
 #define STATE_KEY_MAX	64
@@ -35,7 +26,7 @@ struct state_irq {
 	double mean, var;		/* of its load, in CPUs */
 	unsigned int runs;		/* windows since it last shifted */
 	/* The weights behind the mean: a window counts for its length in
-	 * seconds, halved every STATE_HALF_LIFE runs; their sum and the sum
+	 * seconds, halved every HISTORY_HALF_LIFE runs; their sum and the sum
 	 * of their squares. */
 	double weight, weight2;
 	/* Not kept: when this run restarted it, the variance its windows
@@ -90,24 +81,8 @@ int state_load(const char *path, const char *boot_id, double now,
 /* Write it atomically, creating its directory if need be. */
 int state_save(const char *path, const struct state *st, const char *boot_id);
 
-/* This run's window of IRQ i: its key, the load it measured, over how
- * many seconds (0: one), and whether the caller knows the load changed. */
-struct state_sample {
-	unsigned int irq;
-	const char *device, *name;
-	double load;
-	double secs;
-	bool shifted;
-};
-
-/* Combine @n samples (ascending irq) with the history @old (NULL: none)
- * into *@ret, and the load to plan with into @ret_load[i]. A sample that
- * departs from its mean by more than noise (three deviations, half the
- * mean, and @floor) is a shift: it is taken as it is and its history
- * restarts, so a real change is followed in one run; otherwise the
- * weighted mean is planned, each window weighed by its length. Pure. */
-int state_update(const struct state *old, const struct state_sample *s, unsigned int n,
-		 double when, double floor, double *ret_load, struct state **ret);
+/* A load believed: 0 to 4096 CPUs (the most a run plans is one a CPU). */
+bool state_sane_load(double v);
 
 /* Whether @snap's counters are within what a state keeps; a run whose
  * are not goes on without. The state then lends them (@snap_lent): the
@@ -119,12 +94,5 @@ bool state_snap_keepable(const struct snapshot *snap);
  * why not. Pure. */
 bool state_snap_usable(const struct snapshot *prev, const struct snapshot *a,
 		       const struct snapshot *b, char *why, size_t len);
-
-/* The variance of @q's weighted mean, from the variance of its windows
- * and the weights the mean gave them since it last shifted; for a load
- * that shifted in a window of STATE_EVIDENCE_SECS or more, the variance
- * of such a window before it; -1 when one window is all it has and that
- * says little (new, or shifted in a short one): no evidence yet. Pure. */
-double state_mean_var(const struct state_irq *q);
 
 #endif

@@ -6,7 +6,12 @@
  *
  * Why nested time is subtracted: softirqs run with interrupts enabled, so a
  * hard irq that arrives during a NET_RX poll would otherwise be counted
- * twice, once as its own and once as the poll's. */
+ * twice, once as its own and once as the poll's. The same holds for the
+ * threads of threaded IRQs (PREEMPT_RT, threadirqs), whose on-CPU time is
+ * counted from sched_switch to sched_switch: hard irqs interrupt them, and
+ * softirqs run inside them (local_bh_enable() at the end of
+ * irq_forced_thread_fn() runs those its handler raised), and both are
+ * counted as their own already. */
 #ifndef IRQTUNE_ACCT_H
 #define IRQTUNE_ACCT_H
 
@@ -22,6 +27,13 @@ struct acct_cpu {
 	__u64 soft_hard0;	/* hard_total when it began */
 	__u64 seg_start;	/* of the running NAPI poll */
 	__u64 seg_hard0;
+	__u64 soft_total;	/* softirq time on this CPU so far, its own */
+	__u64 thr_start;	/* an irq thread was switched in, 0 if none seen */
+	__u64 thr_hard0;	/* hard_total then */
+	__u64 thr_soft0;	/* soft_total then */
+	__u32 thr_irq;
+	__u32 thr_pid;		/* the thread's */
+	__u32 switched;		/* a switch was seen on this CPU */
 	__s32 ctx_irq;		/* first handler in this context, -1 none */
 	__u32 hard_irq;
 	__u32 soft_vec;
@@ -111,6 +123,7 @@ ACCT_INLINE __u64 acct_soft_exit(struct acct_cpu *s, __u32 vec, __u64 now)
 	}
 	d = acct_net(s, s->soft_start, s->soft_hard0, now);
 	s->soft_start = 0;
+	s->soft_total += d;
 	return d;
 }
 
@@ -129,6 +142,80 @@ ACCT_INLINE __u64 acct_napi_poll(struct acct_cpu *s, __u64 now)
 	s->seg_start = now;
 	s->seg_hard0 = s->hard_total;
 	return d;
+}
+
+/* The IRQ an irq thread serves, from its name: "irq/N-name" or, for the
+ * secondary thread of a forced-threaded IRQ, "irq/N-s-name" (both as
+ * kernel/irq/manage.c setup_irq_thread() names them since 2.6.30 and
+ * 4.17). comm is cut at 15 characters, after the number. -1 for any other
+ * name. */
+ACCT_INLINE __s32 acct_thread_irq(const char *comm)
+{
+	__s32 irq = 0;
+	int i;
+
+	if (comm[0] != 'i' || comm[1] != 'r' || comm[2] != 'q' || comm[3] != '/')
+		return -1;
+	for (i = 4; i < 12; i++) {
+		char c = comm[i];
+
+		if (c == '-')
+			return i > 4 ? irq : -1;
+		if (c < '0' || c > '9')
+			return -1;
+		irq = irq * 10 + (c - '0');
+	}
+	return -1;
+}
+
+/* sched_switch puts an irq thread (@pid, of @irq) on this CPU: its run
+ * begins. */
+ACCT_INLINE void acct_thread_in(struct acct_cpu *s, __u32 irq, __u32 pid, __u64 now)
+{
+	s->thr_start = now;
+	s->thr_irq = irq;
+	s->thr_pid = pid;
+	s->thr_hard0 = s->hard_total;
+	s->thr_soft0 = s->soft_total;
+}
+
+/* sched_switch takes task @pid off this CPU. When it is the irq thread
+ * that was switched in (it sleeps, blocks on a lock, or is preempted):
+ * the run's own time, without the hard irqs and softirqs inside it, and
+ * its IRQ in *@ret_irq. 0 for any other task, or when the run's start was
+ * not seen (it was running when the window opened). */
+ACCT_INLINE __u64 acct_thread_out(struct acct_cpu *s, __u32 pid, __u64 now, __u32 *ret_irq)
+{
+	__u64 d, nested;
+
+	*ret_irq = s->thr_irq;
+	if (!s->thr_start || s->thr_pid != pid || now < s->thr_start) {
+		s->thr_start = 0;
+		return 0;
+	}
+	d = now - s->thr_start;
+	nested = (s->hard_total - s->thr_hard0) + (s->soft_total - s->thr_soft0);
+	s->thr_start = 0;
+	return d > nested ? d - nested : 0;
+}
+
+/* The first switch seen on this CPU takes off the task that was running
+ * when the window opened at @start. When that is an irq thread (@irq not
+ * -1: the caller read its name), its run so far is its own since @start,
+ * less everything else this CPU timed since, all of which interrupted it
+ * or ran in it. Without this, a thread busy when the window opens would
+ * count only from its next run. 0 for any later switch. */
+ACCT_INLINE __u64 acct_thread_first(struct acct_cpu *s, __s32 irq, __u64 start, __u64 now)
+{
+	__u64 d, nested = s->hard_total + s->soft_total;
+
+	if (s->switched)
+		return 0;
+	s->switched = 1;
+	if (irq < 0 || s->thr_start || now < start)
+		return 0;
+	d = now - start;
+	return d > nested ? d - nested : 0;
 }
 
 #endif

@@ -23,6 +23,14 @@ struct irqaction {
 	const char *name;
 } __attribute__((preserve_access_index));
 
+struct task_struct {
+	unsigned int flags;
+	int pid;
+	char comm[16];
+} __attribute__((preserve_access_index));
+
+#define PF_KTHREAD	0x00200000	/* include/linux/sched.h, since 2.6.x */
+
 struct net_device {
 	char name[IRQLOAD_DEV_LEN];
 } __attribute__((preserve_access_index));
@@ -43,6 +51,14 @@ struct {
 	__type(key, struct irqload_irq_key);
 	__type(value, struct irqload_irq_val);
 } irq_time SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, IRQLOAD_MAX_IRQ_CPUS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct irqload_irq_key);
+	__type(value, struct irqload_thread_val);
+} thread_time SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -223,7 +239,91 @@ static __always_inline void on_napi_poll(struct napi_struct *napi)
 	v->polls++;
 }
 
+/* A task's field: tp_btf hands the program typed pointers that it may
+ * load from directly; raw tracepoints hand it words, read through
+ * bpf_probe_read_kernel(). The switch program runs at every context
+ * switch: the fewer helper calls the better. */
+#ifdef IRQLOAD_RAW
+#define TASK_FIELD(t, f)	BPF_CORE_READ(t, f)
+#else
+#define TASK_FIELD(t, f)	((t)->f)
+#endif
+
+/* The IRQ whose thread @t is, -1 for any other task. Kernel threads only:
+ * a process may name itself "irq/1-x" (prctl PR_SET_NAME). The name
+ * first: few tasks are called "irq/". */
+static __always_inline __s32 thread_irq(struct task_struct *t)
+{
+	char comm[12];
+
+#ifndef IRQLOAD_RAW
+	if (t->comm[0] != 'i' || t->comm[1] != 'r' || t->comm[2] != 'q' || t->comm[3] != '/')
+		return -1;
+#endif
+	if (bpf_probe_read_kernel(comm, sizeof(comm), __builtin_preserve_access_index(&t->comm)))
+		return -1;
+	if (comm[3] != '/' || !(TASK_FIELD(t, flags) & PF_KTHREAD))
+		return -1;
+	return acct_thread_irq(comm);
+}
+
+/* Threaded IRQs: the on-CPU time of each irq thread, from the switch that
+ * puts it on a CPU to the one that takes it off. Only the task that was
+ * switched in can be switched out of this CPU, so one slot per CPU holds
+ * every run; a thread that blocks (an rt_mutex on PREEMPT_RT) or is
+ * preempted stops counting until it is back. */
+static __always_inline void add_thread(__u32 irq, __u64 d)
+{
+	struct irqload_irq_key k = { .irq = irq, .cpu = bpf_get_smp_processor_id() };
+	struct irqload_thread_val *v = bpf_map_lookup_elem(&thread_time, &k);
+
+	if (!v) {
+		struct irqload_thread_val zero = {};
+
+		bpf_map_update_elem(&thread_time, &k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&thread_time, &k);
+	}
+	if (!v) {
+		drop(0);
+		return;
+	}
+	v->ns += d;
+	v->runs++;
+}
+
+static __always_inline void on_switch(struct task_struct *prev, struct task_struct *next)
+{
+	__u64 now = bpf_ktime_get_ns(), d = 0;
+	struct acct_cpu *s = state(now);
+	__u32 out_irq = 0;
+	__s32 irq;
+
+	if (!s)
+		return;
+	if (!s->switched) {
+		/* The task running when the window opened: an irq thread's
+		 * run counts from then. */
+		irq = thread_irq(prev);
+		d = acct_thread_first(s, irq, start_ns, now);
+		out_irq = (__u32)irq;
+	} else if (s->thr_start) {
+		d = acct_thread_out(s, (__u32)TASK_FIELD(prev, pid), now, &out_irq);
+	}
+	if (d)
+		add_thread(out_irq, d);
+	irq = thread_irq(next);
+	if (irq >= 0)
+		acct_thread_in(s, (__u32)irq, (__u32)TASK_FIELD(next, pid), now);
+}
+
 #if defined(IRQLOAD_BTF) || defined(IRQLOAD_CTX)
+SEC("tp_btf/sched_switch")
+int BPF_PROG(btf_switch, _Bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	on_switch(prev, next);
+	return 0;
+}
+
 SEC("tp_btf/irq_handler_entry")
 int BPF_PROG(btf_hard_entry, int irq)
 {
@@ -262,6 +362,13 @@ int BPF_PROG(btf_napi_poll, struct napi_struct *napi)
 #endif
 
 #ifdef IRQLOAD_RAW
+SEC("raw_tp/sched_switch")
+int raw_switch(struct bpf_raw_tracepoint_args *ctx)
+{
+	on_switch((struct task_struct *)ctx->args[1], (struct task_struct *)ctx->args[2]);
+	return 0;
+}
+
 /* The same, for kernels without tp_btf (before 5.5, or no BTF for
  * tracing programs): raw tracepoints (4.17) take the same arguments as
  * untyped words, and pointers are read with bpf_probe_read_kernel() (which

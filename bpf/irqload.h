@@ -27,6 +27,13 @@ struct irqload_irq_val {
 	char name[IRQLOAD_NAME_LEN];	/* the first action's name */
 };
 
+/* The thread of one threaded IRQ (irq/N-name, irq/N-s-name) on one CPU,
+ * keyed as irq_time. */
+struct irqload_thread_val {
+	__u64 ns;		/* on-CPU time, nested hard irqs and softirqs excluded */
+	__u64 runs;		/* switch-in to switch-out, timed */
+};
+
 /* Per CPU, per softirq vector. */
 struct irqload_soft_val {
 	__u64 ns;		/* softirq_entry .. softirq_exit, nested hard-irq time excluded */

@@ -2,8 +2,11 @@
 # mk/bench-bpf.mk - what the bpf load source costs here (needs root):
 #
 #   make bench-bpf    load/attach CPU, per-event program time under a disk
-#                     load, map memory, and a whole dry run with each
-#                     source; the figures of docs/performance.md
+#                     load (added cost per hard IRQ; per context switch
+#                     with the irq threads' sched_switch program; the
+#                     probe cost a run takes out), map memory, and a
+#                     whole dry run with each source; the figures of
+#                     docs/performance.md
 #
 # Leaves nothing loaded: the programs and the run-time statistics end with
 # the benchmark's process. Not part of make check.

@@ -9,6 +9,8 @@
  *	mapfull		the program reports events a full map dropped
  *	missed		the kernel reports skipped program runs
  *	rename		the per-IRQ map reports another name for each IRQ
+ *	noswitch	the irq threads' sched_switch program cannot attach
+ *	nostats		the kernel has no run-time statistics (before 5.8)
  * irqtune's builds are light skeletons: each is one loader program
  * ("__loader.prog") that loads the rest inside the kernel, so a rejection
  * of the program is a rejection of its loader here. Everything else passes
@@ -57,6 +59,22 @@ static void map_name(long (*real)(long, ...), int fd, char *name, size_t len)
 		snprintf(name, len, "%s", info.name);
 }
 
+/* The name of program @fd, "" if it cannot be asked. */
+static void prog_name(long (*real)(long, ...), int fd, char *name, size_t len)
+{
+	struct bpf_prog_info info;
+	union bpf_attr q;
+
+	memset(&info, 0, sizeof(info));
+	memset(&q, 0, sizeof(q));
+	q.info.bpf_fd = (unsigned int)fd;
+	q.info.info_len = sizeof(info);
+	q.info.info = (uintptr_t)&info;
+	name[0] = '\0';
+	if (real(SYS_bpf, BPF_OBJ_GET_INFO_BY_FD, &q, sizeof(q)) == 0)
+		snprintf(name, len, "%s", info.name);
+}
+
 int access(const char *path, int mode)
 {
 	static int (*real)(const char *, int);
@@ -87,6 +105,19 @@ long syscall(long nr, ...)
 		union bpf_attr *attr = (union bpf_attr *)a[1];
 		const char *f = fault();
 
+		if (cmd == BPF_ENABLE_STATS && strcmp(f, "nostats") == 0) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (cmd == BPF_RAW_TRACEPOINT_OPEN && strcmp(f, "noswitch") == 0) {
+			char name[BPF_OBJ_NAME_LEN];
+
+			prog_name(real, (int)attr->raw_tracepoint.prog_fd, name, sizeof(name));
+			if (strstr(name, "_switch")) {
+				errno = ENOENT;
+				return -1;
+			}
+		}
 		if (cmd == BPF_PROG_LOAD && is_loader(attr)) {
 			loaders++;
 			if (strcmp(f, "verifier") == 0 ||

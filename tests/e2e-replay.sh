@@ -191,6 +191,50 @@ for key in "format irqtune-capture" "version 2" hostname kernel time hz snapshot
 done
 why=$(stat -c %a "$cap"); check "format: the capture is mode 0600" [ "$(stat -c %a "$cap")" = 600 ]
 
+### threaded IRQs: the irq threads' run time, as a capture keeps it
+# tiny's capture with one kernel thread irq/N-name added for its busiest
+# IRQ (kthreadd's child, PF_KTHREAD in its stat flags) that ran a quarter
+# of a CPU over the window, per its schedstat at both ends; and a process
+# so named that is no kernel thread, which is not one.
+th=$work/threaded
+rm -rf "$th" && mkdir -p "$th" && tar -C "$th" -xzf "$cap"
+replay --replay "$cap" --json
+tirq=$(printf '%s
+' "$ROUT" | jq '[.irqs[] | select(.class != "other")] | max_by(.load) | .irq')
+tload=$(printf '%s
+' "$ROUT" | jq "[.irqs[] | select(.irq == $tirq)][0].load")
+from=$(printf '%s
+' "$ROUT" | jq .run.window_from_monotonic)
+to=$(printf '%s
+' "$ROUT" | jq .run.window_to_monotonic)
+run_ns=$(awk -v a="$from" -v b="$to" 'BEGIN { printf "%d", 1000000000 + 0.25 * (b - a) * 1e9 }')
+mkdir -p "$th/root/proc/2/task/2" "$th/root/proc/900" "$th/root/proc/901" \
+	"$th/snapshot-1/proc/900" "$th/snapshot-2/proc/900" "$th/snapshot-1/proc/901" "$th/snapshot-2/proc/901"
+echo "900 901" >"$th/root/proc/2/task/2/children"
+echo "900 (irq/$tirq-tiny) S 2 0 0 0 -1 2129984 0 0 0 0 0 25 0 0 -51 0 1 0 380" >"$th/root/proc/900/stat"
+echo "901 (irq/$tirq-fake) S 2 0 0 0 -1 4194560 0 0 0 0 0 25 0 0 20 0 1 0 380" >"$th/root/proc/901/stat"
+echo "1000000000 5000 40" >"$th/snapshot-1/proc/900/schedstat"
+echo "$run_ns 9000 90" >"$th/snapshot-2/proc/900/schedstat"
+echo "0 0 0" >"$th/snapshot-1/proc/901/schedstat"
+echo "900000000 0 0" >"$th/snapshot-2/proc/901/schedstat"
+(cd "$th" && tar -czf "$work/threaded.cap" irqtune-capture $(ls | grep -vx irqtune-capture))
+replay --replay "$work/threaded.cap" --json
+why="exit $RRC: $RERR"; check "threaded: a capture with an irq thread replays, exit 0" [ "$RRC" = 0 ]
+got=$(printf '%s\n' "$ROUT" | jq -c "[.irqs[] | select(.irq == $tirq)][0] | [.threaded, .load_thread, .load]")
+why="irq $tirq: [threaded, load_thread, load] $got, load without $tload"
+check "threaded: the IRQ is threaded, its thread's quarter CPU in load_thread and load" \
+	sh -c 'printf "%s\n" "$1" | jq -e --argjson l "$2" ".[0] == true and (.[1] - 0.25 | fabs) < 0.001 and (.[2] - .[1] - \$l | fabs) < 0.001" >/dev/null' \
+	_ "$got" "$tload"
+n=$(printf '%s\n' "$ROUT" | jq '[.irqs[] | select(has("threaded"))] | length')
+why="$n IRQs threaded"; check "threaded: no other IRQ is, nor a process named like a thread" [ "$n" = 1 ]
+replay --replay "$work/threaded.cap"
+why=$(printf '%s\n' "$ROUT" | grep -E "^ *$tirq ")
+check "threaded: the text report says so on its line" \
+	sh -c 'printf "%s\n" "$1" | grep -Eq "^ *$2 .*\(threaded: 25\.0[0-9]{2}% in its threads\)$"' _ "$ROUT" "$tirq"
+replay --replay "$cap" --json
+n=$(printf '%s\n' "$ROUT" | jq '[.irqs[] | select(has("threaded") or has("load_thread"))] | length')
+why="$n"; check "threaded: without irq threads, the JSON has neither field" [ "$n" = 0 ]
+
 ### bad captures: a message naming the capture, exit 65 (66: unreadable), no crash
 bad() {	# bad NAME FILE STATUS PATTERN
 	replay --replay "$2" -v

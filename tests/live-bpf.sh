@@ -273,10 +273,37 @@ for b in "context:whole hard-irq contexts, fentry and tp_btf" "handlers:hard-irq
 	why="exit $RC, $SRC: $WHY"
 	check "IRQTUNE_BPF_BUILD=${b%%:*}: that build, or the estimate saying it was the only one allowed" \
 		sh -c '[ "$1" -eq 0 ] && case "$2:$3" in
-			"bpf:measured in the kernel ($4; the one build IRQTUNE_BPF_BUILD allows)") ;;
+			"bpf:measured in the kernel ($4; the one build IRQTUNE_BPF_BUILD allows)"*) ;;
 			"proc:the kernel program cannot run: the kernel refused the program ($4"*"(the one build IRQTUNE_BPF_BUILD allows)"*) ;;
 			*) exit 1 ;; esac' _ "$RC" "$SRC" "$WHY" "${b#*:}"
 done
+# The probes' own cost, from the kernel's run-time statistics over the
+# window, is taken out and said.
+"$irqtune" -n -w 0.5 --json --no-state --load-source=bpf >"$disk/probe.json" 2>"$disk/probe.err"
+RC=$?
+WHY=$(jq -r .load_source_reason "$disk/probe.json" 2>/dev/null)
+why="exit $RC: $WHY"
+check "probe cost: a measured run says what it took out per handler" \
+	sh -c '[ "$1" -eq 0 ] && echo "$2" | grep -Eq "; its probes. own cost taken out: [0-9]+ ns a handler"' \
+	_ "$RC" "$WHY"
+# Where irq threads exist (any kernel has some where a driver asks for
+# them): their program refused, the rest still measures and the threads'
+# time comes from /proc; no run-time statistics, the figures as timed.
+if [ -n "$(cat /proc/2/task/2/children 2>/dev/null | tr ' ' '\n' |
+	   while read -r p; do [ -n "$p" ] && cat "/proc/$p/comm" 2>/dev/null; done | grep '^irq/')" ]; then
+	faulty noswitch
+	why="exit $RC, $SRC: $WHY"
+	check "fallback noswitch: still bpf, the irq threads from /proc, saying why" \
+		sh -c '[ "$1" -eq 0 ] && [ "$2" = bpf ] && case "$3" in *"irq threads from /proc/PID/schedstat, their program was refused"*) ;; *) exit 1 ;; esac' \
+		_ "$RC" "$SRC" "$WHY"
+else
+	skip "fallback noswitch" "no irq thread on this machine"
+fi
+faulty nostats
+why="exit $RC, $SRC: $WHY"
+check "fallback nostats: still bpf, saying the probes' cost was not measured" \
+	sh -c '[ "$1" -eq 0 ] && [ "$2" = bpf ] && case "$3" in *"its probes'"'"' own cost not measured: BPF_ENABLE_STATS"*) ;; *) exit 1 ;; esac' \
+	_ "$RC" "$SRC" "$WHY"
 faulty oldkernel
 why="exit $RC, $SRC: $WHY"
 check "fallback: without tp_btf or fentry, raw tracepoints still measure" \

@@ -163,11 +163,26 @@ static void test_measure_record(void **state)
 	raw->nr_napi = raw->cap_napi = 1;
 	raw->napi[0] = (struct measure_napi){ .cpu = 1, .irq = -1, .ns = 9, .polls = 2, .dev = "" };
 	raw->dropped = 4;
+	/* An irq thread's time and the probes' cost, exactly as measured. */
+	raw->threads = calloc(1, sizeof(*raw->threads));
+	raw->nr_threads = raw->cap_threads = 1;
+	raw->threads[0] = (struct measure_thread){ .irq = 24, .cpu = 0, .ns = 123456, .runs = 7 };
+	raw->probe = (struct measure_probe){ .hard = 241.37209302325581, .ctx = 0, .soft = 1e-3,
+					     .napi = 0, .thread = 290.5 };
+	raw->threads_timed = true;
 	assert_int_equal(replay_format_measure(raw, &text, &len), 0);
 	assert_int_equal(replay_parse_measure(text, &back, &line), 0);
 	assert_int_equal(replay_format_measure(back, &text2, &len2), 0);
 	assert_string_equal(text, text2);
 	assert_true(back->window == raw->window);
+	assert_int_equal(back->nr_threads, 1);
+	assert_true(back->threads_timed);
+	assert_int_equal(back->threads[0].irq, 24);
+	assert_int_equal(back->threads[0].ns, 123456);
+	assert_int_equal(back->threads[0].runs, 7);
+	assert_true(back->probe.hard == raw->probe.hard);	/* bit for bit: a replay's loads */
+	assert_true(back->probe.soft == raw->probe.soft);
+	assert_true(back->probe.thread == raw->probe.thread);
 	assert_string_equal(back->irqs[0].name, "eth0 TxRx");
 	assert_int_equal(back->napi[0].irq, -1);
 	free(text);
@@ -180,6 +195,12 @@ static void test_measure_record(void **state)
 	assert_int_equal(replay_parse_measure("cpus 1\nirq 99999999 0 1 1 1 x\n", &back, &line),
 			 -EINVAL);
 	assert_int_equal(replay_parse_measure("cpus 1\n", &back, &line), -EINVAL);	/* no window */
+	assert_int_equal(replay_parse_measure("window 1\ncpus 1\nthread 1 0 5\n", &back, &line),
+			 -EINVAL);
+	assert_int_equal(replay_parse_measure("window 1\ncpus 1\nprobe 1 2 -3 4 5\n", &back, &line),
+			 -EINVAL);
+	assert_int_equal(replay_parse_measure("window 1\ncpus 1\nprobe 1 2 3 4 1e9\n", &back, &line),
+			 -EINVAL);
 }
 
 static void put_file(const char *dir, const char *name, const char *text, mode_t mode)

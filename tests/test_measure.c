@@ -28,6 +28,10 @@
  *	H irq t		irq_handler_entry	h irq t		irq_handler_exit
  *	S vec t		softirq_entry		s vec t		softirq_exit
  *	N t		napi:napi_poll		C t / c t	irq_enter/exit_rcu
+ *	T irq t		sched_switch to irq/<irq>-x (PID 1000 + irq)
+ *	t pid t		sched_switch from task <pid>
+ *	F irq t		the first sched_switch seen, from irq/<irq>-x (-1: another
+ *			task); the window opened at 0
  * and each step's result is appended to @out as the program would have
  * added it to its maps ("h36=10 n=40 s3=90 c5=70"). */
 static void replay(const char *seq, bool use_ctx, char *out, size_t len)
@@ -76,6 +80,29 @@ static void replay(const char *seq, bool use_ctx, char *out, size_t len)
 		case 'C':
 			acct_ctx_enter(&s, t);
 			break;
+		case 'T':
+			if (!s.switched)	/* from a task that was not one */
+				acct_thread_first(&s, -1, 0, t);
+			acct_thread_in(&s, (__u32)a, 1000 + (__u32)a, t);
+			break;
+		case 'F': {
+			long long irq;
+
+			assert_int_equal(sscanf(line, " %*c %lld %llu", &irq, &t), 2);
+			ns = acct_thread_first(&s, (__s32)irq, 0, t);
+			o += snprintf(out + o, len - o, "f%lld=%llu ", irq, ns);
+			break;
+		}
+		case 't': {
+			__u32 irq;
+
+			ns = acct_thread_out(&s, (__u32)a, t, &irq);
+			if (ns)
+				o += snprintf(out + o, len - o, "t%u=%llu ", irq, ns);
+			else
+				o += snprintf(out + o, len - o, "t=0 ");
+			break;
+		}
 		case 'c': {
 			__u64 d;
 			__s32 irq = acct_ctx_exit(&s, t, &d);
@@ -127,6 +154,37 @@ static const struct seq_case seq_cases[] = {
 	  true, "h5=5 c5=20 s3=80" },
 	{ "an exit whose context began before the window", "c 140", true, "c-1=0" },
 	{ "a clock that went back", "H 9 100\nh 9 90", false, "h9=0" },
+	/* Threaded IRQs: an irq thread's on-CPU time, switch to switch. */
+	{ "an irq thread's run", "T 42 100\nt 1042 160", false, "t42=60" },
+	{ "a thread that sleeps and runs again: two runs",
+	  "T 42 100\nt 1042 130\nT 42 500\nt 1042 520", false, "t42=30 t42=20" },
+	{ "another task switched out is not the thread", "T 42 100\nt 7 130", false, "t=0" },
+	{ "a run begun before the window", "t 1042 130", false, "t=0" },
+	/* Hard irqs interrupt the thread: their own time, not the thread's. */
+	{ "a hard irq inside the thread", "T 42 100\nH 5 110\nh 5 130\nt 1042 200", false,
+	  "h5=20 t42=80" },
+	{ "a whole context inside the thread",
+	  "T 42 100\nC 110\nH 5 112\nh 5 120\nc 125\nt 1042 200", true, "h5=8 c5=15 t42=85" },
+	/* local_bh_enable() at the end of irq_forced_thread_fn() runs the
+	 * softirqs the handler raised, in the thread: softirq time, once. */
+	{ "a softirq run in the thread", "T 42 100\nS 4 120\ns 4 170\nt 1042 200", false,
+	  "s4=50 t42=50" },
+	{ "a hard irq in a softirq in the thread",
+	  "T 42 100\nS 4 120\nH 5 130\nh 5 140\ns 4 170\nt 1042 200", false,
+	  "h5=10 s4=40 t42=50" },
+	/* Preempted: the time another task ran, with its irqs, is not the
+	 * thread's. */
+	{ "preempted by another task with an irq",
+	  "T 42 100\nt 1042 120\nH 5 130\nh 5 140\nT 42 150\nt 1042 170", false,
+	  "t42=20 h5=10 t42=20" },
+	{ "the secondary thread of a handler is its IRQ's", "T 43 100\nt 1043 105", false, "t43=5" },
+	/* A thread busy when the window opened counts from its opening,
+	 * less what interrupted it since. */
+	{ "a thread running when the window opened", "H 5 10\nh 5 20\nS 4 30\ns 4 50\nF 42 100",
+	  false, "h5=10 s4=20 f42=70" },
+	{ "another task running then", "H 5 10\nh 5 20\nF -1 100\nT 42 110\nt 1042 130", false,
+	  "h5=10 f-1=0 t42=20" },
+	{ "only the first switch", "F -1 100\nF 42 200", false, "f-1=0 f42=0" },
 };
 
 static void test_acct_sequences(void **state)
@@ -192,7 +250,8 @@ static void attribute(const struct measure_raw *raw, struct irq_activity *act)
 	memset(act, 0, NT * sizeof(*act));
 	assert_int_equal(measure_attribute(raw, tg, NT, act), 0);
 	for (unsigned int i = 0; i < NT; i++)
-		check_near("load = hard + soft", act[i].load, act[i].hard + act[i].soft);
+		check_near("load = hard + soft + thread", act[i].load,
+			   act[i].hard + act[i].soft + act[i].thread);
 }
 
 /* Loads are in CPUs: ns over the window. */
@@ -342,6 +401,87 @@ static void test_attr_ctx_and_two_cpus(void **state)
 	measure_raw_free(raw);
 }
 
+/* Threaded IRQs: the threads' time is their IRQ's, on whichever CPU it
+ * ran; an IRQ /proc no longer lists keeps none. */
+static void test_attr_threads(void **state)
+{
+	struct measure_raw *raw = raw_new(2, 0.5);
+	struct measure_thread th[] = {
+		{ 50, 0, 4 * MS, 10 }, { 50, 1, 1 * MS, 2 }, { 60, 1, 2 * MS, 5 }, { 99, 0, MS, 1 },
+	};
+	struct irq_activity act[NT];
+
+	(void)state;
+	add_irq(raw, 50, 0, 1 * MS, 100);
+	raw->threads = th;
+	raw->nr_threads = 4;
+	attribute(raw, act);
+	check_near("nvme thread", act[2].thread, CPUS(5 * MS, 0.5));
+	check_near("nvme load", act[2].load, CPUS(6 * MS, 0.5));
+	check_near("serial thread", act[4].thread, CPUS(2 * MS, 0.5));
+	check_near("eth0 none", act[0].thread, 0);
+	raw->threads = NULL;
+	raw->nr_threads = 0;
+	measure_raw_free(raw);
+}
+
+/* The probes' own cost per event comes out of every figure: a bias per
+ * interrupt must not become a term in the count. */
+static void test_attr_probe_cost(void **state)
+{
+	struct measure_raw *raw = raw_new(1, 1.0);
+	struct measure_thread th = { 50, 0, 4 * MS, 1000 };
+	struct irq_activity act[NT];
+
+	(void)state;
+	add_irq(raw, 50, 0, 3 * MS, 10000);		/* 300 ns a handler */
+	raw->irqs[0].ctx_ns = 5 * MS;			/* 500 ns a context */
+	raw->soft_ns[0][SOFTIRQ_BLOCK] = 2 * MS;
+	raw->soft_events[0][SOFTIRQ_BLOCK] = 10000;
+	add_napi(raw, 0, 40, "eth0", 1 * MS);
+	raw->napi[0].polls = 1000;
+	add_irq(raw, 40, 0, 1 * MS, 1000);
+	raw->threads = &th;
+	raw->nr_threads = 1;
+	raw->probe = (struct measure_probe){ .hard = 100, .ctx = 250, .soft = 50, .napi = 200,
+					     .thread = 300 };
+	attribute(raw, act);
+	check_near("handlers less 100 ns each", act[2].hard, CPUS(2 * MS, 1.0));
+	check_near("BLOCK less 50 ns a run", act[2].soft, CPUS(1.5 * MS, 1.0));
+	check_near("thread less 300 ns a run", act[2].thread, CPUS(3.7 * MS, 1.0));
+	check_near("a NAPI poll less 200 ns", act[0].soft, CPUS(0.8 * MS, 1.0));
+	check_near("eth0 handlers", act[0].hard, CPUS(0.9 * MS, 1.0));
+	raw->use_ctx = true;
+	attribute(raw, act);
+	check_near("contexts less 250 ns each", act[2].hard, CPUS(2.5 * MS, 1.0));
+	{
+		char note[160];
+
+		assert_int_equal(measure_probe_note(raw, note, sizeof(note)), 0);
+		assert_string_equal(note, "its probes' own cost taken out: 250 ns a handler context, "
+				    "50 a softirq, 300 an irq thread's run");
+		raw->use_ctx = false;
+		assert_int_equal(measure_probe_note(raw, note, sizeof(note)), 0);
+		assert_string_equal(note, "its probes' own cost taken out: 100 ns a handler, "
+				    "50 a softirq, 300 an irq thread's run");
+		raw->use_ctx = true;
+	}
+	/* A cost above the figure leaves 0, never less. */
+	raw->probe.ctx = 1e6;
+	attribute(raw, act);
+	check_near("never below 0", act[2].hard, 0);
+	raw->threads = NULL;
+	raw->nr_threads = 0;
+	{
+		char note[160] = "untouched";
+
+		raw->probe = (struct measure_probe){ 0 };
+		assert_int_equal(measure_probe_note(raw, note, sizeof(note)), -ENODATA);
+		assert_string_equal(note, "untouched");
+	}
+	measure_raw_free(raw);
+}
+
 static void test_attr_bad_args(void **state)
 {
 	struct measure_raw *raw = raw_new(1, 0);
@@ -409,6 +549,29 @@ static void expect_disagree(struct check_env *e, const char *what, const char *s
 	if (!strstr(e->why, says))
 		fail_msg("%s: \"%s\" does not say \"%s\"", what, e->why, says);
 	check_done(e);
+}
+
+/* The threads' names, as the kernel program and the /proc reader read
+ * them: kernel/irq/manage.c names them irq/N-name and irq/N-s-name. */
+static void test_thread_names(void **state)
+{
+	static const struct {
+		const char *comm;
+		int irq;
+	} t[] = {
+		{ "irq/42-nvme0q1", 42 }, { "irq/9-acpi", 9 }, { "irq/0-timer", 0 },
+		{ "irq/123-s-eth0-TxRx", 123 }, { "irq/1234567-x", 1234567 },
+		{ "irq/12345678-x", -1 },	/* past the 15 characters' room */
+		{ "irq/-x", -1 }, { "irq/42", -1 }, { "irq/4a-x", -1 }, { "irqx/4-x", -1 },
+		{ "ksoftirqd/0", -1 }, { "", -1 }, { "irq/", -1 }, { "Irq/4-x", -1 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char c[16] = "";
+
+		strncpy(c, t[i].comm, sizeof(c) - 1);
+		assert_int_equal(acct_thread_irq(c), t[i].irq);
+	}
 }
 
 /* IRQTUNE_BPF_BUILD's values: the three builds by name, unset or empty
@@ -492,8 +655,11 @@ int main(void)
 		cmocka_unit_test(test_attr_block_split),
 		cmocka_unit_test(test_attr_block_elsewhere),
 		cmocka_unit_test(test_attr_ctx_and_two_cpus),
+		cmocka_unit_test(test_attr_threads),
+		cmocka_unit_test(test_attr_probe_cost),
 		cmocka_unit_test(test_attr_bad_args),
 		cmocka_unit_test(test_build_parse),
+		cmocka_unit_test(test_thread_names),
 		cmocka_unit_test(test_check_agrees),
 		cmocka_unit_test(test_check_disagrees),
 	};

@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < RUNS; i++) {
 		t = cpu_ms();
-		r = bpfload_open(64, BPFLOAD_BUILD_ANY, &b, why, sizeof(why));
+		r = bpfload_open(64, BPFLOAD_BUILD_ANY, false, &b, why, sizeof(why));
 		open_ms[i] = cpu_ms() - t;
 		if (r < 0) {
 			fprintf(stderr, "bpfbench: cannot load: %s\n", why);
@@ -73,42 +73,58 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bpfbench: cannot enable BPF run-time stats: %s\n", strerror(errno));
 		return 1;
 	}
-	if (bpfload_open(64, BPFLOAD_BUILD_ANY, &b, why, sizeof(why)) < 0)
-		return 1;
-	printf("mode: %s\n", bpfload_mode(b));
-	snprintf(cmd, sizeof(cmd), "cd '%s' && exec dd if=/dev/zero of=bpfbench.dd bs=4k "
-		 "count=2000 oflag=direct,dsync 2>/dev/null", dir);
-	bpfload_start(b);
-	load = fork();
-	if (load == 0) {
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
+	/* Twice: as on a kernel without irq threads, then with the
+	 * sched_switch program that times them attached too. */
+	for (int threads = 0; threads < 2; threads++) {
+		if (bpfload_open(64, BPFLOAD_BUILD_ANY, threads, &b, why, sizeof(why)) < 0) {
+			fprintf(stderr, "bpfbench: cannot load: %s\n", why);
+			return 1;
+		}
+		printf("mode: %s%s\n", bpfload_mode(b),
+		       threads ? ", with the irq threads' sched_switch program" : "");
+		snprintf(cmd, sizeof(cmd), "cd '%s' && exec dd if=/dev/zero of=bpfbench.dd bs=4k "
+			 "count=2000 oflag=direct,dsync 2>/dev/null", dir);
+		bpfload_start(b);
+		load = fork();
+		if (load == 0) {
+			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+			_exit(127);
+		}
+		waitpid(load, NULL, 0);
+		bpfload_stop(b);
+		snprintf(cmd, sizeof(cmd), "%s/bpfbench.dd", dir);
+		unlink(cmd);
+		if (bpfload_stats(b, &st) < 0)
+			return 1;
+		printf("under 2000 O_DIRECT|O_DSYNC 4 KiB writes:\n");
+		for (unsigned int i = 0; i < st.nr_progs; i++)
+			printf("  %-16s %8llu runs  %6.0f ns per run\n", st.prog[i].name,
+			       (unsigned long long)st.prog[i].run_cnt,
+			       st.prog[i].run_cnt ? (double)st.prog[i].run_time_ns /
+						    (double)st.prog[i].run_cnt : 0.0);
+		for (unsigned int i = 0; i + 1 < st.nr_progs; i++)
+			if (strstr(st.prog[i].name, "hard_entry") && st.prog[i].run_cnt &&
+			    st.prog[i + 1].run_cnt)
+				printf("added cost per hard IRQ (entry + exit programs): %.0f ns\n",
+				       (double)st.prog[i].run_time_ns / (double)st.prog[i].run_cnt +
+				       (double)st.prog[i + 1].run_time_ns /
+				       (double)st.prog[i + 1].run_cnt);
+		for (unsigned int i = 0; i < st.nr_progs; i++)
+			if (strstr(st.prog[i].name, "_switch") && st.prog[i].run_cnt)
+				printf("added cost per context switch: %.0f ns\n",
+				       (double)st.prog[i].run_time_ns / (double)st.prog[i].run_cnt);
+		printf("maps' kernel memory (memlock): %llu KiB\n",
+		       (unsigned long long)st.map_memlock / 1024);
+		if (bpfload_read(b, &raw) < 0)
+			return 1;
+		printf("entries read: %u (IRQ, CPU), %u (NAPI, CPU), %u (IRQ thread, CPU)\n",
+		       raw->nr_irqs, raw->nr_napi, raw->nr_threads);
+		printf("probe cost per event, as measured at load: hard %.0f ns, context %.0f, "
+		       "softirq %.0f, NAPI poll %.0f, thread run %.0f\n", raw->probe.hard,
+		       raw->probe.ctx, raw->probe.soft, raw->probe.napi, raw->probe.thread);
+		measure_raw_free(raw);
+		bpfload_free(b);
 	}
-	waitpid(load, NULL, 0);
-	bpfload_stop(b);
-	snprintf(cmd, sizeof(cmd), "%s/bpfbench.dd", dir);
-	unlink(cmd);
-	if (bpfload_stats(b, &st) < 0)
-		return 1;
-	printf("under 2000 O_DIRECT|O_DSYNC 4 KiB writes:\n");
-	for (unsigned int i = 0; i < st.nr_progs; i++)
-		printf("  %-16s %8llu runs  %6.0f ns per run\n", st.prog[i].name,
-		       (unsigned long long)st.prog[i].run_cnt,
-		       st.prog[i].run_cnt ? (double)st.prog[i].run_time_ns /
-					    (double)st.prog[i].run_cnt : 0.0);
-	for (unsigned int i = 0; i + 1 < st.nr_progs; i++)
-		if (strstr(st.prog[i].name, "hard_entry") && st.prog[i].run_cnt &&
-		    st.prog[i + 1].run_cnt)
-			printf("per hard IRQ (entry + exit programs): %.0f ns\n",
-			       (double)st.prog[i].run_time_ns / (double)st.prog[i].run_cnt +
-			       (double)st.prog[i + 1].run_time_ns / (double)st.prog[i + 1].run_cnt);
-	printf("maps' kernel memory (memlock): %llu KiB\n",
-	       (unsigned long long)st.map_memlock / 1024);
-	if (bpfload_read(b, &raw) < 0)
-		return 1;
-	printf("entries read: %u (IRQ, CPU), %u (NAPI, CPU)\n", raw->nr_irqs, raw->nr_napi);
-	measure_raw_free(raw);
-	bpfload_free(b);
 	close(sfd);
 	getrusage(RUSAGE_SELF, &ru);
 	printf("peak RSS: %ld KiB\n", ru.ru_maxrss);

@@ -1,3 +1,0 @@
-capture.o: capture.c capture.h fileio.h
-capture.h:
-fileio.h:

@@ -1,3 +1,0 @@
-cpuset.o: cpuset.c cpuset.h fileio.h
-cpuset.h:
-fileio.h:

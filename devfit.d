@@ -1,2 +1,0 @@
-devfit.o: devfit.c devfit.h
-devfit.h:

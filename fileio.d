@@ -1,2 +1,0 @@
-fileio.o: fileio.c fileio.h
-fileio.h:

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* history.h - each IRQ's load history, from run to run: whether a run
+ * keeps one, the per-device fit it lends the estimate, the longer interval
+ * since the last run's window, the weighted means a run plans with, the
+ * rule that tells a shifted load from noise, and the evidence rule that
+ * judges a plan on several windows. The file it is kept in is state.h's.
+ * Returns 0 or -errno; what a run should report is left in the struct for
+ * the caller (note, warn), never logged here. */
+#ifndef IRQTUNE_HISTORY_H
+#define IRQTUNE_HISTORY_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "estimate.h"
+#include "irqclass.h"
+
+#define HISTORY_HALF_LIFE	4	/* runs: a window's weight halves in four */
+/* A window this long (from cron, the minute since the last run) is
+ * evidence on its own of a load that shifted: known to a tick of it. */
+#define HISTORY_EVIDENCE_SECS	30.0
+/* A window whose load departs from the history's mean by more than this
+ * share of it (beside three of the windows' standard deviations and the
+ * clock's resolution) is a shift: the history restarts from it. A load
+ * halved or doubled is followed in the run that sees it. */
+#define HISTORY_SHIFT		0.25
+
+#define HISTORY_NOTE_MAX	(PATH_MAX + 320)
+#define HISTORY_WARN_MAX	(PATH_MAX + 320)
+
+struct device_map;
+struct plan_irq;
+struct plan_policy;
+struct snapshot;
+struct state;
+struct state_irq;
+
+/* This run's window of IRQ i: its key, the load it measured, over how
+ * many seconds (0: one), and whether the caller knows the load changed. */
+struct state_sample {
+	unsigned int irq;
+	const char *device, *name;
+	double load;
+	double secs;
+	bool shifted;
+};
+
+/* Where and whether a run keeps a history. */
+struct history_opts {
+	bool no_state;		/* --no-state */
+	bool live;		/* neither a capture nor a replay */
+	bool native;		/* /proc is the kernel's own */
+	const char *state_dir;	/* state-dir; NULL: not set (_PATH_RUN_DIR) */
+	double now;		/* CLOCK_REALTIME, to judge the file's age */
+};
+
+/* This run's window, for history_end(). */
+struct history_window {
+	const struct device_map *map;
+	struct irq_activity *act;	/* per IRQ of @map: weighed in place */
+	struct snapshot *b;		/* the window's end: kept for the next run */
+	double secs;			/* the window's length */
+	long hz;			/* USER_HZ of /proc/stat */
+	bool measured;			/* the load was the kernel program's (bpf) */
+	double now;			/* CLOCK_REALTIME */
+};
+
+struct history {
+	/* What became of the history, for the report ("" before a run's
+	 * first call); and something the caller should warn about, set by
+	 * the call that found it ("" none). */
+	char note[HISTORY_NOTE_MAX];
+	char warn[HISTORY_WARN_MAX];
+	/* For the estimate: the per-device fit over this run's devices, the
+	 * runs before it faded and this window's equations to be added (NULL
+	 * fit: none). */
+	struct devfit *fit;
+	struct estimate_dev dev;
+	/* Set by history_end() when a history is kept, per IRQ: the window's
+	 * own load before weighing, and the variance of the mean planned (-1:
+	 * one window, no evidence). The caller may take window_load (and set
+	 * it NULL). */
+	double *window_load;
+	double *mean_var;
+
+	/* the rest is the module's */
+	bool on;
+	char path[PATH_MAX];
+	struct state *old;
+	int *row_dev, *dev_class;
+	double *dev_m;			/* the interval's multipliers, hard then soft */
+	const char **ids;
+	struct irq_activity *long_act;	/* from the last run's window to this one's */
+	double *ev;			/* the devices' softirqs per interrupt in it */
+	double long_s;			/* its length */
+	char long_why[160];		/* why there is none */
+};
+
+/* Whether this run keeps a history (@o), the one it finds, and the fit over
+ * @map's devices. @boot is this boot's id, read into it when "" and
+ * needed. A history that cannot be trusted is left in @h->warn. 0 or
+ * -ENOMEM. */
+int history_begin(struct history *h, const struct history_opts *o,
+		  const struct device_map *map, char *boot, size_t len);
+
+/* The /proc estimate over the interval from the last run's window (kept
+ * in the history) to this one's @a..@b, with the fit's equations of that
+ * interval; nothing when the load was @measured or the interval is not
+ * one window (h->long_why says why). 0 or -ENOMEM. */
+int history_long(struct history *h, const struct snapshot *a, const struct snapshot *b,
+		 const enum irq_class *class, long hz, const struct estimate_prior *prior,
+		 bool measured);
+
+/* Weigh each IRQ's window load (@w->act) with the interval before it and
+ * its history; keep the new history. A history that cannot be kept is
+ * left in @h->warn. 0 or -ENOMEM. */
+int history_end(struct history *h, const struct history_window *w, const char *boot);
+
+/* With a history behind every busy IRQ of @pi (@nr of them, in the order
+ * of history_end()'s map, so @pi[i]'s mean has @h->mean_var[i]; CPU ids
+ * below @nr_ids), judge the plan on it: set @pol's resolution to the
+ * standard error of the busiest CPU's loads, and its stability to
+ * PLAN_EVIDENCE_THRESHOLD when @threshold_auto, else to its threshold, and
+ * say so at the end of @h->note. Otherwise @pol and the note are left as
+ * they are. 0 or -ENOMEM. */
+int history_weigh_evidence(struct history *h, const struct plan_irq *pi, unsigned int nr,
+			   unsigned int nr_ids, bool threshold_auto, struct plan_policy *pol);
+
+void history_release(struct history *h);
+
+/* Whether a window's load @s departs from the longer interval's before it
+ * @l by more than the window can be off (@tick: a clock tick of it, in
+ * CPUs): then the load changed since. Pure. */
+bool history_window_shifted(double s, double l, double tick);
+
+/* Combine @n samples (ascending irq) with the history @old (NULL: none)
+ * into *@ret, and the load to plan with into @ret_load[i]. A sample that
+ * departs from its mean by more than noise (three deviations,
+ * HISTORY_SHIFT of the mean, and @floor), or says it shifted, is taken as
+ * it is and its history restarts, so a real change is followed in one run;
+ * otherwise the weighted mean is planned, each window weighed by its
+ * length and halved every HISTORY_HALF_LIFE runs. 0 or -ENOMEM. Pure. */
+int history_update(const struct state *old, const struct state_sample *s, unsigned int n,
+		   double when, double floor, double *ret_load, struct state **ret);
+
+/* The variance of @q's weighted mean, from the variance of its windows
+ * and the weights the mean gave them since it last shifted; for a load
+ * that shifted in a window of HISTORY_EVIDENCE_SECS or more, the variance
+ * of such a window before it; -1 when one window is all it has and that
+ * says little (new, or shifted in a short one): no evidence yet. Pure. */
+double history_mean_var(const struct state_irq *q);
+
+#endif

@@ -1,4 +1,0 @@
-json.o: json.c json.h report.h irqclass.h
-json.h:
-report.h:
-irqclass.h:

@@ -1,2 +1,0 @@
-lock.o: lock.c lock.h
-lock.h:

@@ -1,2 +1,0 @@
-log.o: log.c log.h
-log.h:

@@ -1,3 +1,0 @@
-report.o: report.c report.h irqclass.h
-report.h:
-irqclass.h:

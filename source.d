@@ -1,4 +1,0 @@
-source.o: source.c fileio.h source.h capture.h
-fileio.h:
-source.h:
-capture.h:

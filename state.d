@@ -1,6 +1,0 @@
-state.o: state.c devfit.h fileio.h sample.h irqclass.h state.h
-devfit.h:
-fileio.h:
-sample.h:
-irqclass.h:
-state.h:
