@@ -152,79 +152,9 @@ writes() {
 }
 writes
 
-# Per device, this window: irqtune's load (load_window, else load) and the
-# trace's handler + attributed softirq time, from NAME.out and NAME.ref.
-# Lines "DRIVER MEASURED HARD SOFT PROC-EST".
-per_device() {	# NAME
-	jq -r '.irqs[] | "\(.irq) \(.load_window // .load) \(.load_proc_estimate // -1)"' "$f/$1.out" 2>/dev/null |
-	awk -v devs="$f/devices" -v ref="$f/$1.ref" '
-	BEGIN {
-		while ((getline l < devs) > 0) { n = split(l, a, " "); for (i = 4; i <= n; i++) dev[a[i]] = a[2]; order[a[2]] = 1 }
-		while ((getline l < ref) > 0) { split(l, a, " "); if (a[1] == "ref") { h[a[2]] = a[3]; s[a[2]] = a[4] } }
-	}
-	($1 in dev) { d = dev[$1]; m[d] += $2; e[d] += ($3 < 0 ? 0 : $3); H[d] += h[$1]; S[d] += s[$1] }
-	END { for (d in order) printf "%s %.6f %.6f %.6f %.6f\n", d, m[d], H[d], S[d], e[d] }'
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }'; }
-# Loads below 0.5% of a CPU are judged by an absolute band of 0.1% of a CPU:
-# the trace's microsecond stamps and one window's scheduling noise.
-near() {	# A B LO HI
-	awk -v a="$1" -v b="$2" -v lo="$3" -v hi="$4" 'BEGIN {
-		if (b < 0.005) exit !(a >= b * lo - 0.001 && a <= b * hi + 0.001)
-		exit !(a >= b * lo && a <= b * hi) }'
-}
-
-### 4b. the measured load against the kernel's own account, per build
-measured() {	# NAME BUILD-WORDS CHECK LO HI
-	local name=$1 words=$2 check=$3 lo=$4 hi=$5 bad="" d m h s e r
-	if ! json_ok "$name.out"; then fail "$check" "no JSON (exit $(rc_of "$name")): $(head -3 "$f/$name.err")"; return; fi
-	r=$(jq -r .load_source_reason "$f/$name.out")
-	if [[ "$r" != *"$words"* ]]; then
-		fail "$check" "the $words build did not run (IRQTUNE_BPF_BUILD not honoured?): $r"
-		return
-	fi
-	ov=$(awk -v k="$name" '$1 == "overrun" && $2 == k { print $3 }' "$f/facts")
-	[ "${ov:-1}" = 0 ] || bad="$bad the trace lost ${ov:-?} events;"
-	while read -r d m h s e; do
-		info "$name $d: irqtune $m, trace $(awk -v a="$h" -v b="$s" 'BEGIN { printf "%.6f", a + b }') (handlers $h + softirq $s), ratio $(ratio "$m" "$(awk -v a="$h" -v b="$s" 'BEGIN { print a + b }')")"
-		# a device the load did not reach proves nothing: 0.05% of a CPU at least
-		awk -v a="$h" -v b="$s" 'BEGIN { exit !(a + b >= 0.0005) }' ||
-			bad="$bad no load reached $d (trace $h + $s);"
-		near "$m" "$(awk -v a="$h" -v b="$s" 'BEGIN { print a + b }')" "$lo" "$hi" ||
-			bad="$bad $d $m vs $(awk -v a="$h" -v b="$s" 'BEGIN { print a + b }');"
-	done < <(per_device "$name")
-	if [ -z "$bad" ]; then pass "$check"; else fail "$check" "outside ${lo}..${hi}x of the trace:$bad"; fi
-}
-
-# The whole-context build at or above the handler-only figure: per device,
-# each build's figure over its own window's trace (the two windows are
-# not the same), the context build's ratio no more than 0.1 below the
-# handler build's (one window's noise on a softirq-bound NIC, where the
-# two builds time the same work).
-context_above() {
-	local bad="" d m h s e r mh hh sh
-	if ! json_ok m-context.out; then fail context-at-or-above "no JSON (exit $(rc_of m-context)): $(head -3 "$f/m-context.err")"; return; fi
-	r=$(jq -r .load_source_reason "$f/m-context.out")
-	if [[ "$r" != *"whole hard-irq contexts"* ]]; then
-		fail context-at-or-above "the whole-context build did not run: $r"
-		return
-	fi
-	per_device m-handlers >"$f/m-handlers.dev"
-	while read -r d m h s e; do
-		read -r mh hh sh < <(awk -v d="$d" '$1 == d { print $2, $3, $4 }' "$f/m-handlers.dev")
-		ctx=$(awk -v m="$m" -v h="$h" -v s="$s" 'BEGIN { if (h + s > 0) printf "%.2f", m / (h + s); else print 0 }')
-		hnd=$(awk -v m="$mh" -v h="$hh" -v s="$sh" 'BEGIN { if (h + s > 0) printf "%.2f", m / (h + s); else print 0 }')
-		info "m-context $d: irqtune $m, trace $(awk -v a="$h" -v b="$s" 'BEGIN { printf "%.6f", a + b }') (handlers $h + softirq $s), ratio $ctx; handler build's ratio $hnd"
-		awk -v a="$h" -v b="$s" 'BEGIN { exit !(a + b >= 0.0005) }' ||
-			bad="$bad no load reached $d (trace $h + $s);"
-		awk -v c="$ctx" -v x="$hnd" 'BEGIN { exit !(c >= x - 0.1) }' ||
-			bad="$bad $d $ctx of the trace, the handler build $hnd;"
-	done < <(per_device m-context)
-	if [ -z "$bad" ]; then pass context-at-or-above; else fail context-at-or-above "below the handler-only figure:$bad"; fi
-}
-
 # The irq threads' run time over irqtune's exact window, per IRQ, from the
-# 20 ms schedstat samples (linear between the two around each end).
+# 20 ms schedstat samples (linear between the two around each end); a
+# thread whose samples do not span the window is "uncovered PID".
 thread_time() {	# NAME -> "IRQ SECONDS-PER-SECOND"
 	local from to
 	from=$(jq .run.window_from_monotonic "$f/$1.out") to=$(jq .run.window_to_monotonic "$f/$1.out")
@@ -237,45 +167,131 @@ thread_time() {	# NAME -> "IRQ SECONDS-PER-SECOND"
 	}
 	{ k = ++n[$2]; t[$2, k] = $1; r[$2, k] = $3 }
 	END {
-		for (p in n) {
+		for (p in irq) {
 			if (n[p] < 2 || t[p, 1] > from) { print "uncovered", p; continue }
 			x0 = at(p, from); x1 = at(p, to)
-			if (x0 < 0 || x1 < 0) print "uncovered", p
-			if (x0 >= 0 && x1 >= 0) th_[irq[p]] += (x1 - x0) / 1e9 / (to - from)
+			if (x0 < 0 || x1 < 0) { print "uncovered", p; continue }
+			th_[irq[p]] += (x1 - x0) / 1e9 / (to - from)
 		}
 		for (i in th_) printf "%s %.9f\n", i, th_[i]
 	}' "$f/$1.sched"
 }
 
-threaded() {	# NAME CHECK: threaded IRQs against handler + thread time
-	local name=$1 check=$2 bad="" n
-	# irq threads of the storage and net devices (aerdrv, pciehp have some
-	# on every kernel)
-	n=$(awk 'NR == FNR { for (i = 4; i <= NF; i++) d[$i] = 1; next } ($2 in d)' "$f/devices" "$f/$name.threads" 2>/dev/null | wc -l)
-	if [ "$n" -eq 0 ]; then
-		info "$check: the devices' IRQs are not threaded on this kernel: nothing to compare"
-		return
+# threads_of NAME: NAME.thr, the threads' time per IRQ, where the devices'
+# IRQs are threaded (PREEMPT_RT, threadirqs); $thr_err says why not.
+threads_of() {
+	thr_err=
+	: >"$f/$1.thr"
+	awk 'NR == FNR { for (i = 4; i <= NF; i++) d[$i] = 1; next } ($2 in d)' \
+		"$f/devices" "$f/$1.threads" 2>/dev/null | grep -q . || return 0
+	thread_time "$1" >"$f/$1.thr"
+	if grep -q '^uncovered' "$f/$1.thr"; then
+		thr_err="the schedstat samples do not cover irqtune's window for thread(s)$(awk '$1 == "uncovered" { printf " %s", $2 }' "$f/$1.thr")"
 	fi
-	thread_time "$name" >"$f/$name.thr"
-	if grep -q "^uncovered" "$f/$name.thr"; then
-		fail "$check" "the schedstat samples do not cover irqtune's window for thread(s) $(awk '$1 == "uncovered" { printf " %s", $2 }' "$f/$name.thr")"
-		return
-	fi
-	while read -r d m h thr; do
-		tot=$(awk -v a="$h" -v b="$thr" 'BEGIN { print a + b }')
-		info "$name $d threaded: irqtune $m, trace handlers $h + irq threads $thr, ratio $(ratio "$m" "$tot")"
-		awk -v a="$tot" 'BEGIN { exit !(a >= 0.0005) }' || bad="$bad no load reached $d ($tot);"
-		near "$m" "$tot" 0.75 1.25 || bad="$bad $d $m vs $tot;"
-	done < <(jq -r '.irqs[] | "\(.irq) \(.load_window // .load)"' "$f/$name.out" | awk -v devs="$f/devices" \
-		-v ref="$f/$name.ref" -v thr="$f/$name.thr" '
-		BEGIN {
-			while ((getline l < devs) > 0) { n = split(l, a, " "); for (i = 4; i <= n; i++) dev[a[i]] = a[2]; order[a[2]] = 1 }
-			while ((getline l < ref) > 0) { split(l, a, " "); if (a[1] == "ref") h[a[2]] = a[3] }
-			while ((getline l < thr) > 0) { split(l, a, " "); t[a[1]] = a[2] }
+}
+
+# Per device, this window: irqtune's load (load_window, else load) and the
+# kernel's account of it. Lines "DRIVER MEASURED REFERENCE HOW PROC-EST":
+# the trace's handler + attributed softirq time, or, for a device whose
+# IRQs are threaded, handler + irq-thread time (the softirqs run inside the
+# threads there).
+per_device() {	# NAME
+	threads_of "$1"
+	jq -r '.irqs[] | "\(.irq) \(.load_window // .load) \(.load_proc_estimate // -1)"' "$f/$1.out" 2>/dev/null |
+	awk -v devs="$f/devices" -v ref="$f/$1.ref" -v thr="$f/$1.thr" '
+	BEGIN {
+		while ((getline l < devs) > 0) { n = split(l, a, " "); for (i = 4; i <= n; i++) dev[a[i]] = a[2]; order[a[2]] = 1 }
+		while ((getline l < ref) > 0) { split(l, a, " "); if (a[1] == "ref") { h[a[2]] = a[3]; s[a[2]] = a[4] } }
+		while ((getline l < thr) > 0) { split(l, a, " "); if (a[1] != "uncovered") { t[a[1]] = a[2]; thd[a[1]] = 1 } }
+	}
+	($1 in dev) {
+		d = dev[$1]; m[d] += $2; e[d] += ($3 < 0 ? 0 : $3); H[d] += h[$1]; S[d] += s[$1]; T[d] += t[$1]
+		if ($1 in thd) threaded[d] = 1
+	}
+	END {
+		for (d in order) {
+			if (threaded[d]) printf "%s %.6f %.6f handlers+irq-threads:%.6f+%.6f %.6f\n", d, m[d], H[d] + T[d], H[d], T[d], e[d]
+			else printf "%s %.6f %.6f handlers+softirq:%.6f+%.6f %.6f\n", d, m[d], H[d] + S[d], H[d], S[d], e[d]
 		}
-		($1 in dev) { d = dev[$1]; m[d] += $2; H[d] += h[$1]; T[d] += t[$1] }
-		END { for (d in order) printf "%s %.6f %.6f %.6f\n", d, m[d], H[d], T[d] }')
-	if [ -z "$bad" ]; then pass "$check"; else fail "$check" "outside 0.75..1.25x of handlers + irq threads:$bad"; fi
+	}'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }'; }
+# Loads below 0.5% of a CPU are judged by an absolute band of 0.1% of a CPU:
+# the trace's microsecond stamps and one window's scheduling noise.
+near() {	# A B LO HI
+	awk -v a="$1" -v b="$2" -v lo="$3" -v hi="$4" 'BEGIN {
+		if (b < 0.005) exit !(a >= b * lo - 0.001 && a <= b * hi + 0.001)
+		exit !(a >= b * lo && a <= b * hi) }'
+}
+# a device the load did not reach proves nothing: 0.05% of a CPU at least
+reached() { awk -v a="$1" 'BEGIN { exit !(a >= 0.0005) }'; }
+
+### 4b. the measured load against the kernel's own account, per build
+build_ran() {	# NAME BUILD-WORDS CHECK: the JSON is there and names the build
+	local r
+	if ! json_ok "$1.out"; then fail "$3" "no JSON (exit $(rc_of "$1")): $(head -3 "$f/$1.err")"; return 1; fi
+	r=$(jq -r .load_source_reason "$f/$1.out")
+	[[ "$r" == *"$2"* ]] && return 0
+	fail "$3" "the $2 build did not run (IRQTUNE_BPF_BUILD not honoured?): $r"
+	return 1
+}
+
+measured() {	# NAME BUILD-WORDS CHECK LO HI
+	local name=$1 words=$2 check=$3 lo=$4 hi=$5 bad="" d m ref how e ov
+	build_ran "$name" "$words" "$check" || return
+	ov=$(awk -v k="$name" '$1 == "overrun" && $2 == k { print $3 }' "$f/facts")
+	[ "${ov:-1}" = 0 ] || bad="$bad the trace lost ${ov:-?} events;"
+	per_device "$name" >"$f/$name.dev"
+	[ -z "$thr_err" ] || bad="$bad $thr_err;"
+	while read -r d m ref how e; do
+		info "$name $d: irqtune $m, kernel $ref (${how%%:*} ${how#*:}), ratio $(ratio "$m" "$ref")"
+		reached "$ref" || bad="$bad no load reached $d ($how);"
+		near "$m" "$ref" "$lo" "$hi" || bad="$bad $d $m vs $ref;"
+	done <"$f/$name.dev"
+	if [ -z "$bad" ]; then pass "$check"; else fail "$check" "outside ${lo}..${hi}x of the kernel's account:$bad"; fi
+}
+
+# The whole-context build at or above the handler-only figure: per device,
+# each build's figure over its own window's account (the two windows are
+# not the same), the context build's ratio no more than 0.1 below the
+# handler build's (one window's noise on a softirq-bound NIC, where the
+# two builds time the same work).
+context_above() {
+	local bad="" d m ref how e ctx hnd
+	build_ran m-context "whole hard-irq contexts" context-at-or-above || return
+	[ -s "$f/m-handlers.dev" ] || per_device m-handlers >"$f/m-handlers.dev"
+	per_device m-context >"$f/m-context.dev"
+	[ -z "$thr_err" ] || bad="$bad $thr_err;"
+	while read -r d m ref how e; do
+		ctx=$(ratio "$m" "$ref")
+		hnd=$(awk -v d="$d" '$1 == d { if ($3 > 0) printf "%.2f", $2 / $3; else print 0 }' "$f/m-handlers.dev")
+		info "m-context $d: irqtune $m, kernel $ref (${how%%:*} ${how#*:}), ratio $ctx; the handler build's ratio ${hnd:-none}"
+		reached "$ref" || bad="$bad no load reached $d ($how);"
+		awk -v c="$ctx" -v x="${hnd:-0}" 'BEGIN { exit !(c != "inf" && c >= x - 0.1) }' ||
+			bad="$bad $d $ctx of the kernel's account, the handler build ${hnd:-none};"
+	done <"$f/m-context.dev"
+	if [ -z "$bad" ]; then pass context-at-or-above; else fail context-at-or-above "below the handler-only figure:$bad"; fi
+}
+
+# Threaded IRQs (PREEMPT_RT): the handler-only build against handler +
+# irq-thread run time, within 25%, for the devices whose IRQs are threaded.
+threaded() {
+	local bad="" n=0 d m ref how e
+	build_ran m-handlers "hard-irq handlers" threaded || return
+	[ -s "$f/m-handlers.dev" ] || per_device m-handlers >"$f/m-handlers.dev"
+	threads_of m-handlers
+	[ -z "$thr_err" ] || { fail threaded "$thr_err"; return; }
+	while read -r d m ref how e; do
+		case "$how" in handlers+irq-threads:*) ;; *) continue ;; esac
+		n=$((n + 1))
+		reached "$ref" || bad="$bad no load reached $d ($how);"
+		near "$m" "$ref" 0.75 1.25 || bad="$bad $d $m vs $ref;"
+	done <"$f/m-handlers.dev"
+	if [ "$n" -eq 0 ]; then
+		info "threaded: the devices' IRQs are not threaded on this kernel: nothing to compare"
+		return
+	fi
+	if [ -z "$bad" ]; then pass threaded; else fail threaded "outside 0.75..1.25x of handlers + irq threads:$bad"; fi
 }
 
 if [ "$machine" = a ]; then
@@ -284,7 +300,7 @@ if [ "$machine" = a ]; then
 	awk '$1 == "slowload" { $1 = ""; print "info '"$tag"' the loads were slow to start:" $0 }' "$f/facts"
 	measured m-handlers "hard-irq handlers" accuracy-handlers 0.75 1.25
 	context_above
-	threaded m-handlers threaded
+	threaded
 	### 5. the proc source after a measured run recorded this guest's costs
 	if json_ok p-proc.out && jq -r .load_source_reason "$f/p-proc.out" | grep -q 'per-event costs as measured'; then
 		# irqtune(8) states no error band for the proc source; the one
