@@ -111,9 +111,14 @@ if [ -n "$vnic" ] && [ -n "$enic" ] && $IP netns add peer 2>/tmp/netns.err &&
    $IP link set "$enic" netns peer 2>>/tmp/netns.err &&
    $IP netns exec peer $IP link set "$enic" up 2>>/tmp/netns.err &&
    $IP netns exec peer $IP link set lo up; then
-	sleep 2
-	peer6=$($IP netns exec peer $IP -6 addr show dev "$enic" scope link |
-		sed -n 's/.*inet6 \(fe80[^/]*\)\/.*/\1/p' | head -1)
+	# the link-local address comes when the link is up: on a slow guest
+	# (PREEMPT_RT on a busy host) that took more than 2 s
+	for _ in $(seq 40); do
+		peer6=$($IP netns exec peer $IP -6 addr show dev "$enic" scope link |
+			sed -n 's/.*inet6 \(fe80[^/]*\)\/.*/\1/p' | head -1)
+		[ -n "$peer6" ] && break
+		sleep 0.5
+	done
 	[ -n "$peer6" ] && netok=1
 	say peer "$enic $peer6"
 else
