@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * loadgen - the guest's loads and one probe, where busybox has no tool:
+ *
+ *	loadgen disk DEVICE SECONDS		4 KiB O_DIRECT|O_DSYNC writes
+ *	loadgen send6 ADDR IFNAME PORT SECONDS	UDP to an IPv6 link-local peer
+ *	loadgen sink PORT SECONDS		receives and drops that UDP
+ *	loadgen schedmon MS SECONDS PID...	each PID's run time (schedstat)
+ *						every MS ms, on CLOCK_MONOTONIC
+ *
+ * Every mode stops by itself after SECONDS, and send6 after a bounded
+ * number of datagrams too. Built static, for the initramfs.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_DATAGRAMS	5000000L
+#define DISK_SPAN	(16L << 20)	/* bytes of the device written over */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double number(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || v < 0 || v > 3600) {
+		fprintf(stderr, "loadgen: '%s': not a number of seconds\n", s);
+		exit(64);
+	}
+	return v;
+}
+
+static int disk(const char *dev, double secs)
+{
+	double end = now() + secs;
+	void *buf;
+	long off = 0, n = 0;
+	int fd;
+
+	fd = open(dev, O_WRONLY | O_DIRECT | O_DSYNC | O_CLOEXEC);
+	if (fd < 0 || posix_memalign(&buf, 4096, 4096)) {
+		fprintf(stderr, "loadgen: %s: %s\n", dev, strerror(errno));
+		return 1;
+	}
+	memset(buf, 0xa5, 4096);
+	while (now() < end) {
+		if (pwrite(fd, buf, 4096, off) != 4096) {
+			fprintf(stderr, "loadgen: %s: write: %s\n", dev, strerror(errno));
+			return 1;
+		}
+		off = (off + 4096) % DISK_SPAN;
+		n++;
+	}
+	printf("disk %s %ld writes\n", dev, n);
+	return 0;
+}
+
+static int send6(const char *addr, const char *ifname, int port, double secs)
+{
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	double end = now() + secs;
+	char buf[1200];
+	long n = 0, lost = 0;
+	int fd;
+
+	if (inet_pton(AF_INET6, addr, &sa.sin6_addr) != 1 ||
+	    !(sa.sin6_scope_id = if_nametoindex(ifname))) {
+		fprintf(stderr, "loadgen: %s%%%s: not an address on an interface\n", addr, ifname);
+		return 64;
+	}
+	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 1;
+	memset(buf, 0x5a, sizeof(buf));
+	while (n + lost < MAX_DATAGRAMS && now() < end) {
+		if (sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			lost++;		/* a full queue: ENOBUFS, try on */
+		else
+			n++;
+	}
+	printf("send6 %ld sent %ld refused\n", n, lost);
+	return 0;
+}
+
+static int sink(int port, double secs)
+{
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(port),
+				   .sin6_addr = IN6ADDR_ANY_INIT };
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
+	double end = now() + secs;
+	char buf[2048];
+	long n = 0;
+	int fd;
+
+	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
+		fprintf(stderr, "loadgen: sink: %s\n", strerror(errno));
+		return 1;
+	}
+	while (now() < end)
+		if (recv(fd, buf, sizeof(buf), 0) > 0)
+			n++;
+	printf("sink %ld received\n", n);
+	return 0;
+}
+
+/* Field 1 of /proc/PID/schedstat: time on a CPU, in ns. */
+static int schedmon(double ms, double secs, int npids, char **pids)
+{
+	double end = now() + secs;
+	struct timespec pause = { .tv_sec = 0, .tv_nsec = (long)(ms * 1e6) };
+	char path[64];
+
+	while (now() < end) {
+		double t = now();
+
+		for (int i = 0; i < npids; i++) {
+			unsigned long long run;
+			FILE *f;
+
+			snprintf(path, sizeof(path), "/proc/%s/schedstat", pids[i]);
+			f = fopen(path, "re");
+			if (!f)
+				continue;
+			if (fscanf(f, "%llu", &run) == 1)
+				printf("%.9f %s %llu\n", t, pids[i], run);
+			fclose(f);
+		}
+		fflush(stdout);
+		nanosleep(&pause, NULL);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "disk"))
+		return disk(argv[2], number(argv[3]));
+	if (argc == 6 && !strcmp(argv[1], "send6"))
+		return send6(argv[2], argv[3], atoi(argv[4]), number(argv[5]));
+	if (argc == 4 && !strcmp(argv[1], "sink"))
+		return sink(atoi(argv[2]), number(argv[3]));
+	if (argc >= 4 && !strcmp(argv[1], "schedmon"))
+		return schedmon(number(argv[2]), number(argv[3]), argc - 4, argv + 4);
+	fprintf(stderr, "usage: loadgen disk DEV S | send6 ADDR IF PORT S | sink PORT S | "
+		"schedmon MS S PID...\n");
+	return 64;
+}
