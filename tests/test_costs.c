@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include "scratch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,26 +25,9 @@
 #define BOOT "9a17a830-db8b-47e3-8c6d-cceade8bb582"
 #define NOW 1796348475.0
 
-static char dir[] = "/tmp/irqtune-test-costs.XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 static void path_of(char *buf, size_t len, const char *name)
 {
-	snprintf(buf, len, "%s/%s", dir, name);
+	snprintf(buf, len, "%s/%s", scratch_dir, name);
 }
 
 static void put(const char *path, const char *text, mode_t mode)
@@ -199,7 +183,7 @@ static void test_load_refuses(void **state)
 	assert_int_equal(truncate(path, 30), 0);	/* NULs after the text */
 	assert_int_equal(costs_load(path, BOOT, NOW, &base, &got, NULL, why, sizeof(why)),
 			 -EINVAL);
-	assert_int_equal(costs_load(dir, BOOT, NOW, &base, &got, NULL, why, sizeof(why)),
+	assert_int_equal(costs_load(scratch_dir, BOOT, NOW, &base, &got, NULL, why, sizeof(why)),
 			 -EPERM);
 }
 
@@ -281,5 +265,5 @@ int main(void)
 		cmocka_unit_test(test_no_torn_file),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include "scratch.h"
 
 #include <errno.h>
 #include <math.h>
@@ -28,23 +29,6 @@
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
 #define STR_(x) #x
 #define STR(x) STR_(x)
-
-static char dir[] = "/tmp/irqtune-test-history.XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 /* One window of @n IRQs through the history @old; the loads planned. */
 static struct state *window(const struct state *old, const struct state_sample *s,
@@ -323,14 +307,14 @@ static void test_begin(void **state)
 	for (size_t i = 0; i < NR(rows); i++) {
 		struct history_opts o = {
 			.no_state = rows[i].no_state, .live = rows[i].live,
-			.native = rows[i].native, .state_dir = rows[i].state_dir ? dir : NULL,
+			.native = rows[i].native, .state_dir = rows[i].state_dir ? scratch_dir : NULL,
 			.now = NOW,
 		};
 		char boot[64] = BOOT, path[300];
 		struct history h;
 		const char *w;
 
-		snprintf(path, sizeof(path), "%s/state", dir);
+		snprintf(path, sizeof(path), "%s/state", scratch_dir);
 		unlink(path);
 		if (rows[i].file) {
 			FILE *f = fopen(path, "w");
@@ -345,7 +329,7 @@ static void test_begin(void **state)
 		if (strcmp(h.note, rows[i].note) != 0)
 			fail_msg("%s: note \"%s\", want \"%s\"", rows[i].what, h.note, rows[i].note);
 		/* the warning names the file: compare what follows the directory */
-		w = h.warn[0] ? h.warn + strlen(dir) : "";
+		w = h.warn[0] ? h.warn + strlen(scratch_dir) : "";
 		if (strcmp(w, rows[i].warn) != 0)
 			fail_msg("%s: warning \"%s\", want \"...%s\"", rows[i].what, h.warn,
 				 rows[i].warn);
@@ -569,5 +553,5 @@ int main(void)
 		cmocka_unit_test(test_shift_restarts_with_evidence),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include "scratch.h"
 
 #include <errno.h>
 #include <math.h>
@@ -28,23 +29,6 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define HEAD "irqtune-state " STR(STATE_VERSION) "\nboot " BOOT "\ntime 1796348475\n"
-
-static char dir[] = "/tmp/irqtune-test-state.XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 /* One window of @n IRQs through the history @old; the loads planned. */
 static struct state *window(const struct state *old, const struct state_sample *s,
@@ -161,7 +145,7 @@ static void test_load_save(void **state)
 	FILE *f;
 
 	(void)state;
-	snprintf(sub, sizeof(sub), "%s/run", dir);
+	snprintf(sub, sizeof(sub), "%s/run", scratch_dir);
 	snprintf(path, sizeof(path), "%s/state", sub);
 	assert_int_equal(state_load(path, BOOT, NOW, &b, why, sizeof(why)), -ENOENT);
 	a = window(NULL, &s, 1, &load);
@@ -208,7 +192,7 @@ static void test_no_torn_file(void **state)
 	(void)state;
 	for (unsigned int i = 0; i < 200; i++)
 		s[i] = (struct state_sample){ i, "0000:18:00.0", "eth0-rx", 0.001 * i, 1, false };
-	snprintf(path, sizeof(path), "%s/race", dir);
+	snprintf(path, sizeof(path), "%s/race", scratch_dir);
 	a = window(NULL, s, 200, load);
 	a->when = NOW;
 	assert_int_equal(state_save(path, a, BOOT), 0);
@@ -458,5 +442,5 @@ int main(void)
 		cmocka_unit_test(test_no_torn_file),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
 }
