@@ -347,14 +347,15 @@ if [ "$machine" = a ]; then
 fi
 
 if [ "$machine" = b ]; then
-	### the core and sibling rules: a device's busy queues on distinct
+	### the core and sibling rules: a device's busy queues (0.05% of a CPU
+	### or more, irqtune(8) PLACEMENT) on distinct
 	### cores while it has no more of them than there are cores
 	smt() {
 		local bad
 		cores=$(awk '{ print $2 }' "$f/topology" | sort -u | wc -l)
 		sib=$(awk '$3 ~ /[-,]/' "$f/topology" | wc -l)
 		[ "$sib" -gt 0 ] || { fail smt "the guest sees no SMT siblings: $(tr '\n' ';' <"$f/topology")"; return; }
-		bad=$(jq -r '.irqs[] | select(.load > 0 and .device != "" and (.outcome == "moved" or .outcome == "kept")) |
+		bad=$(jq -r '.irqs[] | select(.load >= 0.0005 and .device != "" and (.outcome == "moved" or .outcome == "kept")) |
 			"\(.device) \(.irq) \(.to)"' "$f/real.out" | awk -v topo="$f/topology" -v cores="$cores" '
 			BEGIN { while ((getline l < topo) > 0) { split(l, a, " "); sub("cpu", "", a[1]); core[a[1]] = a[2] } }
 			{ n[$1]++; k = $1 SUBSEP core[$3]; if (k in seen) dup[$1] = dup[$1] " " seen[k] "+" $2 " on core " core[$3]; seen[k] = $2 }
