@@ -43,36 +43,36 @@ static int is_loader(const union bpf_attr *a)
 	return strncmp(a->prog_name, "__loader", 8) == 0;
 }
 
-/* The name of map @fd, "" if it cannot be asked. */
+/* The name of the map or program @fd, "" if it cannot be asked: @info is
+ * its bpf_map_info or bpf_prog_info (@info_len bytes), @info_name that
+ * struct's name field. */
+static void obj_name(long (*real)(long, ...), int fd, void *info, size_t info_len,
+		     const char *info_name, char *name, size_t len)
+{
+	union bpf_attr q;
+
+	memset(info, 0, info_len);
+	memset(&q, 0, sizeof(q));
+	q.info.bpf_fd = (unsigned int)fd;
+	q.info.info_len = (__u32)info_len;
+	q.info.info = (uintptr_t)info;
+	name[0] = '\0';
+	if (real(SYS_bpf, BPF_OBJ_GET_INFO_BY_FD, &q, sizeof(q)) == 0)
+		snprintf(name, len, "%s", info_name);
+}
+
 static void map_name(long (*real)(long, ...), int fd, char *name, size_t len)
 {
 	struct bpf_map_info info;
-	union bpf_attr q;
 
-	memset(&info, 0, sizeof(info));
-	memset(&q, 0, sizeof(q));
-	q.info.bpf_fd = (unsigned int)fd;
-	q.info.info_len = sizeof(info);
-	q.info.info = (uintptr_t)&info;
-	name[0] = '\0';
-	if (real(SYS_bpf, BPF_OBJ_GET_INFO_BY_FD, &q, sizeof(q)) == 0)
-		snprintf(name, len, "%s", info.name);
+	obj_name(real, fd, &info, sizeof(info), info.name, name, len);
 }
 
-/* The name of program @fd, "" if it cannot be asked. */
 static void prog_name(long (*real)(long, ...), int fd, char *name, size_t len)
 {
 	struct bpf_prog_info info;
-	union bpf_attr q;
 
-	memset(&info, 0, sizeof(info));
-	memset(&q, 0, sizeof(q));
-	q.info.bpf_fd = (unsigned int)fd;
-	q.info.info_len = sizeof(info);
-	q.info.info = (uintptr_t)&info;
-	name[0] = '\0';
-	if (real(SYS_bpf, BPF_OBJ_GET_INFO_BY_FD, &q, sizeof(q)) == 0)
-		snprintf(name, len, "%s", info.name);
+	obj_name(real, fd, &info, sizeof(info), info.name, name, len);
 }
 
 int access(const char *path, int mode)
