@@ -455,6 +455,7 @@ static int take_thread(struct measure_raw *raw, const void *key, const void *val
 		return -ENOMEM;
 	raw->threads[raw->nr_threads++] = (struct measure_thread){
 		.irq = k->irq, .cpu = k->cpu, .ns = v->ns, .runs = v->runs,
+		.softs = v->softs, .polls = v->polls,
 	};
 	return 0;
 }

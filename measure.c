@@ -157,8 +157,11 @@ int measure_attribute(const struct measure_raw *raw, const struct measure_target
 		const struct measure_thread *e = &raw->threads[i];
 		int row = measure_find_target(t, n, e->irq);
 
+		/* The probes that ran inside its runs: the switch's, and
+		 * those of the softirqs and polls it ran. */
 		if (row >= 0)
-			thread[row] += less(e->ns, e->runs, raw->probe.thread);
+			thread[row] += less(e->ns, 1, e->runs * raw->probe.thread +
+					    e->softs * raw->probe.soft + e->polls * raw->probe.napi);
 	}
 	for (i = 0; i < raw->nr_irqs; i++) {
 		const struct measure_irq *e = &raw->irqs[i];

@@ -35,8 +35,9 @@ struct measure_napi {		/* one NAPI instance on one CPU */
 
 struct measure_thread {		/* one IRQ's threads on one CPU */
 	unsigned int irq, cpu;
-	uint64_t ns;		/* on-CPU, nested hard irqs and softirqs excluded */
+	uint64_t ns;		/* on-CPU, nested hard irqs excluded */
 	uint64_t runs;		/* switch-in to switch-out */
+	uint64_t softs, polls;	/* softirqs and NAPI polls inside: their time is in ns */
 };
 
 /* What the program's own probes add to each interval they sit inside, in

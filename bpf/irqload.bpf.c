@@ -272,7 +272,7 @@ static __always_inline __s32 thread_irq(struct task_struct *t)
  * switched in can be switched out of this CPU, so one slot per CPU holds
  * every run; a thread that blocks (an rt_mutex on PREEMPT_RT) or is
  * preempted stops counting until it is back. */
-static __always_inline void add_thread(__u32 irq, __u64 d)
+static __always_inline void add_thread(__u32 irq, __u64 d, const struct acct_cpu *s)
 {
 	struct irqload_irq_key k = { .irq = irq, .cpu = bpf_get_smp_processor_id() };
 	struct irqload_thread_val *v = bpf_map_lookup_elem(&thread_time, &k);
@@ -289,6 +289,8 @@ static __always_inline void add_thread(__u32 irq, __u64 d)
 	}
 	v->ns += d;
 	v->runs++;
+	v->softs += s->thr_softs;
+	v->polls += s->thr_polls;
 }
 
 static __always_inline void on_switch(struct task_struct *prev, struct task_struct *next)
@@ -310,7 +312,7 @@ static __always_inline void on_switch(struct task_struct *prev, struct task_stru
 		d = acct_thread_out(s, (__u32)TASK_FIELD(prev, pid), now, &out_irq);
 	}
 	if (d)
-		add_thread(out_irq, d);
+		add_thread(out_irq, d, s);
 	irq = thread_irq(next);
 	if (irq >= 0)
 		acct_thread_in(s, (__u32)irq, (__u32)TASK_FIELD(next, pid), now);

@@ -30,8 +30,10 @@ struct irqload_irq_val {
 /* The thread of one threaded IRQ (irq/N-name, irq/N-s-name) on one CPU,
  * keyed as irq_time. */
 struct irqload_thread_val {
-	__u64 ns;		/* on-CPU time, nested hard irqs and softirqs excluded */
+	__u64 ns;		/* on-CPU time, nested hard irqs excluded */
 	__u64 runs;		/* switch-in to switch-out, timed */
+	__u64 softs;		/* softirqs run inside those runs (their time is in ns) */
+	__u64 polls;		/* NAPI polls run inside them */
 };
 
 /* Per CPU, per softirq vector. */

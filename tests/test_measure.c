@@ -97,7 +97,11 @@ static void replay(const char *seq, bool use_ctx, char *out, size_t len)
 			__u32 irq;
 
 			ns = acct_thread_out(&s, (__u32)a, t, &irq);
-			if (ns)
+			if (ns && (s.thr_softs || s.thr_polls))
+				o += snprintf(out + o, len - o, "t%u=%llu/%s%s ", irq, ns,
+					      s.thr_softs ? (char[]){ (char)('0' + s.thr_softs), 's', 0 } : "",
+					      s.thr_polls ? (char[]){ (char)('0' + s.thr_polls), 'p', 0 } : "");
+			else if (ns)
 				o += snprintf(out + o, len - o, "t%u=%llu ", irq, ns);
 			else
 				o += snprintf(out + o, len - o, "t=0 ");
@@ -166,12 +170,23 @@ static const struct seq_case seq_cases[] = {
 	{ "a whole context inside the thread",
 	  "T 42 100\nC 110\nH 5 112\nh 5 120\nc 125\nt 1042 200", true, "h5=8 c5=15 t42=85" },
 	/* local_bh_enable() at the end of irq_forced_thread_fn() runs the
-	 * softirqs the handler raised, in the thread: softirq time, once. */
+	 * pending softirqs in the thread: the thread's time, as the kernel
+	 * accounts it, and not softirq time too. */
 	{ "a softirq run in the thread", "T 42 100\nS 4 120\ns 4 170\nt 1042 200", false,
-	  "s4=50 t42=50" },
+	  "s4=0 t42=100/1s" },
 	{ "a hard irq in a softirq in the thread",
 	  "T 42 100\nS 4 120\nH 5 130\nh 5 140\ns 4 170\nt 1042 200", false,
-	  "h5=10 s4=40 t42=50" },
+	  "h5=10 s4=0 t42=90/1s" },
+	{ "NET_RX and its polls in the thread",
+	  "T 42 100\nS 3 110\nN 150\nN 180\ns 3 190\nS 4 192\ns 4 195\nt 1042 200", false,
+	  "n=0 n=0 s3=0 s4=0 t42=100/2s2p" },
+	/* The thread's next run counts its own softirqs only. */
+	{ "softirqs counted per run",
+	  "T 42 100\nS 4 120\ns 4 170\nt 1042 200\nT 42 300\nt 1042 310", false,
+	  "s4=0 t42=100/1s t42=10" },
+	/* Softirqs run by another task (ksoftirqd) are softirq time. */
+	{ "a softirq after the thread left", "T 42 100\nt 1042 120\nS 4 130\ns 4 150", false,
+	  "t42=20 s4=20" },
 	/* Preempted: the time another task ran, with its irqs, is not the
 	 * thread's. */
 	{ "preempted by another task with an irq",
@@ -407,7 +422,8 @@ static void test_attr_threads(void **state)
 {
 	struct measure_raw *raw = raw_new(2, 0.5);
 	struct measure_thread th[] = {
-		{ 50, 0, 4 * MS, 10 }, { 50, 1, 1 * MS, 2 }, { 60, 1, 2 * MS, 5 }, { 99, 0, MS, 1 },
+		{ 50, 0, 4 * MS, 10, 0, 0 }, { 50, 1, 1 * MS, 2, 0, 0 }, { 60, 1, 2 * MS, 5, 0, 0 },
+		{ 99, 0, MS, 1, 0, 0 },
 	};
 	struct irq_activity act[NT];
 
@@ -430,7 +446,8 @@ static void test_attr_threads(void **state)
 static void test_attr_probe_cost(void **state)
 {
 	struct measure_raw *raw = raw_new(1, 1.0);
-	struct measure_thread th = { 50, 0, 4 * MS, 1000 };
+	/* 1000 runs that ran 400 softirqs and 100 NAPI polls inside */
+	struct measure_thread th = { 50, 0, 4 * MS, 1000, 400, 100 };
 	struct irq_activity act[NT];
 
 	(void)state;
@@ -448,7 +465,8 @@ static void test_attr_probe_cost(void **state)
 	attribute(raw, act);
 	check_near("handlers less 100 ns each", act[2].hard, CPUS(2 * MS, 1.0));
 	check_near("BLOCK less 50 ns a run", act[2].soft, CPUS(1.5 * MS, 1.0));
-	check_near("thread less 300 ns a run", act[2].thread, CPUS(3.7 * MS, 1.0));
+	check_near("thread less 300 ns a run, 50 a softirq, 200 a poll", act[2].thread,
+		   CPUS((4000 - 300 - 20 - 20) * 1e3, 1.0));
 	check_near("a NAPI poll less 200 ns", act[0].soft, CPUS(0.8 * MS, 1.0));
 	check_near("eth0 handlers", act[0].hard, CPUS(0.9 * MS, 1.0));
 	raw->use_ctx = true;

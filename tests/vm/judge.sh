@@ -152,28 +152,29 @@ writes() {
 }
 writes
 
-# The irq threads' run time over irqtune's exact window, per IRQ, from the
-# 20 ms schedstat samples (linear between the two around each end); a
-# thread whose samples do not span the window is "uncovered PID".
-thread_time() {	# NAME -> "IRQ SECONDS-PER-SECOND"
+# The irq threads' run time and runs over irqtune's exact window, per IRQ,
+# from the 20 ms schedstat samples (linear between the two around each
+# end); a thread whose samples do not span the window is "uncovered PID".
+thread_time() {	# NAME -> "IRQ SECONDS-PER-SECOND RUNS-PER-SECOND"
 	local from to
 	from=$(jq .run.window_from_monotonic "$f/$1.out") to=$(jq .run.window_to_monotonic "$f/$1.out")
 	awk -v from="$from" -v to="$to" -v th="$f/$1.threads" '
 	BEGIN { while ((getline l < th) > 0) { split(l, a, " "); irq[a[1]] = a[2] } }
-	function at(p, x,   k) {
+	function at(p, x, col,   k) {
 		for (k = 2; k <= n[p]; k++) if (t[p, k] >= x)
-			return r[p, k - 1] + (r[p, k] - r[p, k - 1]) * (x - t[p, k - 1]) / (t[p, k] - t[p, k - 1])
+			return v[p, k - 1, col] + (v[p, k, col] - v[p, k - 1, col]) * (x - t[p, k - 1]) / (t[p, k] - t[p, k - 1])
 		return -1
 	}
-	{ k = ++n[$2]; t[$2, k] = $1; r[$2, k] = $3 }
+	{ k = ++n[$2]; t[$2, k] = $1; v[$2, k, 0] = $3; v[$2, k, 1] = $4 }
 	END {
 		for (p in irq) {
 			if (n[p] < 2 || t[p, 1] > from) { print "uncovered", p; continue }
-			x0 = at(p, from); x1 = at(p, to)
+			x0 = at(p, from, 0); x1 = at(p, to, 0)
 			if (x0 < 0 || x1 < 0) { print "uncovered", p; continue }
 			th_[irq[p]] += (x1 - x0) / 1e9 / (to - from)
+			ru[irq[p]] += (at(p, to, 1) - at(p, from, 1)) / (to - from)
 		}
-		for (i in th_) printf "%s %.9f\n", i, th_[i]
+		for (i in th_) printf "%s %.9f %.1f\n", i, th_[i], ru[i]
 	}' "$f/$1.sched"
 }
 
@@ -194,23 +195,32 @@ threads_of() {
 # kernel's account of it. Lines "DRIVER MEASURED REFERENCE HOW PROC-EST":
 # the trace's handler + attributed softirq time, or, for a device whose
 # IRQs are threaded, handler + irq-thread time (the softirqs run inside the
-# threads there).
+# threads there). A thread's schedstat time holds one run of irqtune's own
+# sched_switch probe per run (the kernel charges the switch that puts a
+# task on the CPU to that task), which irqtune takes out of its own figure
+# and names in its reason ("N an irq thread's run"): it is taken out of the
+# account too, so that both say what the thread cost without irqtune.
 per_device() {	# NAME
+	local probe
 	threads_of "$1"
+	probe=$(jq -r .load_source_reason "$f/$1.out" 2>/dev/null | sed -n "s/.* \([0-9][0-9]*\) an irq thread's run.*/\1/p")
 	jq -r '.irqs[] | "\(.irq) \(.load_window // .load) \(.load_proc_estimate // -1)"' "$f/$1.out" 2>/dev/null |
-	awk -v devs="$f/devices" -v ref="$f/$1.ref" -v thr="$f/$1.thr" '
+	awk -v devs="$f/devices" -v ref="$f/$1.ref" -v thr="$f/$1.thr" -v probe="${probe:-0}" '
 	BEGIN {
 		while ((getline l < devs) > 0) { n = split(l, a, " "); for (i = 4; i <= n; i++) dev[a[i]] = a[2]; order[a[2]] = 1 }
 		while ((getline l < ref) > 0) { split(l, a, " "); if (a[1] == "ref") { h[a[2]] = a[3]; s[a[2]] = a[4] } }
-		while ((getline l < thr) > 0) { split(l, a, " "); if (a[1] != "uncovered") { t[a[1]] = a[2]; thd[a[1]] = 1 } }
+		while ((getline l < thr) > 0) {
+			split(l, a, " ")
+			if (a[1] != "uncovered") { t[a[1]] = a[2]; p[a[1]] = a[3] * probe * 1e-9; thd[a[1]] = 1 }
+		}
 	}
 	($1 in dev) {
-		d = dev[$1]; m[d] += $2; e[d] += ($3 < 0 ? 0 : $3); H[d] += h[$1]; S[d] += s[$1]; T[d] += t[$1]
+		d = dev[$1]; m[d] += $2; e[d] += ($3 < 0 ? 0 : $3); H[d] += h[$1]; S[d] += s[$1]; T[d] += t[$1]; P[d] += p[$1]
 		if ($1 in thd) threaded[d] = 1
 	}
 	END {
 		for (d in order) {
-			if (threaded[d]) printf "%s %.6f %.6f handlers+irq-threads:%.6f+%.6f %.6f\n", d, m[d], H[d] + T[d], H[d], T[d], e[d]
+			if (threaded[d]) printf "%s %.6f %.6f handlers+irq-threads-probe:%.6f+%.6f-%.6f %.6f\n", d, m[d], H[d] + T[d] - P[d], H[d], T[d], P[d], e[d]
 			else printf "%s %.6f %.6f handlers+softirq:%.6f+%.6f %.6f\n", d, m[d], H[d] + S[d], H[d], S[d], e[d]
 		}
 	}'
@@ -282,7 +292,7 @@ threaded() {
 	threads_of m-handlers
 	[ -z "$thr_err" ] || { fail threaded "$thr_err"; return; }
 	while read -r d m ref how e; do
-		case "$how" in handlers+irq-threads:*) ;; *) continue ;; esac
+		case "$how" in handlers+irq-threads*) ;; *) continue ;; esac
 		n=$((n + 1))
 		reached "$ref" || bad="$bad no load reached $d ($how);"
 		near "$m" "$ref" 0.75 1.25 || bad="$bad $d $m vs $ref;"

@@ -5,8 +5,9 @@
  *	loadgen disk DEVICE SECONDS		4 KiB O_DIRECT|O_DSYNC writes
  *	loadgen send6 ADDR IFNAME PORT SECONDS	UDP to an IPv6 link-local peer
  *	loadgen sink PORT SECONDS		receives and drops that UDP
- *	loadgen schedmon MS SECONDS PID...	each PID's run time (schedstat)
- *						every MS ms, on CLOCK_MONOTONIC
+ *	loadgen schedmon MS SECONDS PID...	each PID's run time and runs
+ *						(schedstat) every MS ms, on
+ *						CLOCK_MONOTONIC
  *
  * Every mode stops by itself after SECONDS, and send6 after a bounded
  * number of datagrams too. Built static, for the initramfs.
@@ -134,15 +135,17 @@ static int schedmon(double ms, double secs, int npids, char **pids)
 		double t = now();
 
 		for (int i = 0; i < npids; i++) {
-			unsigned long long run;
+			unsigned long long run, wait, runs;
 			FILE *f;
 
 			snprintf(path, sizeof(path), "/proc/%s/schedstat", pids[i]);
 			f = fopen(path, "re");
 			if (!f)
 				continue;
-			if (fscanf(f, "%llu", &run) == 1)
-				printf("%.9f %s %llu\n", t, pids[i], run);
+			/* run time, time waiting to run, and runs (times
+			 * switched in), as sched/stats.h writes them */
+			if (fscanf(f, "%llu %llu %llu", &run, &wait, &runs) == 3)
+				printf("%.9f %s %llu %llu\n", t, pids[i], run, runs);
 			fclose(f);
 		}
 		fflush(stdout);
