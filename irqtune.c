@@ -716,21 +716,11 @@ static void forget_offline(struct topology *topo, const struct interrupts *intr)
 		topology_update_sets(topo);
 }
 
-static const struct device_group *group_of(const struct run *run, unsigned int i)
-{
-	int g = run->map->irqs[i].group;
-
-	return g >= 0 ? &run->map->groups[g] : NULL;
-}
-
 /* "irq 42 (eth0-TxRx-0)", names escaped. */
 static const char *irq_tag(const struct run *run, unsigned int i, char *buf,
 			   size_t len)
 {
-	char name[DEVICE_NAME_MAX * 4];
-
-	report_escape(name, sizeof(name), run->map->irqs[i].name);
-	snprintf(buf, len, "irq %u (%s)", run->map->irqs[i].irq, name);
+	report_irq_tag(buf, len, run->map->irqs[i].irq, run->map->irqs[i].name);
 	return buf;
 }
 
@@ -876,186 +866,21 @@ static int apply_plan(struct run *run, const struct plan_policy *pol)
 	return 0;
 }
 
-/* Lowest and highest load of the online CPUs, and busiest over mean of the
- * eligible ones (1 when there is no load at all: nothing is uneven). */
-static void spread(const struct run *run, const double *load, double *lo,
-		   double *hi, double *ratio)
-{
-	const struct cpuset *on = run->topo->online, *el = run->topo->eligible;
-	double sum = 0, max = 0;
-	unsigned int n = 0;
-	int cpu;
-
-	*lo = *hi = 0;
-	for (cpu = cpuset_first(on); cpu >= 0; cpu = cpuset_next(on, cpu)) {
-		if (cpu == cpuset_first(on) || load[cpu] < *lo)
-			*lo = load[cpu];
-		if (load[cpu] > *hi)
-			*hi = load[cpu];
-	}
-	for (cpu = cpuset_first(el); cpu >= 0; cpu = cpuset_next(el, cpu)) {
-		sum += load[cpu];
-		if (load[cpu] > max)
-			max = load[cpu];
-		n++;
-	}
-	*ratio = n && sum > 0 ? max / (sum / n) : 1;
-}
-
-/* Text a report line points to beyond what @run holds. */
-struct irq_text {
-	char allowed[64];
-	char reason[192];
-};
-
-/* Why a fixed IRQ stays: more than the planner's "fixed". */
-static const char *fixed_reason(const struct run *run, unsigned int i,
-				struct irq_text *tx)
-{
-	const struct policy_irq *po = &run->pol.irqs[i];
-	const struct device_group *g = group_of(run, i);
-
-	switch (run->out[i]) {
-	case OUT_BANNED:
-		if (po->ban == BAN_UDEV && g)
-			snprintf(tx->reason, sizeof(tx->reason), "banned by IRQTUNE_BAN on %s",
-				 g->ban_from);
-		else
-			snprintf(tx->reason, sizeof(tx->reason), "banned by banirq");
-		return tx->reason;
-	case OUT_NOCPU:
-		snprintf(tx->reason, sizeof(tx->reason), "no eligible CPU among %s",
-			 po->source);
-		return tx->reason;
-	case OUT_MANAGED:
-		return "the kernel places it";
-	default:
-		return report_outcome_text(run->out[i]);
-	}
-}
-
-/* The report's view of each IRQ; strings point into @run and @tx. */
-static struct report_irq *report_irqs(const struct run *run, struct irq_text *tx)
-{
-	struct report_irq *ri = calloc(run->nr ? run->nr : 1, sizeof(*ri));
-
-	if (!ri)
-		return NULL;
-	for (unsigned int i = 0; i < run->nr; i++) {
-		const struct irq_info *ii = &run->map->irqs[i];
-		const struct device_group *g = group_of(run, i);
-		const struct plan_irq *pi = &run->pi[i];
-		const struct policy_irq *po = &run->pol.irqs[i];
-		enum report_outcome o = run->out[i];
-
-		ri[i] = (struct report_irq){
-			.irq = ii->irq,
-			.name = ii->name,
-			.device = g ? g->id : "",
-			.label = g ? g->label : "",
-			.class = ii->class,
-			.from = ii->affinity[0] ? ii->affinity : "?",
-			.to = o == OUT_MOVED || o == OUT_WOULD_MOVE || o == OUT_KEPT ?
-			      pi->target : -1,
-			.load = run->act[i].load,
-			.load_proc = run->src.proc_act ? run->src.proc_act[i].load : NAN,
-			.load_window = run->window_load ? run->window_load[i] : NAN,
-			.threaded = run->act[i].threaded,
-			.load_thread = run->act[i].thread,
-			.outcome = o,
-			.reason = o == OUT_KEPT || o == OUT_MOVED || o == OUT_WOULD_MOVE ||
-				  o == OUT_FAILED ? plan_reason_text(pi->reason) :
-				  fixed_reason(run, i, &tx[i]),
-		};
-		if (po->no_cpu) {
-			ri[i].allowed = po->wanted;	/* as asked: none is here */
-			ri[i].policy = po->source;
-		} else if (po->allowed) {
-			if (cpulist_format(po->allowed, tx[i].allowed, sizeof(tx[i].allowed)) < 0)
-				snprintf(tx[i].allowed, sizeof(tx[i].allowed), "(too long)");
-			ri[i].allowed = tx[i].allowed;
-			ri[i].policy = po->source;
-		}
-	}
-	return ri;
-}
-
-static void totals(const struct run *run, const struct report_irq *ri,
-		   struct report_totals *t)
-{
-	memset(t, 0, sizeof(*t));
-	t->dry_run = opt.dry_run;
-	for (unsigned int i = 0; i < run->nr; i++) {
-		enum report_outcome o = ri[i].outcome;
-
-		if (o == OUT_UNUSED)
-			continue;
-		t->seen++;
-		t->movable += o == OUT_KEPT || o == OUT_MOVED || o == OUT_WOULD_MOVE ||
-			      o == OUT_FAILED;
-		t->moved += o == OUT_MOVED || o == OUT_WOULD_MOVE;
-		t->managed += o == OUT_MANAGED;
-		t->failed += o == OUT_FAILED;
-		t->banned += o == OUT_BANNED;
-	}
-	t->unchanged = t->seen - t->moved - t->managed - t->failed;
-	spread(run, run->res.before, &t->before_min, &t->before_max, &t->ratio_before);
-	spread(run, run->res.after, &t->after_min, &t->after_max, &t->ratio_after);
-}
-
-static void print_text(const struct run *run, const struct report_irq *ri,
-		       const struct report_totals *t)
-{
-	bool all = opt.verbose || opt.dry_run;
-	bool both = opt.verbose && run->src.proc_act;
-	bool header = false;
-
-	if (opt.quiet || opt.json)
-		return;
-	for (unsigned int i = 0; i < run->nr; i++) {
-		enum report_outcome o = ri[i].outcome;
-
-		if (o == OUT_UNUSED || (!all && (o == OUT_KEPT || o == OUT_BANNED ||
-						 o == OUT_GONE)))
-			continue;
-		if (!header) {
-			report_header(stdout, opt.verbose, both);
-			header = true;
-		}
-		report_line(stdout, &ri[i], opt.verbose, both);
-	}
-	report_summary(stdout, t);
-	report_source(stdout, loadsrc_name(run->src.used), run->src.reason);
-	if (opt.verbose)
-		printf("irqtune: counts from %s\n", run->counts_reason);
-	if (opt.verbose && run->state_note[0])
-		printf("irqtune: load history: %s\n", run->state_note);
-}
-
 /* One syslog line per move, and a summary when anything changed. */
-static void log_moves(const struct run *run, const struct report_irq *ri,
-		      const struct report_totals *t)
+static void log_moves(const struct report_run *rr)
 {
+	char line[REPORT_EVENT_MAX];
+
 	if (!log_to_syslog() || opt.dry_run)
 		return;
-	for (unsigned int i = 0; i < run->nr; i++) {
-		char tag[DEVICE_NAME_MAX * 4 + 32], raw[2 * DEVICE_NAME_MAX + 2];
-		char dev[4 * sizeof(raw)];
-
-		if (ri[i].outcome != OUT_MOVED)
+	for (unsigned int i = 0; i < rr->nr_irqs; i++) {
+		if (rr->irqs[i].outcome != OUT_MOVED)
 			continue;
-		report_device(raw, sizeof(raw), &ri[i]);
-		report_escape(dev, sizeof(dev), raw);
-		log_event(LOG_INFO, "%s %s %s: moved %s -> %d, load %.3f%% (%s)",
-			  irq_tag(run, i, tag, sizeof(tag)), *dev ? dev : "-",
-			  irq_class_name(ri[i].class), ri[i].from, ri[i].to,
-			  ri[i].load * 100, ri[i].reason);
+		report_move_event(line, sizeof(line), &rr->irqs[i]);
+		log_event(LOG_INFO, "%s", line);
 	}
-	if (t->moved || t->failed)
-		log_event(LOG_INFO, "%u seen, %u movable, %u moved, %u kernel-managed, "
-			  "%u failed; busiest CPU at %.2fx the mean IRQ load before, %.2fx after",
-			  t->seen, t->movable, t->moved, t->managed, t->failed,
-			  t->ratio_before, t->ratio_after);
+	if (report_summary_event(line, sizeof(line), &rr->totals))
+		log_event(LOG_INFO, "%s", line);
 }
 
 static double elapsed(const struct timespec *t0)
@@ -1070,21 +895,29 @@ static double elapsed(const struct timespec *t0)
 /* Everything a run reports, whether it got to a plan or not. */
 static int finish(struct run *run, int status)
 {
-	char online[512] = "", eligible[512] = "";
-	struct irq_text *tx = NULL;
-	struct report_irq *ri = NULL;
+	struct report_input in = {
+		.dry_run = opt.dry_run,
+		.topo = run->topo,
+		.bans = &run->bans,
+		.planned = run->planned,
+		.nr = run->nr,
+		.map = run->map,
+		.act = run->act,
+		.proc_act = run->src.proc_act,
+		.window_load = run->window_load,
+		.pol = &run->pol,
+		.pi = run->pi,
+		.out = run->out,
+		.res = &run->res,
+	};
 	struct report_run rr = { 0 };
-	struct report_ban *bans;
-	int *cpus = NULL;
+	struct report_store st;
 	int r;
 
-	rr.dry_run = opt.dry_run;
 	rr.window = run->cfg.window;
 	if (run->b.intr) {
 		rr.window_from = run->a.when;
 		rr.window_to = run->b.when;
-	}
-	if (run->b.intr) {
 		rr.counts = run->counts == SNAPSHOT_STAT ? "stat" : "interrupts";
 		rr.counts_reason = run->counts_reason;
 	}
@@ -1096,47 +929,19 @@ static int finish(struct run *run, int status)
 	rr.started = run->started;
 	rr.hostname = run->fs.mode == SOURCE_REPLAY ? run->host : NULL;
 	rr.locked = run->locked;
-	if (run->topo) {
-		cpulist_format(run->topo->online, online, sizeof(online));
-		cpulist_format(run->topo->eligible, eligible, sizeof(eligible));
-	}
-	rr.online = online;
-	rr.eligible = eligible;
-	bans = calloc(run->bans.nr ? run->bans.nr : 1, sizeof(*bans));
-	if (!bans) {
+	if (report_build(&in, &rr, &st) < 0) {
 		log_msg(LOG_ERR, "out of memory");
+		report_store_release(&st);
 		return EXIT_SOFTWARE;
 	}
-	for (unsigned int i = 0; i < run->bans.nr; i++)
-		bans[rr.nr_bans++] = (struct report_ban){
-			.cpus = run->bans.bans[i].cpulist,
-			.source = run->bans.bans[i].source,
-		};
-	rr.bans = bans;
 	if (opt.verbose && !opt.json)
-		report_bans(stdout, bans, rr.nr_bans);
+		report_bans(stdout, rr.bans, rr.nr_bans);
 	if (run->planned) {
-		tx = calloc(run->nr ? run->nr : 1, sizeof(*tx));
-		cpus = calloc(run->topo->nr_ids ? run->topo->nr_ids : 1, sizeof(*cpus));
-		ri = tx && cpus ? report_irqs(run, tx) : NULL;
-		if (!ri) {
-			log_msg(LOG_ERR, "out of memory");
-			status = EXIT_SOFTWARE;
-			goto out;
-		}
-		for (int cpu = cpuset_first(run->topo->online); cpu >= 0;
-		     cpu = cpuset_next(run->topo->online, cpu))
-			cpus[rr.nr_cpus++] = cpu;
-		rr.cpus = cpus;
-		rr.before = run->res.before;
-		rr.after = run->res.after;
-		rr.irqs = ri;
-		rr.nr_irqs = run->nr;
-		totals(run, ri, &rr.totals);
 		if (rr.totals.failed && status == 0)
 			status = EXIT_PARTIAL;
-		print_text(run, ri, &rr.totals);
-		log_moves(run, ri, &rr.totals);
+		if (!opt.quiet && !opt.json)
+			report_text(stdout, &rr, opt.verbose, opt.verbose && run->src.proc_act);
+		log_moves(&rr);
 	}
 	rr.status = status;
 	rr.duration = elapsed(&run->t0);
@@ -1153,11 +958,7 @@ static int finish(struct run *run, int status)
 	}
 	if (opt.json && json_report(stdout, &rr) < 0 && status == 0)
 		status = EXIT_IOERR;
-out:
-	free(ri);
-	free(tx);
-	free(cpus);
-	free(bans);
+	report_store_release(&st);
 	return status;
 }
 
