@@ -13,7 +13,6 @@
 #include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/utsname.h>
 #include <sys/stat.h>
 #include <argtable2.h>
 
@@ -312,79 +311,23 @@ out:
 	return ret;
 }
 
-/* The captured "KEY VALUE" of the meta member, NULL when absent. */
-static const char *meta(struct run *run, const char *key, char *buf, size_t len)
-{
-	return capture_field(capture_get(run->fs.cap, CAPTURE_META), key, buf, len);
-}
-
-static int meta_double(struct run *run, const char *key, double *ret)
-{
-	char buf[64], *end;
-	double v;
-
-	if (!meta(run, key, buf, sizeof(buf)))
-		return -ENOENT;
-	errno = 0;
-	v = strtod(buf, &end);
-	if (errno || end == buf || *end || !isfinite(v))
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
-#define CONFIG_MEMBER	"config/irqtune.conf"
-
 /* A replay's configuration is the captured one, unless -c or --no-config
  * says otherwise: the site's file of the machine captured, not this one's. */
 static int load_captured_config(struct source *fs, struct config *cfg)
 {
-	const struct capture_member *m = capture_get(fs->cap, CONFIG_MEMBER);
 	struct config_error err;
-	FILE *f;
-	int r;
+	int r = replay_config(fs->cap, cfg, &err);
 
-	if (!m || !m->data)
-		return 0;
-	f = fmemopen(m->data, m->len, "r");
-	if (!f) {
-		log_msg(LOG_ERR, "out of memory");
-		return EXIT_SOFTWARE;
-	}
-	r = config_parse(f, cfg, &err);
-	fclose(f);
 	if (r == -ENOMEM) {
 		log_msg(LOG_ERR, "out of memory");
 		return EXIT_SOFTWARE;
 	}
 	if (r < 0) {
-		log_msg(LOG_ERR, "capture %s: %s:%u: %s", opt.replay, CONFIG_MEMBER,
+		log_msg(LOG_ERR, "capture %s: %s:%u: %s", opt.replay, REPLAY_CONFIG,
 			err.line, err.msg);
 		return EXIT_BADCAPTURE;
 	}
 	return 0;
-}
-
-/* A capture keeps the configuration file it ran with, as it was read. */
-static void keep_config(struct source *fs, const char *path)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *in, *out;
-	char buf[4096];
-	size_t n;
-
-	if (fs->mode != SOURCE_RECORD || !(in = fopen(path, "re")))
-		return;
-	out = open_memstream(&text, &len);
-	if (out) {
-		while ((n = fread(buf, 1, sizeof(buf), in)) > 0 && len < CAPTURE_MEMBER_MAX)
-			fwrite(buf, 1, n, out);
-		if (fclose(out) == 0)
-			source_keep(fs, CONFIG_MEMBER, text, len);
-	}
-	free(text);
-	fclose(in);
 }
 
 /* The configuration file, then the command line over it. */
@@ -406,7 +349,7 @@ static int load_config(struct run *run)
 	}
 	r = config_load(path, cfg, &err);
 	if (r == 0)
-		keep_config(&run->fs, path);
+		replay_keep_config(&run->fs, path);
 	if (r == -ENOENT && !opt.config)
 		goto overrides;		/* no file: defaults */
 	if (r == -ENOMEM) {
@@ -424,7 +367,7 @@ overrides:
 	if (opt.window_set || cfg->window <= 0)
 		cfg->window = opt.window;
 	/* A replay's window is the one captured (--window is refused). */
-	if (run->fs.mode == SOURCE_REPLAY && meta_double(run, "window", &cfg->window) < 0)
+	if (run->fs.mode == SOURCE_REPLAY && replay_meta_double(run->fs.cap, "window", &cfg->window) < 0)
 		cfg->window = opt.window;
 	run->threshold_auto = cfg->threshold < 0;
 	if (cfg->threshold < 0)
@@ -613,7 +556,7 @@ static int take(struct run *run, struct snapshot *s, int n)
 	if (run->fs.mode == SOURCE_REPLAY) {
 		double when;
 
-		if (meta_double(run, tag, &when) < 0 || when < 0) {
+		if (replay_meta_double(run->fs.cap, tag, &when) < 0 || when < 0) {
 			snapshot_release(s);
 			return -bad_capture(CAPTURE_META, 0, "no valid time of a snapshot");
 		}
@@ -637,9 +580,9 @@ static void choose_counts(struct run *run)
 	run->counts = SNAPSHOT_INTERRUPTS;
 	if (run->fs.mode == SOURCE_REPLAY) {
 		/* The way and the words of the run that captured it. */
-		if (meta(run, "counts", buf, sizeof(buf)) && strcmp(buf, "stat") == 0)
+		if (replay_meta_get(run->fs.cap, "counts", buf, sizeof(buf)) && strcmp(buf, "stat") == 0)
 			run->counts = SNAPSHOT_STAT;
-		if (!meta(run, "counts-reason", run->counts_reason, sizeof(run->counts_reason)))
+		if (!replay_meta_get(run->fs.cap, "counts-reason", run->counts_reason, sizeof(run->counts_reason)))
 			str_copy(run->counts_reason, sizeof(run->counts_reason),
 				 "/proc/interrupts, as captured");
 		return;
@@ -993,7 +936,7 @@ static bool load_costs(struct run *run, char *boot, size_t len, struct estimate_
 
 	if (run->fs.mode == SOURCE_REPLAY) {
 		/* No time: the captured run read no costs. */
-		if (meta_double(run, "costs-now", &run->costs_now) < 0)
+		if (replay_meta_double(run->fs.cap, "costs-now", &run->costs_now) < 0)
 			return false;
 	} else {
 		run->costs_now = realtime();
@@ -1109,9 +1052,9 @@ static int choose_source(struct run *run)
 		if (r < 0)
 			return bad_capture(REPLAY_MEASURE, line, "not a measurement line");
 	}
-	if (!meta(run, "load-source-begin", run->begin_reason, sizeof(run->begin_reason)))
+	if (!replay_meta_get(run->fs.cap, "load-source-begin", run->begin_reason, sizeof(run->begin_reason)))
 		str_copy(run->begin_reason, sizeof(run->begin_reason), "not recorded");
-	if (!raw && meta(run, "load-source-wanted", want, sizeof(want)) &&
+	if (!raw && replay_meta_get(run->fs.cap, "load-source-wanted", want, sizeof(want)) &&
 	    strcmp(want, "proc") == 0)
 		snprintf(run->begin_reason, sizeof(run->begin_reason),
 			 "the capture holds no measurement (taken with --load-source=proc)");
@@ -1148,7 +1091,7 @@ static int clock_ticks(struct run *run, long *ret)
 		*ret = sysconf(_SC_CLK_TCK);
 		return 0;
 	}
-	if (meta_double(run, "hz", &hz) < 0 || hz < 1 || hz > 100000 || hz != floor(hz))
+	if (replay_meta_double(run->fs.cap, "hz", &hz) < 0 || hz < 1 || hz > 100000 || hz != floor(hz))
 		return bad_capture(CAPTURE_META, 0, "no valid hz");
 	*ret = (long)hz;
 	return 0;
@@ -1402,49 +1345,27 @@ static int take_lock(struct run *run)
 static int keep_meta(struct run *run, int status)
 {
 	static const char *const wants[] = { "auto", "auto", "bpf", "proc" };
-	char *text = NULL, host[256] = "", esc[4 * 1024];
-	struct utsname u;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	if (!f)
-		return -ENOMEM;
-	if (uname(&u) < 0)
-		memset(&u, 0, sizeof(u));
-	gethostname(host, sizeof(host) - 1);
-	fprintf(f, "format %s\nversion %d\nirqtune %s\n", CAPTURE_FORMAT, CAPTURE_VERSION,
-		IRQTUNE_VERSION);
-	fprintf(f, "kernel %s %s %s\nhostname %s\ntime %.0f\n", u.sysname, u.release,
-		u.machine, host, run->started);
-	fputs("command", f);
-	for (int i = 0; i < opt.argc; i++) {
-		capture_escape(esc, sizeof(esc), opt.argv[i]);
-		fprintf(f, " %s", esc);
-	}
-	fprintf(f, "\nstatus %d\nhz %ld\nwindow %.17g\n", status, sysconf(_SC_CLK_TCK),
-		run->cfg.window);
-	for (int n = 0; n < 4; n++)
-		if (run->when[n] > 0)
-			fprintf(f, "snapshot-%d %.17g\n", n + 1, run->when[n]);
-	if (run->when[0] > 0)
+	struct replay_meta m = {
+		.started = run->started,
+		.argc = opt.argc,
+		.argv = opt.argv,
+		.status = status,
+		.window = run->cfg.window,
 		/* The input the first snapshots used, as a replay must. */
-		fprintf(f, "counts %s\ncounts-reason %s\n", run->when[2] > 0 ||
-			run->counts == SNAPSHOT_STAT ? "stat" : "interrupts", run->counts_first);
+		.counts = run->when[2] > 0 || run->counts == SNAPSHOT_STAT ? "stat" : "interrupts",
+		.counts_reason = run->counts_first,
+		.costs_now = run->costs_now,
+	};
+
+	replay_meta_host(&m);
+	memcpy(m.when, run->when, sizeof(m.when));
 	if (run->src_chosen) {
-		fprintf(f, "load-source-wanted %s\n", wants[run->src.want]);
-		fprintf(f, "load-source-begin %s\n", run->begin_reason);
-		fprintf(f, "load-source %s\n", loadsrc_name(run->src.used));
-		fprintf(f, "load-source-reason %s\n", run->src.reason);
+		m.load_wanted = wants[run->src.want];
+		m.load_begin = run->begin_reason;
+		m.load_used = loadsrc_name(run->src.used);
+		m.load_reason = run->src.reason;
 	}
-	if (run->costs_now > 0)
-		fprintf(f, "costs-now %.17g\n", run->costs_now);
-	if (fclose(f) != 0) {
-		free(text);
-		return -ENOMEM;
-	}
-	source_keep(&run->fs, CAPTURE_META, text, len);
-	free(text);
-	return 0;
+	return replay_keep_meta(&run->fs, &m);
 }
 
 /* --capture's file, whatever the run's outcome: a failed run is what a
@@ -1481,7 +1402,7 @@ static int open_replay(struct run *run)
 		       EXIT_NOINPUT : r == -ENOMEM ? EXIT_SOFTWARE : EXIT_BADCAPTURE;
 	}
 	run->fs.mode = SOURCE_REPLAY;
-	meta(run, "hostname", run->host, sizeof(run->host));
+	replay_meta_get(run->fs.cap, "hostname", run->host, sizeof(run->host));
 	return 0;
 }
 
