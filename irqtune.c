@@ -930,7 +930,6 @@ static void run_release(struct run *run)
 static bool load_costs(struct run *run, char *boot, size_t len, struct estimate_prior *ret,
 		       double *ret_when)
 {
-	struct estimate_prior base;
 	char why[256];
 	int r;
 
@@ -941,13 +940,8 @@ static bool load_costs(struct run *run, char *boot, size_t len, struct estimate_
 	} else {
 		run->costs_now = realtime();
 	}
-	if (costs_boot_id_from(&run->fs, boot, len) < 0) {
-		boot[0] = '\0';
-		return false;
-	}
-	estimate_default_prior(&base);
-	r = costs_load_from(&run->fs, _PATH_COSTS, boot, run->costs_now, &base, ret, ret_when,
-			    why, sizeof(why));
+	r = costs_read(&run->fs, _PATH_COSTS, run->costs_now, boot, len, ret, ret_when,
+		       why, sizeof(why));
 	if (r < 0 && r != -ENOENT && r != -ESTALE)
 		log_msg(LOG_WARNING, "%s: %s; estimating with the built-in costs",
 			_PATH_COSTS, why);
@@ -959,14 +953,9 @@ static bool load_costs(struct run *run, char *boot, size_t len, struct estimate_
 static void save_costs(const struct run *run, const struct measure_target *t,
 		       const char *boot, const struct estimate_prior *prev)
 {
-	struct estimate_prior base, got;
-	int r;
+	int r = costs_record(_PATH_COSTS, run->src.raw, t, run->map->nr_irqs, prev, boot,
+			     realtime());
 
-	if (!boot[0] || !run->src.raw)
-		return;
-	estimate_default_prior(&base);
-	costs_from_measure(run->src.raw, t, run->map->nr_irqs, prev ? prev : &base, &got);
-	r = costs_save(_PATH_COSTS, &got, boot, realtime());
 	if (r < 0)
 		log_msg(LOG_WARNING, "cannot record the measured costs in %s: %s%s", _PATH_COSTS,
 			strerror(-r), r == -ELOOP || r == -EPERM ?
