@@ -87,12 +87,7 @@ struct run {
 	struct irqthreads thr;		/* threaded IRQs' threads, if any */
 	struct compat_bans bans;	/* every banned CPU, by source */
 	struct topology *topo;
-	struct snapshot a, b;
-	/* Where the snapshots' counts come from, and why (-v, the JSON). */
-	enum snapshot_input counts;
-	char counts_reason[160];
-	char counts_first[160];		/* the first snapshots' reason, for a capture */
-	double when[4];			/* snapshot-N's time, 0: not taken */
+	struct sample_window win;	/* the snapshots, and where their counts come from */
 	struct loadsrc src;
 	bool src_chosen;
 	double *window_load;		/* this window's loads, when history smoothed them */
@@ -481,17 +476,6 @@ static int other_balancer(const struct run *run)
 	return EXIT_BALANCER;
 }
 
-static void sleep_window(double seconds)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)seconds,
-		.tv_nsec = (long)((seconds - floor(seconds)) * 1e9),
-	};
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-		;
-}
-
 /* A replay's missing or malformed member: named once, with the capture. */
 static int bad_capture(const char *what, unsigned int line, const char *why)
 {
@@ -502,138 +486,68 @@ static int bad_capture(const char *what, unsigned int line, const char *why)
 	return EXIT_BADCAPTURE;
 }
 
-/* Snapshot @n (1 or 2): the live files, kept for a capture as members
- * "snapshot-N/proc/...", or those members replayed with the time the run
- * that captured them stamped them with. */
-static int take(struct run *run, struct snapshot *s, int n)
+static void window_begins(void *ctx)
 {
-	const char *path = NULL;
-	char tag[16];
-	unsigned int line = 0;
-	int r;
+	struct run *run = ctx;
 
-	snprintf(tag, sizeof(tag), "snapshot-%d", n);
-	if (run->counts == SNAPSHOT_STAT) {
-		r = snapshot_take_stat(s, &run->fs, tag, n == 2 ? &run->a : NULL, &path, &line);
-		if (r == -EDOM) {
-			if (n == 2 && line)
-				snprintf(run->counts_reason, sizeof(run->counts_reason),
-					 "/proc/interrupts, a window later: irq %u did not stay "
-					 "on one CPU, or its total fell", line);
-			else
-				str_copy(run->counts_reason, sizeof(run->counts_reason),
-					 "/proc/interrupts: /proc/stat has no intr line");
-			return -EDOM;
-		}
-	} else {
-		r = snapshot_take_from(s, &run->fs, tag, &path, &line);
-	}
-	/* The irq threads' run times at the same end of the window. */
-	if (r == 0)
-		irqthread_sample(&run->fs, tag, &run->thr, n % 2 ? 0 : 1);
-	if (r < 0 && run->fs.mode == SOURCE_REPLAY) {
-		char what[64];
-
-		snprintf(what, sizeof(what), "%s%s", tag, path ? path : "/proc");
-		if (line) {
-			char why[128];
-
-			snprintf(why, sizeof(why), "cannot parse: %s", strerror(-r));
-			bad_capture(what, line, why);
-		} else {
-			bad_capture(what, 0, r == -ENOENT ? "missing" : strerror(-r));
-		}
-		return -EXIT_BADCAPTURE;
-	}
-	if (r < 0) {
-		if (line)
-			log_msg(LOG_ERR, "%s:%u: cannot parse: %s", path, line, strerror(-r));
-		else
-			log_msg(LOG_ERR, "cannot read %s: %s", path ? path : "/proc",
-				strerror(-r));
-		return -EXIT_NOINPUT;
-	}
-	if (run->fs.mode == SOURCE_REPLAY) {
-		double when;
-
-		if (replay_meta_double(run->fs.cap, tag, &when) < 0 || when < 0) {
-			snapshot_release(s);
-			return -bad_capture(CAPTURE_META, 0, "no valid time of a snapshot");
-		}
-		s->when = when;
-	}
-	run->when[n - 1] = s->when;
-	return 0;
+	loadsrc_start(&run->src);
 }
 
-/* At this many online CPUs and more, /proc/interrupts is not read: it holds
- * a count per CPU and IRQ (1.4 GB at 8192 CPUs and 16000 IRQs, each time),
- * where /proc/stat and one small file per IRQ say the same. */
-#define COUNTS_STAT_CPUS 2048
-
-static void choose_counts(struct run *run)
+/* The irq threads' run times at the same end of the window. */
+static void window_taken(void *ctx, const char *tag, int n)
 {
-	const char *e = getenv("IRQTUNE_COUNTS");
-	unsigned int online = cpuset_count(run->topo->online);
-	char buf[32];
+	struct run *run = ctx;
 
-	run->counts = SNAPSHOT_INTERRUPTS;
-	if (run->fs.mode == SOURCE_REPLAY) {
-		/* The way and the words of the run that captured it. */
-		if (replay_meta_get(run->fs.cap, "counts", buf, sizeof(buf)) && strcmp(buf, "stat") == 0)
-			run->counts = SNAPSHOT_STAT;
-		if (!replay_meta_get(run->fs.cap, "counts-reason", run->counts_reason, sizeof(run->counts_reason)))
-			str_copy(run->counts_reason, sizeof(run->counts_reason),
-				 "/proc/interrupts, as captured");
-		return;
-	}
-	if (e && (strcmp(e, "stat") == 0 || strcmp(e, "interrupts") == 0)) {
-		run->counts = strcmp(e, "stat") == 0 ? SNAPSHOT_STAT : SNAPSHOT_INTERRUPTS;
-		snprintf(run->counts_reason, sizeof(run->counts_reason), "%s: IRQTUNE_COUNTS=%s",
-			 run->counts == SNAPSHOT_STAT ? "/proc/stat and effective affinities" :
-			 "/proc/interrupts", e);
-		return;
-	}
-	if (online >= COUNTS_STAT_CPUS) {
-		run->counts = SNAPSHOT_STAT;
-		snprintf(run->counts_reason, sizeof(run->counts_reason),
-			 "/proc/stat and effective affinities: %u online CPUs", online);
-	} else {
-		snprintf(run->counts_reason, sizeof(run->counts_reason),
-			 "/proc/interrupts: %u online CPUs", online);
-	}
+	irqthread_sample(&run->fs, tag, &run->thr, n % 2 ? 0 : 1);
 }
 
-/* The two snapshots around the window. Counts read without
- * /proc/interrupts that it alone could tell (an IRQ moved or spread over
- * CPUs in the window) are taken again from it, a window later, as
- * snapshots 3 and 4. */
+/* Why the window's snapshot @w->tag failed, said once. */
+static int window_failed(const struct sample_window *w, int r)
+{
+	char what[64], why[128];
+
+	if (w->no_time)
+		return bad_capture(CAPTURE_META, 0, "no valid time of a snapshot");
+	if (w->src->mode == SOURCE_REPLAY) {
+		snprintf(what, sizeof(what), "%s%s", w->tag, w->path ? w->path : "/proc");
+		snprintf(why, sizeof(why), "cannot parse: %s", strerror(-r));
+		return bad_capture(what, w->line, w->line ? why :
+				   r == -ENOENT ? "missing" : strerror(-r));
+	}
+	if (w->line)
+		log_msg(LOG_ERR, "%s:%u: cannot parse: %s", w->path, w->line, strerror(-r));
+	else
+		log_msg(LOG_ERR, "cannot read %s: %s", w->path ? w->path : "/proc", strerror(-r));
+	return EXIT_NOINPUT;
+}
+
+/* The two snapshots around the window, the load source running over it.
+ * An exit status, 0 when taken. */
 static int take_window(struct run *run)
 {
+	struct sample_window *w = &run->win;
+	char counts[32], reason[SAMPLE_REASON_MAX], tag[16];
+	bool replay = run->fs.mode == SOURCE_REPLAY;
 	int r;
 
-	choose_counts(run);
-	str_copy(run->counts_first, sizeof(run->counts_first), run->counts_reason);
-	loadsrc_start(&run->src);
-	r = take(run, &run->a, 1);
-	if (r == 0) {
-		if (run->fs.mode != SOURCE_REPLAY)
-			sleep_window(run->cfg.window);
-		r = take(run, &run->b, 2);
+	w->src = &run->fs;
+	w->seconds = run->cfg.window;
+	w->begin = window_begins;
+	w->taken = window_taken;
+	w->ctx = run;
+	for (int n = 0; n < 4; n++) {
+		snprintf(tag, sizeof(tag), "snapshot-%d", n + 1);
+		if (!replay || replay_meta_double(run->fs.cap, tag, &w->replayed[n]) < 0)
+			w->replayed[n] = NAN;
 	}
-	if (r == -EDOM) {
-		snapshot_release(&run->a);
-		run->counts = SNAPSHOT_INTERRUPTS;
-		loadsrc_start(&run->src);
-		r = take(run, &run->a, 3);
-		if (r == 0) {
-			if (run->fs.mode != SOURCE_REPLAY)
-				sleep_window(run->cfg.window);
-			r = take(run, &run->b, 4);
-		}
-	}
+	sample_choose_counts(w, getenv("IRQTUNE_COUNTS"), cpuset_count(run->topo->online),
+			     replay ? replay_meta_get(run->fs.cap, "counts", counts,
+						      sizeof(counts)) : NULL,
+			     replay ? replay_meta_get(run->fs.cap, "counts-reason", reason,
+						      sizeof(reason)) : NULL);
+	r = sample_window_take(w);
 	loadsrc_stop(&run->src);
-	return r;
+	return r < 0 ? window_failed(w, r) : 0;
 }
 
 /* /proc/interrupts lists online CPUs only: a CPU with no column in the
@@ -695,7 +609,7 @@ static void report_policy_errors(const struct run *run)
  * site policy. */
 static int build_plan_input(struct run *run)
 {
-	run->nr = run->b.intr->nr_rows;
+	run->nr = run->win.b.intr->nr_rows;
 	run->pi = calloc(run->nr ? run->nr : 1, sizeof(*run->pi));
 	run->out = calloc(run->nr ? run->nr : 1, sizeof(*run->out));
 	if (!run->pi || !run->out)
@@ -858,11 +772,11 @@ static int finish(struct run *run, int status)
 	int r;
 
 	rr.window = run->cfg.window;
-	if (run->b.intr) {
-		rr.window_from = run->a.when;
-		rr.window_to = run->b.when;
-		rr.counts = run->counts == SNAPSHOT_STAT ? "stat" : "interrupts";
-		rr.counts_reason = run->counts_reason;
+	if (run->win.b.intr) {
+		rr.window_from = run->win.a.when;
+		rr.window_to = run->win.b.when;
+		rr.counts = run->win.counts == SNAPSHOT_STAT ? "stat" : "interrupts";
+		rr.counts_reason = run->win.reason;
 	}
 	if (run->src_chosen) {
 		rr.load_source = loadsrc_name(run->src.used);
@@ -910,8 +824,7 @@ static void run_release(struct run *run)
 	config_release(&run->cfg);
 	compat_bans_release(&run->bans);
 	topology_free(run->topo);
-	snapshot_release(&run->a);
-	snapshot_release(&run->b);
+	sample_window_release(&run->win);
 	irqthread_release(&run->thr);
 	loadsrc_release(&run->src);
 	free(run->window_load);
@@ -1116,12 +1029,12 @@ static int map_devices(struct run *run)
 	unsigned int line = 0;
 	int r;
 
-	forget_offline(run->topo, run->b.intr);
+	forget_offline(run->topo, run->win.b.intr);
 	if (cpuset_count(run->topo->eligible) == 0) {
 		log_msg(LOG_ERR, "no CPU left for IRQs: every online CPU is isolated, nohz_full or banned");
 		return EXIT_NOCPU;
 	}
-	r = device_scan_from(run->b.intr, run->topo->nr_ids, &run->fs, &run->map, &line);
+	r = device_scan_from(run->win.b.intr, run->topo->nr_ids, &run->fs, &run->map, &line);
 	if (r < 0 && run->fs.mode == SOURCE_REPLAY)
 		return r == -ENOMEM ? EXIT_SOFTWARE : bad_capture("devices", line,
 			r == -ENOENT ? "missing" : "not a device line");
@@ -1161,7 +1074,7 @@ static int begin_history(struct run *run, struct history *h, const enum irq_clas
 	history_said(run, h);
 	if (r < 0)
 		return r;
-	return history_long(h, &run->a, &run->b, class, hz, prior, run->src.bpf || run->src.raw);
+	return history_long(h, &run->win.a, &run->win.b, class, hz, prior, run->src.bpf || run->src.raw);
 }
 
 /* The window's loads weighed with the history, which is kept for the next
@@ -1171,8 +1084,8 @@ static int end_history(struct run *run, struct history *h, long hz, const char *
 	struct history_window w = {
 		.map = run->map,
 		.act = run->act,
-		.b = &run->b,
-		.secs = run->b.when - run->a.when,
+		.b = &run->win.b,
+		.secs = run->win.b.when - run->win.a.when,
 		.hz = hz,
 		.measured = run->src.used == LOADSRC_BPF,
 		.now = realtime(),
@@ -1212,8 +1125,8 @@ static int balance(struct run *run)
 		return r;
 	run->src_chosen = true;
 	r = take_window(run);
-	if (r < 0)
-		return -r;
+	if (r)
+		return r;
 	r = map_devices(run);
 	if (r)
 		return r;
@@ -1241,7 +1154,7 @@ static int balance(struct run *run)
 	if (begin_history(run, &hist, class, hz, have_costs ? &costs : NULL, boot,
 			  sizeof(boot)) < 0)
 		goto out;
-	r = loadsrc_finish(&run->src, &run->a, &run->b, target, class,
+	r = loadsrc_finish(&run->src, &run->win.a, &run->win.b, target, class,
 			   hz, have_costs ? &costs : NULL, hist.fit ? &hist.dev : NULL, &run->thr,
 			   &run->act);
 	keep_measure(run);
@@ -1269,7 +1182,7 @@ static int balance(struct run *run)
 	if (end_history(run, &hist, hz, boot) < 0)
 		goto out;
 	/* One clock tick of the window (the estimate checked it is > 0). */
-	pol.resolution = 1.0 / ((double)hz * (run->b.when - run->a.when));
+	pol.resolution = 1.0 / ((double)hz * (run->win.b.when - run->win.a.when));
 	if (policy_build(&run->cfg, run->topo, run->map, &run->pol) < 0)
 		goto out;
 	report_policy_errors(run);
@@ -1341,13 +1254,13 @@ static int keep_meta(struct run *run, int status)
 		.status = status,
 		.window = run->cfg.window,
 		/* The input the first snapshots used, as a replay must. */
-		.counts = run->when[2] > 0 || run->counts == SNAPSHOT_STAT ? "stat" : "interrupts",
-		.counts_reason = run->counts_first,
+		.counts = run->win.when[2] > 0 || run->win.counts == SNAPSHOT_STAT ? "stat" : "interrupts",
+		.counts_reason = run->win.first,
 		.costs_now = run->costs_now,
 	};
 
 	replay_meta_host(&m);
-	memcpy(m.when, run->when, sizeof(m.when));
+	memcpy(m.when, run->win.when, sizeof(m.when));
 	if (run->src_chosen) {
 		m.load_wanted = wants[run->src.want];
 		m.load_begin = run->begin_reason;
