@@ -242,3 +242,29 @@ int costs_boot_id_from(struct source *src, char *buf, size_t len)
 
 	return r < 0 ? (int)r : 0;
 }
+
+int costs_read(struct source *src, const char *path, double now, char *boot, size_t boot_len,
+	       struct estimate_prior *ret, double *ret_when, char *why, size_t why_len)
+{
+	struct estimate_prior base;
+
+	if (costs_boot_id_from(src, boot, boot_len) < 0) {
+		boot[0] = '\0';
+		return -ENOENT;
+	}
+	estimate_default_prior(&base);
+	return costs_load_from(src, path, boot, now, &base, ret, ret_when, why, why_len);
+}
+
+int costs_record(const char *path, const struct measure_raw *raw,
+		 const struct measure_target *t, unsigned int n,
+		 const struct estimate_prior *prev, const char *boot, double now)
+{
+	struct estimate_prior base, got;
+
+	if (!boot[0] || !raw)
+		return 0;
+	estimate_default_prior(&base);
+	costs_from_measure(raw, t, n, prev ? prev : &base, &got);
+	return costs_save(path, &got, boot, now);
+}

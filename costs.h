@@ -53,4 +53,19 @@ int costs_save(const char *path, const struct estimate_prior *p,
 int costs_boot_id(char *buf, size_t len);
 int costs_boot_id_from(struct source *src, char *buf, size_t len);
 
+/* What a run reads: this boot's id into @boot ("" when it cannot be
+ * read), then @path through @src judged at @now, over the built-in costs.
+ * 0 with *@ret and *@ret_when; -ENOENT (no boot id, or no file) and
+ * -ESTALE say nothing worth a warning; else costs_load_from()'s error,
+ * with @why. */
+int costs_read(struct source *src, const char *path, double now, char *boot, size_t boot_len,
+	       struct estimate_prior *ret, double *ret_when, char *why, size_t why_len);
+/* What a measured run leaves: the costs @raw measured over @prev (NULL:
+ * the built-in ones) saved to @path for boot @boot at @now. 0, also when
+ * there is no boot id or no measurement and so nothing to save, or
+ * costs_save()'s -errno. */
+int costs_record(const char *path, const struct measure_raw *raw,
+		 const struct measure_target *t, unsigned int n,
+		 const struct estimate_prior *prev, const char *boot, double now);
+
 #endif

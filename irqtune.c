@@ -13,7 +13,6 @@
 #include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/utsname.h>
 #include <sys/stat.h>
 #include <argtable2.h>
 
@@ -64,13 +63,14 @@ enum {
 #define WINDOW_MAX	CONFIG_WINDOW_MAX
 #define APPLY_ROUNDS	3	/* re-plans after refusals, bounded */
 
-static struct {
+/* The command line, parsed: what parse_options() fills and the run reads. */
+struct options {
 	bool dry_run, verbose, quiet, json, syslog, no_config, no_state;
 	bool ignore_balancer;
 	bool window_set;
 	double window;
 	double wait_lock;
-	unsigned int *banirq;
+	unsigned int *banirq;	/* the configuration takes it over */
 	int nr_banirq;		/* -1: not given */
 	char *bancpus;
 	char *config;		/* NULL: _PATH_CONFIG if it exists */
@@ -81,19 +81,40 @@ static struct {
 	char *replay;		/* --replay FILE */
 	int argc;
 	char **argv;		/* for the capture's record of the command */
-} opt = { .nr_banirq = -1 };
+};
+
+/* The steps of a run, in order: where it stopped says, with the -errno it
+ * stopped on, what exit_status() makes of it. */
+enum step {
+	STEP_OPTIONS,		/* the command line */
+	STEP_INPUT,		/* --replay's file read, --capture's begun */
+	STEP_CONFIG,		/* the configuration file */
+	STEP_OVERRIDES,		/* the command line over it */
+	STEP_BANS,
+	STEP_ROOT,
+	STEP_LOCK,
+	STEP_BALANCER,		/* irqbalance, if it runs */
+	STEP_MACHINE,		/* the CPUs, /proc/irq */
+	STEP_SOURCE,		/* the load source chosen */
+	STEP_WINDOW,		/* the snapshots */
+	STEP_DEVICES,
+	STEP_LOAD,		/* each IRQ's load, weighed with the history */
+	STEP_PLAN,
+	STEP_APPLY,
+	STEP_REPORT,		/* stdout, the metrics file */
+	STEP_CAPTURE,		/* --capture's file written */
+};
 
 struct run {
+	struct options *opt;
+	enum step step;			/* the one running, or where it stopped */
+	int lock_fd;			/* -1: none taken */
+	const char *metrics_file;	/* the option's or the file's; NULL: none */
 	struct config cfg;
 	struct irqthreads thr;		/* threaded IRQs' threads, if any */
 	struct compat_bans bans;	/* every banned CPU, by source */
 	struct topology *topo;
-	struct snapshot a, b;
-	/* Where the snapshots' counts come from, and why (-v, the JSON). */
-	enum snapshot_input counts;
-	char counts_reason[160];
-	char counts_first[160];		/* the first snapshots' reason, for a capture */
-	double when[4];			/* snapshot-N's time, 0: not taken */
+	struct sample_window win;	/* the snapshots, and where their counts come from */
 	struct loadsrc src;
 	bool src_chosen;
 	double *window_load;		/* this window's loads, when history smoothed them */
@@ -114,6 +135,16 @@ struct run {
 	char host[256];			/* a replay's captured hostname */
 	char begin_reason[LOADSRC_REASON_MAX];	/* the load source's, on choosing */
 	double costs_now;		/* when the costs file was judged; 0: not read */
+	/* Handed from one step of balance() to the next: */
+	struct plan_policy plan_pol;
+	enum irq_class *class;		/* per IRQ of map */
+	struct measure_target *target;
+	struct estimate_prior costs;
+	bool have_costs;
+	double costs_when;
+	char boot[64];			/* this boot's id, "" unknown */
+	long hz;
+	struct history hist;
 };
 
 static double realtime(void)
@@ -130,6 +161,7 @@ static void usage_line(FILE *f, void **argtable)
 	arg_print_syntax(f, argtable, "\n");
 }
 
+/* Said once, with the usage line: -EINVAL. */
 static int usage_error(void **argtable, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int usage_error(void **argtable, const char *fmt, ...)
@@ -142,296 +174,233 @@ static int usage_error(void **argtable, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	usage_line(stderr, argtable);
-	return EXIT_USAGE;
+	return -EINVAL;
 }
 
-static int parse_options(int argc, char **argv)
+/* The options, as argtable2 parses them; in the order of the help. */
+struct args {
+	struct arg_lit *dry;
+	struct arg_dbl *win;
+	struct arg_lit *verbose, *quiet;
+	struct arg_int *banirq;
+	struct arg_str *bancpus;
+	struct arg_dbl *waitlock;
+	struct arg_str *config;
+	struct arg_lit *noconfig, *nostate, *json;
+	struct arg_str *metrics, *source, *capture, *replay;
+	struct arg_lit *use_syslog, *ignore_bal, *version, *help;
+	struct arg_end *end;
+};
+
+static void args_new(struct args *a)
 {
-	struct arg_lit *dry = arg_lit0("n", "dry-run", "plan and print, write nothing");
-	struct arg_dbl *win = arg_dbl0("w", "window", "SECONDS",
-			"sampling window, fractions allowed (default 1)");
-	struct arg_lit *verbose = arg_lit0("v", "verbose",
-			"print every IRQ with the reason for its CPU");
-	struct arg_lit *quiet = arg_lit0("q", "quiet", "print only errors (for cron)");
-	struct arg_int *banirq = arg_intn(NULL, "banirq", "N", 0, 4096,
-			"never move IRQ N (repeatable; replaces the file's banirq)");
-	struct arg_str *bancpus = arg_str0(NULL, "bancpus", "LIST",
-			"keep IRQs off these CPUs too (cpulist, e.g. 0,4-7)");
-	struct arg_dbl *waitlock = arg_dbl0(NULL, "wait-lock", "SECONDS",
-			"wait this long for another run to finish (default: exit)");
-	struct arg_str *config = arg_str0("c", "config", "PATH",
-			"read this configuration file (default " _PATH_CONFIG ")");
-	struct arg_lit *noconfig = arg_lit0(NULL, "no-config",
-			"read no configuration file");
-	struct arg_lit *nostate = arg_lit0(NULL, "no-state",
-			"neither use nor keep the load history of earlier runs");
-	struct arg_lit *json = arg_lit0(NULL, "json",
-			"print the plan and outcome as JSON instead of text");
-	struct arg_str *metrics = arg_str0(NULL, "metrics-file", "PATH",
-			"write Prometheus metrics to PATH (replaced atomically)");
-	struct arg_str *source = arg_str0(NULL, "load-source", "auto|bpf|proc",
-			"measure the load in the kernel, or estimate it from /proc");
-	struct arg_str *capture = arg_str0(NULL, "capture", "FILE",
-			"a dry run that also writes everything it read to FILE");
-	struct arg_str *replay = arg_str0(NULL, "replay", "FILE",
-			"plan from a capture instead of this machine (no root)");
-	struct arg_lit *use_syslog = arg_lit0(NULL, "syslog",
-			"log to syslog even at a terminal");
-	struct arg_lit *ignore_bal = arg_lit0(NULL, "ignore-other-balancer",
-			"write even while irqbalance is running");
-	struct arg_lit *version = arg_lit0("V", "version", "print the version and exit");
-	struct arg_lit *help = arg_lit0("h", "help", "print this help and exit");
-	struct arg_end *end = arg_end(10);
-	void *argtable[] = { dry, win, verbose, quiet, banirq, bancpus, waitlock,
-			     config, noconfig, nostate, json, metrics, source, capture, replay, use_syslog,
-			     ignore_bal, version, help, end };
-	int nerr, ret = -1;
+	a->dry = arg_lit0("n", "dry-run", "plan and print, write nothing");
+	a->win = arg_dbl0("w", "window", "SECONDS",
+			  "sampling window, fractions allowed (default 1)");
+	a->verbose = arg_lit0("v", "verbose", "print every IRQ with the reason for its CPU");
+	a->quiet = arg_lit0("q", "quiet", "print only errors (for cron)");
+	a->banirq = arg_intn(NULL, "banirq", "N", 0, 4096,
+			     "never move IRQ N (repeatable; replaces the file's banirq)");
+	a->bancpus = arg_str0(NULL, "bancpus", "LIST",
+			      "keep IRQs off these CPUs too (cpulist, e.g. 0,4-7)");
+	a->waitlock = arg_dbl0(NULL, "wait-lock", "SECONDS",
+			       "wait this long for another run to finish (default: exit)");
+	a->config = arg_str0("c", "config", "PATH",
+			     "read this configuration file (default " _PATH_CONFIG ")");
+	a->noconfig = arg_lit0(NULL, "no-config", "read no configuration file");
+	a->nostate = arg_lit0(NULL, "no-state",
+			      "neither use nor keep the load history of earlier runs");
+	a->json = arg_lit0(NULL, "json", "print the plan and outcome as JSON instead of text");
+	a->metrics = arg_str0(NULL, "metrics-file", "PATH",
+			      "write Prometheus metrics to PATH (replaced atomically)");
+	a->source = arg_str0(NULL, "load-source", "auto|bpf|proc",
+			     "measure the load in the kernel, or estimate it from /proc");
+	a->capture = arg_str0(NULL, "capture", "FILE",
+			      "a dry run that also writes everything it read to FILE");
+	a->replay = arg_str0(NULL, "replay", "FILE",
+			     "plan from a capture instead of this machine (no root)");
+	a->use_syslog = arg_lit0(NULL, "syslog", "log to syslog even at a terminal");
+	a->ignore_bal = arg_lit0(NULL, "ignore-other-balancer",
+				 "write even while irqbalance is running");
+	a->version = arg_lit0("V", "version", "print the version and exit");
+	a->help = arg_lit0("h", "help", "print this help and exit");
+	a->end = arg_end(10);
+}
+
+/* The strings and numbers of @a into @opt, each checked. 0, -EINVAL
+ * (said) or -ENOMEM. */
+static int options_from(const struct args *a, void **argtable, struct options *opt)
+{
+	opt->dry_run = a->dry->count > 0;
+	opt->verbose = a->verbose->count > 0;
+	opt->quiet = a->quiet->count > 0;
+	opt->json = a->json->count > 0;
+	opt->syslog = a->use_syslog->count > 0;
+	opt->no_config = a->noconfig->count > 0;
+	opt->no_state = a->nostate->count > 0;
+	opt->ignore_balancer = a->ignore_bal->count > 0;
+	opt->window_set = a->win->count > 0;
+	opt->window = a->win->count ? a->win->dval[0] : WINDOW_DEFAULT;
+	if (!isfinite(opt->window) || opt->window <= 0 || opt->window > WINDOW_MAX)
+		return usage_error(argtable, "--window %g: must be above 0 and at most %g seconds",
+				   opt->window, WINDOW_MAX);
+	opt->wait_lock = a->waitlock->count ? a->waitlock->dval[0] : 0;
+	if (!isfinite(opt->wait_lock) || opt->wait_lock < 0 || opt->wait_lock > WINDOW_MAX)
+		return usage_error(argtable, "--wait-lock %g: must be from 0 to %g seconds",
+				   opt->wait_lock, WINDOW_MAX);
+	if (opt->verbose && opt->quiet)
+		return usage_error(argtable, "--verbose and --quiet exclude each other");
+	if (a->config->count && opt->no_config)
+		return usage_error(argtable, "--config and --no-config exclude each other");
+	if (a->banirq->count) {
+		opt->banirq = malloc((size_t)a->banirq->count * sizeof(*opt->banirq));
+		if (!opt->banirq)
+			return -ENOMEM;
+		for (int i = 0; i < a->banirq->count; i++) {
+			if (a->banirq->ival[i] < 0 ||
+			    (unsigned int)a->banirq->ival[i] >= IRQ_NUM_LIMIT)
+				return usage_error(argtable, "--banirq %d: not an IRQ number",
+						   a->banirq->ival[i]);
+			opt->banirq[i] = (unsigned int)a->banirq->ival[i];
+		}
+		opt->nr_banirq = a->banirq->count;
+	}
+	if ((a->bancpus->count && !(opt->bancpus = strdup(a->bancpus->sval[0]))) ||
+	    (a->config->count && !(opt->config = strdup(a->config->sval[0]))) ||
+	    (a->metrics->count && !(opt->metrics_file = strdup(a->metrics->sval[0]))))
+		return -ENOMEM;
+	if (a->source->count) {
+		opt->load_source = config_load_source_parse(a->source->sval[0]);
+		if (opt->load_source == CONFIG_LOAD_UNSET)
+			return usage_error(argtable, "--load-source '%s': must be auto, bpf or proc",
+					   a->source->sval[0]);
+	}
+	/* Read here, the edge: the modules take it as a parameter. */
+	if (bpfload_build_parse(getenv("IRQTUNE_BPF_BUILD"), &opt->bpf_build) < 0) {
+		fprintf(stderr, "irqtune: IRQTUNE_BPF_BUILD '%s': must be context, handlers or raw\n",
+			getenv("IRQTUNE_BPF_BUILD"));
+		return -EINVAL;
+	}
+	if ((a->capture->count && !(opt->capture = strdup(a->capture->sval[0]))) ||
+	    (a->replay->count && !(opt->replay = strdup(a->replay->sval[0]))))
+		return -ENOMEM;
+	if (opt->capture && opt->replay)
+		return usage_error(argtable, "--capture and --replay exclude each other");
+	if ((opt->capture && !*opt->capture) || (opt->replay && !*opt->replay))
+		return usage_error(argtable, "--%s: empty path",
+				   opt->capture ? "capture" : "replay");
+	/* A replay writes nothing, and its window is the one captured. */
+	if (opt->replay && (opt->metrics_file || opt->window_set || a->waitlock->count))
+		return usage_error(argtable, "--replay takes no --%s",
+				   opt->metrics_file ? "metrics-file" :
+				   opt->window_set ? "window (the captured window is replayed)" :
+				   "wait-lock");
+	/* Both only ever plan: a capture is a dry run that keeps what it read. */
+	if (opt->capture || opt->replay)
+		opt->dry_run = true;
+	if (opt->metrics_file && !*opt->metrics_file)
+		return usage_error(argtable, "--metrics-file: empty path");
+	return 0;
+}
+
+/* 1: run, 0: done (--help, --version), or -EINVAL (said) or -ENOMEM. */
+static int parse_options(int argc, char **argv, struct options *opt)
+{
+	struct args a;
+	int nerr, ret = 1;
+
+	args_new(&a);
+	void *argtable[] = { a.dry, a.win, a.verbose, a.quiet, a.banirq, a.bancpus, a.waitlock,
+			     a.config, a.noconfig, a.nostate, a.json, a.metrics, a.source,
+			     a.capture, a.replay, a.use_syslog, a.ignore_bal, a.version, a.help,
+			     a.end };
 
 	if (arg_nullcheck(argtable) != 0) {
 		fprintf(stderr, "irqtune: out of memory\n");
-		ret = EXIT_SOFTWARE;
+		ret = -ENOMEM;
 		goto out;
 	}
 	nerr = arg_parse(argc, argv, argtable);
-	if (help->count) {
+	if (a.help->count) {
 		usage_line(stdout, argtable);
 		puts("Balance the work device interrupts cause across CPUs, once.\n");
 		arg_print_glossary(stdout, argtable, "  %-25s %s\n");
 		puts("\nSee irqtune(8) for the load estimate and exit statuses,\n"
 		     "irqtune.conf(5) for the configuration file.");
 		ret = 0;
-		goto out;
-	}
-	if (version->count) {
+	} else if (a.version->count) {
 		puts("irqtune " IRQTUNE_VERSION);
 		ret = 0;
-		goto out;
-	}
-	if (nerr > 0) {
-		arg_print_errors(stderr, end, "irqtune");
+	} else if (nerr > 0) {
+		arg_print_errors(stderr, a.end, "irqtune");
 		usage_line(stderr, argtable);
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	opt.dry_run = dry->count > 0;
-	opt.verbose = verbose->count > 0;
-	opt.quiet = quiet->count > 0;
-	opt.json = json->count > 0;
-	opt.syslog = use_syslog->count > 0;
-	opt.no_config = noconfig->count > 0;
-	opt.no_state = nostate->count > 0;
-	opt.ignore_balancer = ignore_bal->count > 0;
-	opt.window_set = win->count > 0;
-	opt.window = win->count ? win->dval[0] : WINDOW_DEFAULT;
-	if (!isfinite(opt.window) || opt.window <= 0 || opt.window > WINDOW_MAX) {
-		ret = usage_error(argtable, "--window %g: must be above 0 and at most %g seconds",
-				  opt.window, WINDOW_MAX);
-		goto out;
-	}
-	opt.wait_lock = waitlock->count ? waitlock->dval[0] : 0;
-	if (!isfinite(opt.wait_lock) || opt.wait_lock < 0 || opt.wait_lock > WINDOW_MAX) {
-		ret = usage_error(argtable, "--wait-lock %g: must be from 0 to %g seconds",
-				  opt.wait_lock, WINDOW_MAX);
-		goto out;
-	}
-	if (opt.verbose && opt.quiet) {
-		ret = usage_error(argtable, "--verbose and --quiet exclude each other");
-		goto out;
-	}
-	if (config->count && opt.no_config) {
-		ret = usage_error(argtable, "--config and --no-config exclude each other");
-		goto out;
-	}
-	if (banirq->count) {
-		opt.banirq = malloc((size_t)banirq->count * sizeof(*opt.banirq));
-		if (!opt.banirq) {
-			ret = EXIT_SOFTWARE;
-			goto out;
-		}
-		for (int i = 0; i < banirq->count; i++) {
-			if (banirq->ival[i] < 0 || (unsigned int)banirq->ival[i] >= IRQ_NUM_LIMIT) {
-				ret = usage_error(argtable, "--banirq %d: not an IRQ number",
-						  banirq->ival[i]);
-				goto out;
-			}
-			opt.banirq[i] = (unsigned int)banirq->ival[i];
-		}
-		opt.nr_banirq = banirq->count;
-	}
-	if ((bancpus->count && !(opt.bancpus = strdup(bancpus->sval[0]))) ||
-	    (config->count && !(opt.config = strdup(config->sval[0]))) ||
-	    (metrics->count && !(opt.metrics_file = strdup(metrics->sval[0])))) {
-		ret = EXIT_SOFTWARE;
-		goto out;
-	}
-	if (source->count) {
-		opt.load_source = config_load_source_parse(source->sval[0]);
-		if (opt.load_source == CONFIG_LOAD_UNSET) {
-			ret = usage_error(argtable, "--load-source '%s': must be auto, bpf or proc",
-					  source->sval[0]);
-			goto out;
-		}
-	}
-	/* Read here, the edge: the modules take it as a parameter. */
-	if (bpfload_build_parse(getenv("IRQTUNE_BPF_BUILD"), &opt.bpf_build) < 0) {
-		fprintf(stderr, "irqtune: IRQTUNE_BPF_BUILD '%s': must be context, handlers or raw\n",
-			getenv("IRQTUNE_BPF_BUILD"));
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	if ((capture->count && !(opt.capture = strdup(capture->sval[0]))) ||
-	    (replay->count && !(opt.replay = strdup(replay->sval[0])))) {
-		ret = EXIT_SOFTWARE;
-		goto out;
-	}
-	if (opt.capture && opt.replay) {
-		ret = usage_error(argtable, "--capture and --replay exclude each other");
-		goto out;
-	}
-	if ((opt.capture && !*opt.capture) || (opt.replay && !*opt.replay)) {
-		ret = usage_error(argtable, "--%s: empty path", opt.capture ? "capture" : "replay");
-		goto out;
-	}
-	/* A replay writes nothing, and its window is the one captured. */
-	if (opt.replay && (opt.metrics_file || opt.window_set || waitlock->count)) {
-		ret = usage_error(argtable, "--replay takes no --%s",
-				  opt.metrics_file ? "metrics-file" :
-				  opt.window_set ? "window (the captured window is replayed)" :
-				  "wait-lock");
-		goto out;
-	}
-	/* Both only ever plan: a capture is a dry run that keeps what it read. */
-	if (opt.capture || opt.replay)
-		opt.dry_run = true;
-	if (opt.metrics_file && !*opt.metrics_file) {
-		ret = usage_error(argtable, "--metrics-file: empty path");
-		goto out;
+		ret = -EINVAL;
+	} else {
+		ret = options_from(&a, argtable, opt);
+		if (ret == 0)
+			ret = 1;
 	}
 out:
 	arg_freetable(argtable, sizeof(argtable) / sizeof(argtable[0]));
 	return ret;
 }
 
-/* The captured "KEY VALUE" of the meta member, NULL when absent. */
-static const char *meta(struct run *run, const char *key, char *buf, size_t len)
-{
-	return capture_field(capture_get(run->fs.cap, CAPTURE_META), key, buf, len);
-}
-
-static int meta_double(struct run *run, const char *key, double *ret)
-{
-	char buf[64], *end;
-	double v;
-
-	if (!meta(run, key, buf, sizeof(buf)))
-		return -ENOENT;
-	errno = 0;
-	v = strtod(buf, &end);
-	if (errno || end == buf || *end || !isfinite(v))
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
-#define CONFIG_MEMBER	"config/irqtune.conf"
-
-/* A replay's configuration is the captured one, unless -c or --no-config
- * says otherwise: the site's file of the machine captured, not this one's. */
-static int load_captured_config(struct source *fs, struct config *cfg)
-{
-	const struct capture_member *m = capture_get(fs->cap, CONFIG_MEMBER);
-	struct config_error err;
-	FILE *f;
-	int r;
-
-	if (!m || !m->data)
-		return 0;
-	f = fmemopen(m->data, m->len, "r");
-	if (!f) {
-		log_msg(LOG_ERR, "out of memory");
-		return EXIT_SOFTWARE;
-	}
-	r = config_parse(f, cfg, &err);
-	fclose(f);
-	if (r == -ENOMEM) {
-		log_msg(LOG_ERR, "out of memory");
-		return EXIT_SOFTWARE;
-	}
-	if (r < 0) {
-		log_msg(LOG_ERR, "capture %s: %s:%u: %s", opt.replay, CONFIG_MEMBER,
-			err.line, err.msg);
-		return EXIT_BADCAPTURE;
-	}
-	return 0;
-}
-
-/* A capture keeps the configuration file it ran with, as it was read. */
-static void keep_config(struct source *fs, const char *path)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *in, *out;
-	char buf[4096];
-	size_t n;
-
-	if (fs->mode != SOURCE_RECORD || !(in = fopen(path, "re")))
-		return;
-	out = open_memstream(&text, &len);
-	if (out) {
-		while ((n = fread(buf, 1, sizeof(buf), in)) > 0 && len < CAPTURE_MEMBER_MAX)
-			fwrite(buf, 1, n, out);
-		if (fclose(out) == 0)
-			source_keep(fs, CONFIG_MEMBER, text, len);
-	}
-	free(text);
-	fclose(in);
-}
-
-/* The configuration file, then the command line over it. */
+/* The configuration file; for a replay the captured one, unless -c or
+ * --no-config says otherwise: the site's file of the machine captured,
+ * not this one's. */
 static int load_config(struct run *run)
 {
+	const struct options *opt = run->opt;
+	const char *path = opt->config ? opt->config : _PATH_CONFIG;
 	struct config *cfg = &run->cfg;
-	const char *path = opt.config ? opt.config : _PATH_CONFIG;
 	struct config_error err;
 	int r;
 
 	config_init(cfg);
-	if (opt.no_config)
-		goto overrides;
-	if (run->fs.mode == SOURCE_REPLAY && !opt.config) {
-		r = load_captured_config(&run->fs, cfg);
-		if (r)
-			return r;
-		goto overrides;
-	}
-	r = config_load(path, cfg, &err);
-	if (r == 0)
-		keep_config(&run->fs, path);
-	if (r == -ENOENT && !opt.config)
-		goto overrides;		/* no file: defaults */
-	if (r == -ENOMEM) {
-		log_msg(LOG_ERR, "out of memory");
-		return EXIT_SOFTWARE;
-	}
-	if (r < 0) {
-		if (err.line)
+	if (opt->no_config)
+		return 0;
+	if (run->fs.mode == SOURCE_REPLAY && !opt->config) {
+		r = replay_config(run->fs.cap, cfg, &err);
+		if (r == -EINVAL) {
+			log_msg(LOG_ERR, "capture %s: %s:%u: %s", opt->replay, REPLAY_CONFIG,
+				err.line, err.msg);
+			return -EBADMSG;
+		}
+	} else {
+		r = config_load(path, cfg, &err);
+		if (r == 0)
+			replay_keep_config(&run->fs, path);
+		if (r == -ENOENT && !opt->config)
+			return 0;		/* no file: defaults */
+		if (r < 0 && r != -ENOMEM && err.line)
 			log_msg(LOG_ERR, "%s:%u: %s", path, err.line, err.msg);
-		else
+		else if (r < 0 && r != -ENOMEM)
 			log_msg(LOG_ERR, "%s: %s", path, err.msg);
-		return EXIT_CONFIG;
 	}
-overrides:
-	if (opt.window_set || cfg->window <= 0)
-		cfg->window = opt.window;
+	if (r == -ENOMEM)
+		log_msg(LOG_ERR, "out of memory");
+	return r;
+}
+
+/* The command line over the configuration file. */
+static int apply_options(struct run *run)
+{
+	struct options *opt = run->opt;
+	struct config *cfg = &run->cfg;
+	int r;
+
+	if (opt->window_set || cfg->window <= 0)
+		cfg->window = opt->window;
 	/* A replay's window is the one captured (--window is refused). */
-	if (run->fs.mode == SOURCE_REPLAY && meta_double(run, "window", &cfg->window) < 0)
-		cfg->window = opt.window;
+	if (run->fs.mode == SOURCE_REPLAY &&
+	    replay_meta_double(run->fs.cap, "window", &cfg->window) < 0)
+		cfg->window = opt->window;
 	run->threshold_auto = cfg->threshold < 0;
 	if (cfg->threshold < 0)
 		cfg->threshold = PLAN_DEFAULT_THRESHOLD;
-	if (opt.load_source != CONFIG_LOAD_UNSET)
-		cfg->load_source = opt.load_source;
-	if (opt.nr_banirq >= 0) {
+	if (opt->load_source != CONFIG_LOAD_UNSET)
+		cfg->load_source = opt->load_source;
+	if (opt->nr_banirq >= 0) {
 		/* --banirq replaces the file's banirq, numbers and patterns. */
 		free(cfg->banirq);
 		for (unsigned int i = 0; i < cfg->nr_banname; i++)
@@ -439,29 +408,28 @@ overrides:
 		free(cfg->banname);
 		cfg->banname = NULL;
 		cfg->nr_banname = 0;
-		cfg->banirq = opt.banirq;
-		cfg->nr_banirq = (unsigned int)opt.nr_banirq;
-		opt.banirq = NULL;
+		cfg->banirq = opt->banirq;
+		cfg->nr_banirq = (unsigned int)opt->nr_banirq;
+		opt->banirq = NULL;
 	}
-	if (opt.bancpus) {
+	if (opt->bancpus) {
 		struct cpuset *set = cpuset_new(CPU_ID_LIMIT);
 
 		if (!set)
-			return EXIT_SOFTWARE;
-		r = cpulist_parse(opt.bancpus, set);
+			return -ENOMEM;
+		r = cpulist_parse(opt->bancpus, set);
 		if (r < 0) {
-			fprintf(stderr, "irqtune: --bancpus '%s': %s\n", opt.bancpus,
+			fprintf(stderr, "irqtune: --bancpus '%s': %s\n", opt->bancpus,
 				r == -ERANGE ? "CPU id out of range" : "not a cpulist (e.g. 0,4-7)");
 			cpuset_free(set);
-			return EXIT_USAGE;
+			return -EINVAL;
 		}
 		cpuset_free(cfg->bancpus);
 		cfg->bancpus = set;
 	}
 	/* A replay writes nothing, the captured machine's metrics file least. */
-	if (!opt.metrics_file && cfg->metrics_file && !opt.replay &&
-	    !(opt.metrics_file = strdup(cfg->metrics_file)))
-		return EXIT_SOFTWARE;
+	run->metrics_file = opt->metrics_file ? opt->metrics_file :
+			    opt->replay ? NULL : cfg->metrics_file;
 	return 0;
 }
 
@@ -474,6 +442,7 @@ static int gather_bans(struct run *run)
 	static const char *const defaults[] = {
 		_PATH_IRQBALANCE_DEFAULT, _PATH_IRQBALANCE_SYSCONFIG, NULL,
 	};
+	const struct options *opt = run->opt;
 	struct config *cfg = &run->cfg;
 	struct compat_sources src = {
 		.fs = &run->fs,
@@ -486,17 +455,17 @@ static int gather_bans(struct run *run)
 	char from[PATH_MAX + 16];
 	int r = 0;
 
-	snprintf(from, sizeof(from), "bancpus in %s", opt.config ? opt.config : _PATH_CONFIG);
+	snprintf(from, sizeof(from), "bancpus in %s", opt->config ? opt->config : _PATH_CONFIG);
 	if (cfg->bancpus)
 		r = compat_add_ban(&run->bans, cpuset_dup(cfg->bancpus),
-				   opt.bancpus ? "--bancpus" : from);
+				   opt->bancpus ? "--bancpus" : from);
 	if (r == 0)
 		r = compat_collect(&src, &run->bans);
 	if (r == 0 && !cfg->bancpus && run->bans.nr && !(cfg->bancpus = cpuset_new(CPU_ID_LIMIT)))
 		r = -ENOMEM;
 	if (r < 0) {
 		log_msg(LOG_ERR, "out of memory");
-		return EXIT_SOFTWARE;
+		return r;
 	}
 	for (unsigned int i = 0; i < run->bans.nr_warnings; i++)
 		log_msg(LOG_WARNING, "%s", run->bans.warnings[i]);
@@ -508,17 +477,55 @@ static int gather_bans(struct run *run)
 	return 0;
 }
 
+static int check_root(struct run *run)
+{
+	if (!run->opt->dry_run && geteuid() != 0) {
+		log_msg(LOG_ERR, "writing IRQ affinities needs root; use --dry-run to only plan");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* A run that writes holds the lock; the work starts once it does. */
+static int take_lock(struct run *run)
+{
+	int fd;
+
+	if (!run->opt->dry_run) {
+		fd = lock_take(_PATH_RUN_LOCK, run->opt->wait_lock);
+		if (fd == -EWOULDBLOCK) {
+			if (!run->opt->quiet)
+				fprintf(stderr, "irqtune: another run holds %s; not running\n",
+					_PATH_RUN_LOCK);
+			log_event(LOG_NOTICE, "another run holds %s; not running",
+				  _PATH_RUN_LOCK);
+			return fd;
+		}
+		if (fd < 0) {
+			log_msg(LOG_ERR, "cannot lock %s: %s%s", _PATH_RUN_LOCK, strerror(-fd),
+				fd == -EPERM ? " (not a regular file of ours: a symlink or "
+				"someone else's file?)" : "");
+			return fd;
+		}
+		run->lock_fd = fd;
+		run->locked = realtime();
+	}
+	clock_gettime(CLOCK_MONOTONIC, &run->t0);
+	return 0;
+}
+
 /* Two balancers rewriting the same affinities fight: a run that writes
  * refuses while irqbalance runs, unless told otherwise. */
-static int other_balancer(const struct run *run)
+static int other_balancer(struct run *run)
 {
+	const struct options *opt = run->opt;
 	char name[32];
 	pid_t pid;
 	int r;
 
 	/* A replay's machine is not this one, and it writes nothing anyway. */
-	if (opt.ignore_balancer || run->cfg.other_balancer == CONFIG_BALANCER_IGNORE ||
-	    opt.replay)
+	if (opt->ignore_balancer || run->cfg.other_balancer == CONFIG_BALANCER_IGNORE ||
+	    opt->replay)
 		return 0;
 	r = compat_find_balancer(_PATH_PROC, &pid, name, sizeof(name));
 	if (r < 0)
@@ -526,7 +533,7 @@ static int other_balancer(const struct run *run)
 			_PATH_PROC, strerror(-r));
 	if (r <= 0)
 		return 0;
-	if (opt.dry_run) {
+	if (opt->dry_run) {
 		log_msg(LOG_NOTICE, "%s (pid %d) is running: a run that writes would refuse "
 			"(--ignore-other-balancer overrides); this dry run writes nothing",
 			name, (int)pid);
@@ -535,162 +542,195 @@ static int other_balancer(const struct run *run)
 	log_msg(LOG_ERR, "%s (pid %d) is running and balances IRQs itself: writing none, "
 		"so as not to fight it (stop and disable it, or --ignore-other-balancer)",
 		name, (int)pid);
-	return EXIT_BALANCER;
+	return -EBUSY;
 }
 
-static void sleep_window(double seconds)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)seconds,
-		.tv_nsec = (long)((seconds - floor(seconds)) * 1e9),
-	};
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-		;
-}
-
-/* A replay's missing or malformed member: named once, with the capture. */
-static int bad_capture(const char *what, unsigned int line, const char *why)
+/* A replay's missing or malformed member: named once, with the capture.
+ * -EBADMSG. */
+static int bad_capture(const struct run *run, const char *what, unsigned int line,
+		       const char *why)
 {
 	if (line)
-		log_msg(LOG_ERR, "capture %s: %s:%u: %s", opt.replay, what, line, why);
+		log_msg(LOG_ERR, "capture %s: %s:%u: %s", run->opt->replay, what, line, why);
 	else
-		log_msg(LOG_ERR, "capture %s: %s: %s", opt.replay, what, why);
-	return EXIT_BADCAPTURE;
+		log_msg(LOG_ERR, "capture %s: %s: %s", run->opt->replay, what, why);
+	return -EBADMSG;
 }
 
-/* Snapshot @n (1 or 2): the live files, kept for a capture as members
- * "snapshot-N/proc/...", or those members replayed with the time the run
- * that captured them stamped them with. */
-static int take(struct run *run, struct snapshot *s, int n)
+/* Why a topology parser refused a file, for a replay's message. */
+static const char *topology_why(int r)
 {
-	const char *path = NULL;
-	char tag[16];
-	unsigned int line = 0;
+	switch (r) {
+	case -ENOENT:	return "missing";
+	case -ENOTDIR:	return "not a directory";
+	case -EFBIG:	return "larger than any such sysfs file";
+	case -ERANGE:	return "an id out of range";
+	case -ENODEV:	return "no online CPU";
+	case -EINVAL:	return "not what the kernel writes there";
+	default:	return strerror(-r);
+	}
+}
+
+/* The topology from /sys, through run->fs: a capture keeps the files and
+ * directory listings read, a replay parses those. */
+static int read_topology(struct run *run, char *where, size_t where_len)
+{
+	char member[CAPTURE_NAME_MAX];
 	int r;
 
-	snprintf(tag, sizeof(tag), "snapshot-%d", n);
-	if (run->counts == SNAPSHOT_STAT) {
-		r = snapshot_take_stat(s, &run->fs, tag, n == 2 ? &run->a : NULL, &path, &line);
-		if (r == -EDOM) {
-			if (n == 2 && line)
-				snprintf(run->counts_reason, sizeof(run->counts_reason),
-					 "/proc/interrupts, a window later: irq %u did not stay "
-					 "on one CPU, or its total fell", line);
-			else
-				str_copy(run->counts_reason, sizeof(run->counts_reason),
-					 "/proc/interrupts: /proc/stat has no intr line");
-			return -EDOM;
-		}
-	} else {
-		r = snapshot_take_from(s, &run->fs, tag, &path, &line);
+	r = topology_read_from(&run->fs, "", run->cfg.bancpus, &run->topo, where, where_len);
+	if (r == -ENOMEM) {
+		log_msg(LOG_ERR, "out of memory");
+		return r;
 	}
-	/* The irq threads' run times at the same end of the window. */
-	if (r == 0)
-		irqthread_sample(&run->fs, tag, &run->thr, n % 2 ? 0 : 1);
 	if (r < 0 && run->fs.mode == SOURCE_REPLAY) {
-		char what[64];
-
-		snprintf(what, sizeof(what), "%s%s", tag, path ? path : "/proc");
-		if (line) {
-			char why[128];
-
-			snprintf(why, sizeof(why), "cannot parse: %s", strerror(-r));
-			bad_capture(what, line, why);
-		} else {
-			bad_capture(what, 0, r == -ENOENT ? "missing" : strerror(-r));
-		}
-		return -EXIT_BADCAPTURE;
+		if (source_member(member, sizeof(member), NULL, where[0] ? where : _PATH_SYS_CPU) < 0)
+			str_copy(member, sizeof(member), "root" _PATH_SYS_CPU);
+		log_msg(LOG_ERR, "capture %s: member %s: %s", run->opt->replay, member,
+			topology_why(r));
+		return -EBADMSG;
 	}
-	if (r < 0) {
-		if (line)
-			log_msg(LOG_ERR, "%s:%u: cannot parse: %s", path, line, strerror(-r));
-		else
-			log_msg(LOG_ERR, "cannot read %s: %s", path ? path : "/proc",
-				strerror(-r));
-		return -EXIT_NOINPUT;
-	}
-	if (run->fs.mode == SOURCE_REPLAY) {
-		double when;
+	if (r < 0)
+		log_msg(LOG_ERR, "cannot read the CPU topology: %s: %s",
+			where[0] ? where : _PATH_SYS_CPU, strerror(-r));
+	return r;
+}
 
-		if (meta_double(run, tag, &when) < 0 || when < 0) {
-			snapshot_release(s);
-			return -bad_capture(CAPTURE_META, 0, "no valid time of a snapshot");
-		}
-		s->when = when;
+/* The machine's CPUs, and its IRQs to balance at all: -ENOSPC when no CPU
+ * is left for them. */
+static int read_machine(struct run *run)
+{
+	char where[PATH_MAX];
+	struct stat st;
+	int r;
+
+	r = read_topology(run, where, sizeof(where));
+	if (r < 0)
+		return r;
+	if (cpuset_count(run->topo->eligible) == 0) {
+		log_msg(LOG_ERR, "no CPU left for IRQs: every online CPU is isolated, nohz_full or banned");
+		return -ENOSPC;
 	}
-	run->when[n - 1] = s->when;
+	if (run->fs.mode != SOURCE_REPLAY && stat(_PATH_PROC_IRQ, &st) < 0) {
+		r = -errno;
+		log_msg(LOG_ERR, "cannot read %s: %s (in a container?); nothing to balance",
+			_PATH_PROC_IRQ, strerror(-r));
+		return r;
+	}
 	return 0;
 }
 
-/* At this many online CPUs and more, /proc/interrupts is not read: it holds
- * a count per CPU and IRQ (1.4 GB at 8192 CPUs and 16000 IRQs, each time),
- * where /proc/stat and one small file per IRQ say the same. */
-#define COUNTS_STAT_CPUS 2048
-
-static void choose_counts(struct run *run)
+/* The load source: the kernel program, or for a replay the measurement
+ * the capture holds. */
+static int choose_source(struct run *run)
 {
-	const char *e = getenv("IRQTUNE_COUNTS");
-	unsigned int online = cpuset_count(run->topo->online);
-	char buf[32];
-
-	run->counts = SNAPSHOT_INTERRUPTS;
-	if (run->fs.mode == SOURCE_REPLAY) {
-		/* The way and the words of the run that captured it. */
-		if (meta(run, "counts", buf, sizeof(buf)) && strcmp(buf, "stat") == 0)
-			run->counts = SNAPSHOT_STAT;
-		if (!meta(run, "counts-reason", run->counts_reason, sizeof(run->counts_reason)))
-			str_copy(run->counts_reason, sizeof(run->counts_reason),
-				 "/proc/interrupts, as captured");
-		return;
-	}
-	if (e && (strcmp(e, "stat") == 0 || strcmp(e, "interrupts") == 0)) {
-		run->counts = strcmp(e, "stat") == 0 ? SNAPSHOT_STAT : SNAPSHOT_INTERRUPTS;
-		snprintf(run->counts_reason, sizeof(run->counts_reason), "%s: IRQTUNE_COUNTS=%s",
-			 run->counts == SNAPSHOT_STAT ? "/proc/stat and effective affinities" :
-			 "/proc/interrupts", e);
-		return;
-	}
-	if (online >= COUNTS_STAT_CPUS) {
-		run->counts = SNAPSHOT_STAT;
-		snprintf(run->counts_reason, sizeof(run->counts_reason),
-			 "/proc/stat and effective affinities: %u online CPUs", online);
-	} else {
-		snprintf(run->counts_reason, sizeof(run->counts_reason),
-			 "/proc/interrupts: %u online CPUs", online);
-	}
-}
-
-/* The two snapshots around the window. Counts read without
- * /proc/interrupts that it alone could tell (an IRQ moved or spread over
- * CPUs in the window) are taken again from it, a window later, as
- * snapshots 3 and 4. */
-static int take_window(struct run *run)
-{
+	const struct capture_member *m;
+	struct measure_raw *raw = NULL;
+	unsigned int line = 0;
+	char want[16];
 	int r;
 
-	choose_counts(run);
-	str_copy(run->counts_first, sizeof(run->counts_first), run->counts_reason);
+	/* Threaded IRQs' threads, found before the program is loaded: it
+	 * times them only where there are some. A test tree's IRQs are not
+	 * this kernel's: its processes are not looked at. */
+	if ((run->fs.mode == SOURCE_REPLAY || loadsrc_native()) &&
+	    irqthread_find(&run->fs, &run->thr) < 0) {
+		log_msg(LOG_ERR, "out of memory");
+		return -ENOMEM;
+	}
+	if (run->fs.mode != SOURCE_REPLAY) {
+		r = loadsrc_begin(&run->src, run->cfg.load_source, run->opt->bpf_build,
+				  run->thr.nr > 0);
+		str_copy(run->begin_reason, sizeof(run->begin_reason), run->src.reason);
+		goto out;
+	}
+	m = capture_get(run->fs.cap, REPLAY_MEASURE);
+	if (m && m->data && run->cfg.load_source != CONFIG_LOAD_PROC) {
+		r = replay_parse_measure(m->data, &raw, &line);
+		if (r == -ENOMEM)
+			log_msg(LOG_ERR, "out of memory");
+		if (r < 0)
+			return r == -ENOMEM ? r : bad_capture(run, REPLAY_MEASURE, line,
+							      "not a measurement line");
+	}
+	if (!replay_meta_get(run->fs.cap, "load-source-begin", run->begin_reason,
+			     sizeof(run->begin_reason)))
+		str_copy(run->begin_reason, sizeof(run->begin_reason), "not recorded");
+	if (!raw && replay_meta_get(run->fs.cap, "load-source-wanted", want, sizeof(want)) &&
+	    strcmp(want, "proc") == 0)
+		snprintf(run->begin_reason, sizeof(run->begin_reason),
+			 "the capture holds no measurement (taken with --load-source=proc)");
+	r = loadsrc_replay(&run->src, run->cfg.load_source, raw, run->begin_reason);
+out:
+	if (r < 0) {
+		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
+		return r;
+	}
+	run->src_chosen = true;
+	return 0;
+}
+
+static void window_begins(void *ctx)
+{
+	struct run *run = ctx;
+
 	loadsrc_start(&run->src);
-	r = take(run, &run->a, 1);
-	if (r == 0) {
-		if (run->fs.mode != SOURCE_REPLAY)
-			sleep_window(run->cfg.window);
-		r = take(run, &run->b, 2);
+}
+
+/* The irq threads' run times at the same end of the window. */
+static void window_taken(void *ctx, const char *tag, int n)
+{
+	struct run *run = ctx;
+
+	irqthread_sample(&run->fs, tag, &run->thr, n % 2 ? 0 : 1);
+}
+
+/* Why the window's snapshot @w->tag failed, said once. */
+static int window_failed(const struct run *run, const struct sample_window *w, int r)
+{
+	char what[64], why[128];
+
+	if (w->no_time)
+		return bad_capture(run, CAPTURE_META, 0, "no valid time of a snapshot");
+	if (run->fs.mode == SOURCE_REPLAY) {
+		snprintf(what, sizeof(what), "%s%s", w->tag, w->path ? w->path : "/proc");
+		snprintf(why, sizeof(why), "cannot parse: %s", strerror(-r));
+		return bad_capture(run, what, w->line, w->line ? why :
+				   r == -ENOENT ? "missing" : strerror(-r));
 	}
-	if (r == -EDOM) {
-		snapshot_release(&run->a);
-		run->counts = SNAPSHOT_INTERRUPTS;
-		loadsrc_start(&run->src);
-		r = take(run, &run->a, 3);
-		if (r == 0) {
-			if (run->fs.mode != SOURCE_REPLAY)
-				sleep_window(run->cfg.window);
-			r = take(run, &run->b, 4);
-		}
-	}
-	loadsrc_stop(&run->src);
+	if (w->line)
+		log_msg(LOG_ERR, "%s:%u: cannot parse: %s", w->path, w->line, strerror(-r));
+	else
+		log_msg(LOG_ERR, "cannot read %s: %s", w->path ? w->path : "/proc", strerror(-r));
 	return r;
+}
+
+/* The two snapshots around the window, the load source running over it. */
+static int take_window(struct run *run)
+{
+	struct sample_window *w = &run->win;
+	char counts[32], reason[SAMPLE_REASON_MAX], tag[16];
+	bool replay = run->fs.mode == SOURCE_REPLAY;
+	int r;
+
+	w->src = &run->fs;
+	w->seconds = run->cfg.window;
+	w->begin = window_begins;
+	w->taken = window_taken;
+	w->ctx = run;
+	for (int n = 0; n < 4; n++) {
+		snprintf(tag, sizeof(tag), "snapshot-%d", n + 1);
+		if (!replay || replay_meta_double(run->fs.cap, tag, &w->replayed[n]) < 0)
+			w->replayed[n] = NAN;
+	}
+	sample_choose_counts(w, getenv("IRQTUNE_COUNTS"), cpuset_count(run->topo->online),
+			     replay ? replay_meta_get(run->fs.cap, "counts", counts,
+						      sizeof(counts)) : NULL,
+			     replay ? replay_meta_get(run->fs.cap, "counts-reason", reason,
+						      sizeof(reason)) : NULL);
+	r = sample_window_take(w);
+	loadsrc_stop(&run->src);
+	return r < 0 ? window_failed(run, w, r) : 0;
 }
 
 /* /proc/interrupts lists online CPUs only: a CPU with no column in the
@@ -716,21 +756,215 @@ static void forget_offline(struct topology *topo, const struct interrupts *intr)
 		topology_update_sets(topo);
 }
 
-static const struct device_group *group_of(const struct run *run, unsigned int i)
+/* The CPUs still online at the window's end (-ENOSPC: none is left for
+ * IRQs), and the device behind each IRQ. */
+static int map_devices(struct run *run)
 {
-	int g = run->map->irqs[i].group;
+	unsigned int line = 0;
+	int r;
 
-	return g >= 0 ? &run->map->groups[g] : NULL;
+	forget_offline(run->topo, run->win.b.intr);
+	if (cpuset_count(run->topo->eligible) == 0) {
+		log_msg(LOG_ERR, "no CPU left for IRQs: every online CPU is isolated, nohz_full or banned");
+		return -ENOSPC;
+	}
+	r = device_scan_from(run->win.b.intr, run->topo->nr_ids, &run->fs, &run->map, &line);
+	if (r == -ENOMEM || r >= 0)
+		return r;
+	if (run->fs.mode == SOURCE_REPLAY)
+		return bad_capture(run, "devices", line, r == -ENOENT ? "missing" :
+				   "not a device line");
+	log_msg(LOG_ERR, "cannot map IRQs to devices with libudev: %s", strerror(-r));
+	return r;
+}
+
+/* USER_HZ of /proc/stat: this kernel's, or the captured one's. */
+static int clock_ticks(struct run *run, long *ret)
+{
+	double hz;
+
+	if (run->fs.mode != SOURCE_REPLAY) {
+		*ret = sysconf(_SC_CLK_TCK);
+		return 0;
+	}
+	if (replay_meta_double(run->fs.cap, "hz", &hz) < 0 || hz < 1 || hz > 100000 ||
+	    hz != floor(hz))
+		return bad_capture(run, CAPTURE_META, 0, "no valid hz");
+	*ret = (long)hz;
+	return 0;
+}
+
+/* The costs a measured run recorded, when they are this boot's and fresh;
+ * a file that is there but not to be trusted is named once, and ignored.
+ * Through run->fs: a capture keeps the file, the boot id and the time it
+ * was judged at (meta "costs-now"), and a replay judges them again.
+ * Costs measured on this kernel describe no other machine; a replay's are
+ * the captured machine's, if its run read any. */
+static void load_costs(struct run *run)
+{
+	char why[256];
+	int r;
+
+	if (!run->src.native && run->fs.mode != SOURCE_REPLAY)
+		return;
+	if (run->fs.mode == SOURCE_REPLAY) {
+		/* No time: the captured run read no costs. */
+		if (replay_meta_double(run->fs.cap, "costs-now", &run->costs_now) < 0)
+			return;
+	} else {
+		run->costs_now = realtime();
+	}
+	r = costs_read(&run->fs, _PATH_COSTS, run->costs_now, run->boot, sizeof(run->boot),
+		       &run->costs, &run->costs_when, why, sizeof(why));
+	if (r < 0 && r != -ENOENT && r != -ESTALE)
+		log_msg(LOG_WARNING, "%s: %s; estimating with the built-in costs",
+			_PATH_COSTS, why);
+	run->have_costs = r == 0;
+}
+
+/* A measured run leaves its per-event costs for the runs that can only
+ * estimate. Not having done so is no failure of this run: a warning. An
+ * estimate says how old the costs it used were, so that a replay says
+ * what the captured run said. */
+static void costs_after(struct run *run)
+{
+	const struct estimate_prior *prev = run->have_costs ? &run->costs : NULL;
+	size_t l = strlen(run->src.reason);
+	int r;
+
+	if (run->src.used == LOADSRC_BPF && run->fs.mode != SOURCE_REPLAY) {
+		r = costs_record(_PATH_COSTS, run->src.raw, run->target, run->map->nr_irqs, prev,
+				 run->boot, realtime());
+		if (r < 0)
+			log_msg(LOG_WARNING, "cannot record the measured costs in %s: %s%s",
+				_PATH_COSTS, strerror(-r), r == -ELOOP || r == -EPERM ?
+				" (not a file or directory of ours: refusing it)" : "");
+	} else if (run->src.used != LOADSRC_BPF && run->have_costs) {
+		snprintf(run->src.reason + l, sizeof(run->src.reason) - l,
+			 "; per-event costs as measured %.0f min ago",
+			 fmax(0, run->costs_now - run->costs_when) / 60);
+	}
+}
+
+/* What the load history's last call left to say: its note for the report,
+ * and a warning, named once. */
+static void history_said(struct run *run, struct history *h)
+{
+	str_copy(run->state_note, sizeof(run->state_note), h->note);
+	if (h->warn[0])
+		log_msg(LOG_WARNING, "%s", h->warn);
+	h->warn[0] = '\0';
+}
+
+/* The load history before the estimate: whether this run keeps one, the
+ * per-device fit it lends the estimate, and the interval since the last
+ * run's window. -ENOMEM only. */
+static int begin_history(struct run *run)
+{
+	struct history_opts o = {
+		.no_state = run->opt->no_state,
+		.live = run->fs.mode == SOURCE_LIVE,
+		.native = run->src.native,
+		.state_dir = run->cfg.state_dir,
+		.now = realtime(),
+	};
+	int r;
+
+	r = history_begin(&run->hist, &o, run->map, run->boot, sizeof(run->boot));
+	history_said(run, &run->hist);
+	if (r < 0)
+		return r;
+	return history_long(&run->hist, &run->win.a, &run->win.b, run->class, run->hz,
+			    run->have_costs ? &run->costs : NULL, run->src.bpf || run->src.raw);
+}
+
+/* The window's loads weighed with the history, which is kept for the next
+ * run. -ENOMEM only. */
+static int end_history(struct run *run)
+{
+	struct history *h = &run->hist;
+	struct history_window w = {
+		.map = run->map,
+		.act = run->act,
+		.b = &run->win.b,
+		.secs = run->win.b.when - run->win.a.when,
+		.hz = run->hz,
+		.measured = run->src.used == LOADSRC_BPF,
+		.now = realtime(),
+	};
+	int r;
+
+	r = history_end(h, &w, run->boot);
+	/* the report shows each window's own load beside the planned one */
+	run->window_load = h->window_load;
+	h->window_load = NULL;
+	history_said(run, h);
+	return r;
+}
+
+/* What the measurement summed, kept by a capture after the run read it. */
+static void keep_measure(struct run *run)
+{
+	char *text;
+	size_t len;
+
+	if (run->fs.mode != SOURCE_RECORD || !run->src.raw)
+		return;
+	if (replay_format_measure(run->src.raw, &text, &len) < 0) {
+		run->fs.err = run->fs.err ? run->fs.err : -ENOMEM;
+		return;
+	}
+	source_keep(&run->fs, REPLAY_MEASURE, text, len);
+	free(text);
+}
+
+/* Each IRQ's load: the measurement or the estimate, from the costs and
+ * the history, then weighed with the history. -EPROTO: the measurement
+ * disagrees with /proc/interrupts. */
+static int weigh_load(struct run *run)
+{
+	const struct device_map *map = run->map;
+	size_t n = map->nr_irqs ? map->nr_irqs : 1;
+	int r;
+
+	run->class = calloc(n, sizeof(*run->class));
+	run->target = calloc(n, sizeof(*run->target));
+	if (!run->class || !run->target)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < map->nr_irqs; i++) {
+		const struct irq_info *ii = &map->irqs[i];
+
+		run->class[i] = ii->class;
+		run->target[i] = (struct measure_target){
+			.irq = ii->irq, .class = ii->class, .group = ii->group,
+			.label = ii->group >= 0 ? map->groups[ii->group].label : NULL,
+		};
+	}
+	load_costs(run);
+	r = clock_ticks(run, &run->hz);
+	if (r == 0)
+		r = begin_history(run);
+	if (r < 0)
+		return r;
+	r = loadsrc_finish(&run->src, &run->win.a, &run->win.b, run->target, run->class,
+			   run->hz, run->have_costs ? &run->costs : NULL,
+			   run->hist.fit ? &run->hist.dev : NULL, &run->thr, &run->act);
+	keep_measure(run);
+	if (r == -EPROTO)
+		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
+	else if (r < 0)
+		log_msg(LOG_ERR, "cannot compare the two samples: %s", strerror(-r));
+	if (r < 0)
+		return r;
+	costs_after(run);
+	return end_history(run);
 }
 
 /* "irq 42 (eth0-TxRx-0)", names escaped. */
 static const char *irq_tag(const struct run *run, unsigned int i, char *buf,
 			   size_t len)
 {
-	char name[DEVICE_NAME_MAX * 4];
-
-	report_escape(name, sizeof(name), run->map->irqs[i].name);
-	snprintf(buf, len, "irq %u (%s)", run->map->irqs[i].irq, name);
+	report_irq_tag(buf, len, run->map->irqs[i].irq, run->map->irqs[i].name);
 	return buf;
 }
 
@@ -762,7 +996,7 @@ static void report_policy_errors(const struct run *run)
  * site policy. */
 static int build_plan_input(struct run *run)
 {
-	run->nr = run->b.intr->nr_rows;
+	run->nr = run->win.b.intr->nr_rows;
 	run->pi = calloc(run->nr ? run->nr : 1, sizeof(*run->pi));
 	run->out = calloc(run->nr ? run->nr : 1, sizeof(*run->out));
 	if (!run->pi || !run->out)
@@ -803,6 +1037,35 @@ static int build_plan_input(struct run *run)
 		}
 	}
 	return 0;
+}
+
+/* The site policy, the planner's input, the evidence's threshold, then
+ * the plan. -ENOSPC: no CPU to plan on. */
+static int plan(struct run *run)
+{
+	struct plan_policy *pol = &run->plan_pol;
+	int r;
+
+	pol->threshold = run->cfg.threshold;
+	pol->idle_load = PLAN_DEFAULT_IDLE_LOAD;
+	/* One clock tick of the window (the estimate checked it is > 0). */
+	pol->resolution = 1.0 / ((double)run->hz * (run->win.b.when - run->win.a.when));
+	r = policy_build(&run->cfg, run->topo, run->map, &run->pol);
+	if (r < 0)
+		return r;
+	report_policy_errors(run);
+	r = build_plan_input(run);
+	if (r == 0) {
+		r = history_weigh_evidence(&run->hist, run->pi, run->nr, run->topo->nr_ids,
+					   run->threshold_auto, pol);
+		history_said(run, &run->hist);
+	}
+	if (r < 0)
+		return r;
+	r = plan_compute(run->topo, run->pi, run->nr, pol, &run->res);
+	if (r < 0)
+		log_msg(LOG_ERR, "cannot plan: %s", strerror(-r));
+	return r;
 }
 
 static const char *errno_name_note(int err)
@@ -876,186 +1139,130 @@ static int apply_plan(struct run *run, const struct plan_policy *pol)
 	return 0;
 }
 
-/* Lowest and highest load of the online CPUs, and busiest over mean of the
- * eligible ones (1 when there is no load at all: nothing is uneven). */
-static void spread(const struct run *run, const double *load, double *lo,
-		   double *hi, double *ratio)
+/* The plan written, or a dry run's moves marked as such. -EIO: some
+ * writes were refused (the run's report says which). */
+static int apply(struct run *run)
 {
-	const struct cpuset *on = run->topo->online, *el = run->topo->eligible;
-	double sum = 0, max = 0;
-	unsigned int n = 0;
-	int cpu;
+	int r;
 
-	*lo = *hi = 0;
-	for (cpu = cpuset_first(on); cpu >= 0; cpu = cpuset_next(on, cpu)) {
-		if (cpu == cpuset_first(on) || load[cpu] < *lo)
-			*lo = load[cpu];
-		if (load[cpu] > *hi)
-			*hi = load[cpu];
+	if (!run->opt->dry_run) {
+		r = apply_plan(run, &run->plan_pol);
+		if (r < 0) {
+			log_msg(LOG_ERR, "cannot re-plan: %s", strerror(-r));
+			return r;
+		}
 	}
-	for (cpu = cpuset_first(el); cpu >= 0; cpu = cpuset_next(el, cpu)) {
-		sum += load[cpu];
-		if (load[cpu] > max)
-			max = load[cpu];
-		n++;
-	}
-	*ratio = n && sum > 0 ? max / (sum / n) : 1;
+	for (unsigned int i = 0; run->opt->dry_run && i < run->nr; i++)
+		if (run->out[i] == OUT_KEPT && plan_moves(&run->pi[i]))
+			run->out[i] = OUT_WOULD_MOVE;
+	run->planned = true;
+	for (unsigned int i = 0; i < run->nr; i++)
+		if (run->out[i] == OUT_FAILED)
+			return -EIO;
+	return 0;
 }
 
-/* Text a report line points to beyond what @run holds. */
-struct irq_text {
-	char allowed[64];
-	char reason[192];
+struct step_fn {
+	enum step step;
+	int (*fn)(struct run *run);
 };
 
-/* Why a fixed IRQ stays: more than the planner's "fixed". */
-static const char *fixed_reason(const struct run *run, unsigned int i,
-				struct irq_text *tx)
+/* Run @steps in order up to the first that fails; run->step says which. */
+static int run_steps(struct run *run, const struct step_fn *steps, size_t nr)
 {
-	const struct policy_irq *po = &run->pol.irqs[i];
-	const struct device_group *g = group_of(run, i);
+	for (size_t i = 0; i < nr; i++) {
+		int r;
 
-	switch (run->out[i]) {
-	case OUT_BANNED:
-		if (po->ban == BAN_UDEV && g)
-			snprintf(tx->reason, sizeof(tx->reason), "banned by IRQTUNE_BAN on %s",
-				 g->ban_from);
-		else
-			snprintf(tx->reason, sizeof(tx->reason), "banned by banirq");
-		return tx->reason;
-	case OUT_NOCPU:
-		snprintf(tx->reason, sizeof(tx->reason), "no eligible CPU among %s",
-			 po->source);
-		return tx->reason;
-	case OUT_MANAGED:
-		return "the kernel places it";
+		run->step = steps[i].step;
+		r = steps[i].fn(run);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Sample, plan and apply. */
+static int balance(struct run *run)
+{
+	static const struct step_fn steps[] = {
+		{ STEP_BALANCER, other_balancer },
+		{ STEP_MACHINE, read_machine },
+		{ STEP_SOURCE, choose_source },
+		{ STEP_WINDOW, take_window },
+		{ STEP_DEVICES, map_devices },
+		{ STEP_LOAD, weigh_load },
+		{ STEP_PLAN, plan },
+		{ STEP_APPLY, apply },
+	};
+
+	return run_steps(run, steps, sizeof(steps) / sizeof(steps[0]));
+}
+
+/* The one place an outcome becomes an exit status of irqtune(8): the step
+ * a run stopped at and the -errno it stopped on. Each step said why
+ * first. A run that is out of memory, or whose capture is not one
+ * (-EBADMSG), stops so at any step. */
+static int exit_status(enum step step, int r)
+{
+	if (r >= 0)
+		return 0;
+	if (r == -ENOMEM)
+		return EXIT_SOFTWARE;
+	if (r == -EBADMSG)
+		return EXIT_BADCAPTURE;
+	switch (step) {
+	case STEP_OPTIONS:
+	case STEP_OVERRIDES:
+		return EXIT_USAGE;
+	case STEP_INPUT:	/* --replay's file, not there or not one */
+		return r == -ENOENT || r == -EACCES || r == -EPERM || r == -EISDIR ?
+		       EXIT_NOINPUT : EXIT_BADCAPTURE;
+	case STEP_CONFIG:
+		return EXIT_CONFIG;
+	case STEP_ROOT:
+		return EXIT_NOPERM;
+	case STEP_LOCK:
+		return r == -EWOULDBLOCK ? EXIT_TEMPFAIL : EXIT_CANTCREAT;
+	case STEP_BALANCER:
+		return EXIT_BALANCER;
+	case STEP_MACHINE:
+		return r == -ENOSPC ? EXIT_NOCPU : EXIT_NOINPUT;
+	case STEP_SOURCE:
+		return EXIT_NOMEASURE;
+	case STEP_WINDOW:
+		return EXIT_NOINPUT;
+	case STEP_DEVICES:
+		return r == -ENOSPC ? EXIT_NOCPU : EXIT_NODEVICES;
+	case STEP_LOAD:
+		return r == -EPROTO ? EXIT_NOMEASURE : EXIT_SOFTWARE;
+	case STEP_PLAN:
+		return r == -ENOSPC ? EXIT_NOCPU : EXIT_SOFTWARE;
+	case STEP_APPLY:
+		return r == -EIO ? EXIT_PARTIAL : EXIT_SOFTWARE;
+	case STEP_REPORT:
+		return EXIT_IOERR;
+	case STEP_CAPTURE:
+		return EXIT_CANTCREAT;
 	default:
-		return report_outcome_text(run->out[i]);
+		return EXIT_SOFTWARE;
 	}
-}
-
-/* The report's view of each IRQ; strings point into @run and @tx. */
-static struct report_irq *report_irqs(const struct run *run, struct irq_text *tx)
-{
-	struct report_irq *ri = calloc(run->nr ? run->nr : 1, sizeof(*ri));
-
-	if (!ri)
-		return NULL;
-	for (unsigned int i = 0; i < run->nr; i++) {
-		const struct irq_info *ii = &run->map->irqs[i];
-		const struct device_group *g = group_of(run, i);
-		const struct plan_irq *pi = &run->pi[i];
-		const struct policy_irq *po = &run->pol.irqs[i];
-		enum report_outcome o = run->out[i];
-
-		ri[i] = (struct report_irq){
-			.irq = ii->irq,
-			.name = ii->name,
-			.device = g ? g->id : "",
-			.label = g ? g->label : "",
-			.class = ii->class,
-			.from = ii->affinity[0] ? ii->affinity : "?",
-			.to = o == OUT_MOVED || o == OUT_WOULD_MOVE || o == OUT_KEPT ?
-			      pi->target : -1,
-			.load = run->act[i].load,
-			.load_proc = run->src.proc_act ? run->src.proc_act[i].load : NAN,
-			.load_window = run->window_load ? run->window_load[i] : NAN,
-			.threaded = run->act[i].threaded,
-			.load_thread = run->act[i].thread,
-			.outcome = o,
-			.reason = o == OUT_KEPT || o == OUT_MOVED || o == OUT_WOULD_MOVE ||
-				  o == OUT_FAILED ? plan_reason_text(pi->reason) :
-				  fixed_reason(run, i, &tx[i]),
-		};
-		if (po->no_cpu) {
-			ri[i].allowed = po->wanted;	/* as asked: none is here */
-			ri[i].policy = po->source;
-		} else if (po->allowed) {
-			if (cpulist_format(po->allowed, tx[i].allowed, sizeof(tx[i].allowed)) < 0)
-				snprintf(tx[i].allowed, sizeof(tx[i].allowed), "(too long)");
-			ri[i].allowed = tx[i].allowed;
-			ri[i].policy = po->source;
-		}
-	}
-	return ri;
-}
-
-static void totals(const struct run *run, const struct report_irq *ri,
-		   struct report_totals *t)
-{
-	memset(t, 0, sizeof(*t));
-	t->dry_run = opt.dry_run;
-	for (unsigned int i = 0; i < run->nr; i++) {
-		enum report_outcome o = ri[i].outcome;
-
-		if (o == OUT_UNUSED)
-			continue;
-		t->seen++;
-		t->movable += o == OUT_KEPT || o == OUT_MOVED || o == OUT_WOULD_MOVE ||
-			      o == OUT_FAILED;
-		t->moved += o == OUT_MOVED || o == OUT_WOULD_MOVE;
-		t->managed += o == OUT_MANAGED;
-		t->failed += o == OUT_FAILED;
-		t->banned += o == OUT_BANNED;
-	}
-	t->unchanged = t->seen - t->moved - t->managed - t->failed;
-	spread(run, run->res.before, &t->before_min, &t->before_max, &t->ratio_before);
-	spread(run, run->res.after, &t->after_min, &t->after_max, &t->ratio_after);
-}
-
-static void print_text(const struct run *run, const struct report_irq *ri,
-		       const struct report_totals *t)
-{
-	bool all = opt.verbose || opt.dry_run;
-	bool both = opt.verbose && run->src.proc_act;
-	bool header = false;
-
-	if (opt.quiet || opt.json)
-		return;
-	for (unsigned int i = 0; i < run->nr; i++) {
-		enum report_outcome o = ri[i].outcome;
-
-		if (o == OUT_UNUSED || (!all && (o == OUT_KEPT || o == OUT_BANNED ||
-						 o == OUT_GONE)))
-			continue;
-		if (!header) {
-			report_header(stdout, opt.verbose, both);
-			header = true;
-		}
-		report_line(stdout, &ri[i], opt.verbose, both);
-	}
-	report_summary(stdout, t);
-	report_source(stdout, loadsrc_name(run->src.used), run->src.reason);
-	if (opt.verbose)
-		printf("irqtune: counts from %s\n", run->counts_reason);
-	if (opt.verbose && run->state_note[0])
-		printf("irqtune: load history: %s\n", run->state_note);
 }
 
 /* One syslog line per move, and a summary when anything changed. */
-static void log_moves(const struct run *run, const struct report_irq *ri,
-		      const struct report_totals *t)
+static void log_moves(const struct report_run *rr)
 {
-	if (!log_to_syslog() || opt.dry_run)
-		return;
-	for (unsigned int i = 0; i < run->nr; i++) {
-		char tag[DEVICE_NAME_MAX * 4 + 32], raw[2 * DEVICE_NAME_MAX + 2];
-		char dev[4 * sizeof(raw)];
+	char line[REPORT_EVENT_MAX];
 
-		if (ri[i].outcome != OUT_MOVED)
+	if (!log_to_syslog() || rr->dry_run)
+		return;
+	for (unsigned int i = 0; i < rr->nr_irqs; i++) {
+		if (rr->irqs[i].outcome != OUT_MOVED)
 			continue;
-		report_device(raw, sizeof(raw), &ri[i]);
-		report_escape(dev, sizeof(dev), raw);
-		log_event(LOG_INFO, "%s %s %s: moved %s -> %d, load %.3f%% (%s)",
-			  irq_tag(run, i, tag, sizeof(tag)), *dev ? dev : "-",
-			  irq_class_name(ri[i].class), ri[i].from, ri[i].to,
-			  ri[i].load * 100, ri[i].reason);
+		report_move_event(line, sizeof(line), &rr->irqs[i]);
+		log_event(LOG_INFO, "%s", line);
 	}
-	if (t->moved || t->failed)
-		log_event(LOG_INFO, "%u seen, %u movable, %u moved, %u kernel-managed, "
-			  "%u failed; busiest CPU at %.2fx the mean IRQ load before, %.2fx after",
-			  t->seen, t->movable, t->moved, t->managed, t->failed,
-			  t->ratio_before, t->ratio_after);
+	if (report_summary_event(line, sizeof(line), &rr->totals))
+		log_event(LOG_INFO, "%s", line);
 }
 
 static double elapsed(const struct timespec *t0)
@@ -1067,107 +1274,170 @@ static double elapsed(const struct timespec *t0)
 	       (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* Everything a run reports, whether it got to a plan or not. */
-static int finish(struct run *run, int status)
+/* The report's data as the run left it. */
+static int build_report(const struct run *run, struct report_run *rr, struct report_store *st)
 {
-	char online[512] = "", eligible[512] = "";
-	struct irq_text *tx = NULL;
-	struct report_irq *ri = NULL;
-	struct report_run rr = { 0 };
-	struct report_ban *bans;
-	int *cpus = NULL;
-	int r;
+	const struct report_input in = {
+		.dry_run = run->opt->dry_run,
+		.topo = run->topo,
+		.bans = &run->bans,
+		.planned = run->planned,
+		.nr = run->nr,
+		.map = run->map,
+		.act = run->act,
+		.proc_act = run->src.proc_act,
+		.window_load = run->window_load,
+		.pol = &run->pol,
+		.pi = run->pi,
+		.out = run->out,
+		.res = &run->res,
+	};
 
-	rr.dry_run = opt.dry_run;
-	rr.window = run->cfg.window;
-	if (run->b.intr) {
-		rr.window_from = run->a.when;
-		rr.window_to = run->b.when;
-	}
-	if (run->b.intr) {
-		rr.counts = run->counts == SNAPSHOT_STAT ? "stat" : "interrupts";
-		rr.counts_reason = run->counts_reason;
+	rr->window = run->cfg.window;
+	if (run->win.b.intr) {
+		rr->window_from = run->win.a.when;
+		rr->window_to = run->win.b.when;
+		rr->counts = run->win.counts == SNAPSHOT_STAT ? "stat" : "interrupts";
+		rr->counts_reason = run->win.reason;
 	}
 	if (run->src_chosen) {
-		rr.load_source = loadsrc_name(run->src.used);
-		rr.load_source_reason = run->src.reason;
-		rr.history = run->state_note[0] ? run->state_note : NULL;
+		rr->load_source = loadsrc_name(run->src.used);
+		rr->load_source_reason = run->src.reason;
+		rr->history = run->state_note[0] ? run->state_note : NULL;
 	}
-	rr.started = run->started;
-	rr.hostname = run->fs.mode == SOURCE_REPLAY ? run->host : NULL;
-	rr.locked = run->locked;
-	if (run->topo) {
-		cpulist_format(run->topo->online, online, sizeof(online));
-		cpulist_format(run->topo->eligible, eligible, sizeof(eligible));
-	}
-	rr.online = online;
-	rr.eligible = eligible;
-	bans = calloc(run->bans.nr ? run->bans.nr : 1, sizeof(*bans));
-	if (!bans) {
+	rr->started = run->started;
+	rr->hostname = run->fs.mode == SOURCE_REPLAY ? run->host : NULL;
+	rr->locked = run->locked;
+	return report_build(&in, rr, st);
+}
+
+/* Everything a run reports, whether it got to a plan or not: @status so
+ * far, or that of the report failing. */
+static int finish(struct run *run, int status)
+{
+	const struct options *opt = run->opt;
+	struct report_run rr = { 0 };
+	struct report_store st;
+	int r;
+
+	if (build_report(run, &rr, &st) < 0) {
 		log_msg(LOG_ERR, "out of memory");
-		return EXIT_SOFTWARE;
+		report_store_release(&st);
+		return exit_status(STEP_REPORT, -ENOMEM);
 	}
-	for (unsigned int i = 0; i < run->bans.nr; i++)
-		bans[rr.nr_bans++] = (struct report_ban){
-			.cpus = run->bans.bans[i].cpulist,
-			.source = run->bans.bans[i].source,
-		};
-	rr.bans = bans;
-	if (opt.verbose && !opt.json)
-		report_bans(stdout, bans, rr.nr_bans);
-	if (run->planned) {
-		tx = calloc(run->nr ? run->nr : 1, sizeof(*tx));
-		cpus = calloc(run->topo->nr_ids ? run->topo->nr_ids : 1, sizeof(*cpus));
-		ri = tx && cpus ? report_irqs(run, tx) : NULL;
-		if (!ri) {
-			log_msg(LOG_ERR, "out of memory");
-			status = EXIT_SOFTWARE;
-			goto out;
-		}
-		for (int cpu = cpuset_first(run->topo->online); cpu >= 0;
-		     cpu = cpuset_next(run->topo->online, cpu))
-			cpus[rr.nr_cpus++] = cpu;
-		rr.cpus = cpus;
-		rr.before = run->res.before;
-		rr.after = run->res.after;
-		rr.irqs = ri;
-		rr.nr_irqs = run->nr;
-		totals(run, ri, &rr.totals);
-		if (rr.totals.failed && status == 0)
-			status = EXIT_PARTIAL;
-		print_text(run, ri, &rr.totals);
-		log_moves(run, ri, &rr.totals);
-	}
+	if (opt->verbose && !opt->json)
+		report_bans(stdout, rr.bans, rr.nr_bans);
+	if (run->planned && !opt->quiet && !opt->json)
+		report_text(stdout, &rr, opt->verbose, opt->verbose && run->src.proc_act);
+	if (run->planned)
+		log_moves(&rr);
 	rr.status = status;
 	rr.duration = elapsed(&run->t0);
 	rr.finished = realtime();
-	if (opt.metrics_file) {
-		r = metrics_write(opt.metrics_file, &rr);
-		if (r < 0) {
-			log_msg(LOG_ERR, "cannot write metrics to %s: %s%s", opt.metrics_file,
-				strerror(-r), r == -ELOOP ? " (a symlink: refusing it)" :
-				r == -EPERM ? " (not a regular file of ours: refusing it)" : "");
-			if (status == 0)
-				status = rr.status = EXIT_IOERR;
-		}
+	r = run->metrics_file ? metrics_write(run->metrics_file, &rr) : 0;
+	if (r < 0) {
+		log_msg(LOG_ERR, "cannot write metrics to %s: %s%s", run->metrics_file,
+			strerror(-r), r == -ELOOP ? " (a symlink: refusing it)" :
+			r == -EPERM ? " (not a regular file of ours: refusing it)" : "");
+		if (status == 0)
+			status = rr.status = exit_status(STEP_REPORT, -EIO);
 	}
-	if (opt.json && json_report(stdout, &rr) < 0 && status == 0)
-		status = EXIT_IOERR;
-out:
-	free(ri);
-	free(tx);
-	free(cpus);
-	free(bans);
+	if (opt->json && json_report(stdout, &rr) < 0 && status == 0)
+		status = exit_status(STEP_REPORT, -EIO);
+	report_store_release(&st);
 	return status;
+}
+
+/* The meta member: what the capture is, and of what run. */
+static int keep_meta(struct run *run, int status)
+{
+	static const char *const wants[] = { "auto", "auto", "bpf", "proc" };
+	struct replay_meta m = {
+		.started = run->started,
+		.argc = run->opt->argc,
+		.argv = run->opt->argv,
+		.status = status,
+		.window = run->cfg.window,
+		/* The input the first snapshots used, as a replay must. */
+		.counts = run->win.when[2] > 0 || run->win.counts == SNAPSHOT_STAT ?
+			  "stat" : "interrupts",
+		.counts_reason = run->win.first,
+		.costs_now = run->costs_now,
+	};
+
+	replay_meta_host(&m);
+	memcpy(m.when, run->win.when, sizeof(m.when));
+	if (run->src_chosen) {
+		m.load_wanted = wants[run->src.want];
+		m.load_begin = run->begin_reason;
+		m.load_used = loadsrc_name(run->src.used);
+		m.load_reason = run->src.reason;
+	}
+	return replay_keep_meta(&run->fs, &m);
+}
+
+/* --capture's file, whatever the run's outcome: a failed run is what a
+ * bug report is about. @status, or that of the capture not written. */
+static int write_capture(struct run *run, int status)
+{
+	char why[CAPTURE_WHY_MAX];
+	int r = keep_meta(run, status);
+
+	if (r == 0 && run->fs.err)
+		r = run->fs.err;
+	if (r < 0) {
+		log_msg(LOG_ERR, "capture %s: not written: %s%s", run->opt->capture, strerror(-r),
+			r == -EFBIG ? " (beyond what a capture may hold)" : "");
+		return exit_status(STEP_CAPTURE, -EIO);
+	}
+	r = capture_write(run->fs.cap, run->opt->capture, why, sizeof(why));
+	if (r < 0) {
+		log_msg(LOG_ERR, "capture %s: not written: %s", run->opt->capture, why);
+		return exit_status(STEP_CAPTURE, -EIO);
+	}
+	return status;
+}
+
+/* --replay's file, read whole and checked before anything else runs; or
+ * --capture's record begun; then the log, which cron, systemd and udev
+ * give no terminal to: their runs go to syslog. Not a replay's: its
+ * machine is another, and it writes nothing. */
+static int open_input(struct run *run)
+{
+	const struct options *opt = run->opt;
+	char why[CAPTURE_WHY_MAX] = "";
+	int r;
+
+	if (opt->replay) {
+		r = capture_read(opt->replay, &run->fs.cap, why, sizeof(why));
+		if (r < 0) {
+			log_msg(LOG_ERR, "capture %s: %s", opt->replay, why);
+			return r;
+		}
+		run->fs.mode = SOURCE_REPLAY;
+		replay_meta_get(run->fs.cap, "hostname", run->host, sizeof(run->host));
+	} else if (opt->capture) {
+		run->fs.cap = capture_new();
+		if (!run->fs.cap)
+			return -ENOMEM;
+		run->fs.mode = SOURCE_RECORD;
+		/* First in the archive, so that what it is is read first. */
+		r = keep_meta(run, 0);
+		if (r < 0)
+			return r;
+	}
+	if ((opt->syslog || !isatty(STDOUT_FILENO)) && !opt->replay)
+		log_open_syslog();
+	return 0;
 }
 
 static void run_release(struct run *run)
 {
+	lock_release(run->lock_fd);
 	config_release(&run->cfg);
 	compat_bans_release(&run->bans);
 	topology_free(run->topo);
-	snapshot_release(&run->a);
-	snapshot_release(&run->b);
+	sample_window_release(&run->win);
 	irqthread_release(&run->thr);
 	loadsrc_release(&run->src);
 	free(run->window_load);
@@ -1177,568 +1447,42 @@ static void run_release(struct run *run)
 	free(run->pi);
 	free(run->out);
 	plan_result_release(&run->res);
-}
-
-/* The costs a measured run recorded, when they are this boot's and fresh;
- * a file that is there but not to be trusted is named once, and ignored.
- * Through run->fs: a capture keeps the file, the boot id and the time it
- * was judged at (meta "costs-now"), and a replay judges them again. */
-static bool load_costs(struct run *run, char *boot, size_t len, struct estimate_prior *ret,
-		       double *ret_when)
-{
-	struct estimate_prior base;
-	char why[256];
-	int r;
-
-	if (run->fs.mode == SOURCE_REPLAY) {
-		/* No time: the captured run read no costs. */
-		if (meta_double(run, "costs-now", &run->costs_now) < 0)
-			return false;
-	} else {
-		run->costs_now = realtime();
-	}
-	if (costs_boot_id_from(&run->fs, boot, len) < 0) {
-		boot[0] = '\0';
-		return false;
-	}
-	estimate_default_prior(&base);
-	r = costs_load_from(&run->fs, _PATH_COSTS, boot, run->costs_now, &base, ret, ret_when,
-			    why, sizeof(why));
-	if (r < 0 && r != -ENOENT && r != -ESTALE)
-		log_msg(LOG_WARNING, "%s: %s; estimating with the built-in costs",
-			_PATH_COSTS, why);
-	return r == 0;
-}
-
-/* A measured run leaves its per-event costs for the runs that can only
- * estimate. Not having done so is no failure of this run: a warning. */
-static void save_costs(const struct run *run, const struct measure_target *t,
-		       const char *boot, const struct estimate_prior *prev)
-{
-	struct estimate_prior base, got;
-	int r;
-
-	if (!boot[0] || !run->src.raw)
-		return;
-	estimate_default_prior(&base);
-	costs_from_measure(run->src.raw, t, run->map->nr_irqs, prev ? prev : &base, &got);
-	r = costs_save(_PATH_COSTS, &got, boot, realtime());
-	if (r < 0)
-		log_msg(LOG_WARNING, "cannot record the measured costs in %s: %s%s", _PATH_COSTS,
-			strerror(-r), r == -ELOOP || r == -EPERM ?
-			" (not a file or directory of ours: refusing it)" : "");
-}
-
-/* Why a topology parser refused a file, for a replay's message. */
-static const char *topology_why(int r)
-{
-	switch (r) {
-	case -ENOENT:	return "missing";
-	case -ENOTDIR:	return "not a directory";
-	case -EFBIG:	return "larger than any such sysfs file";
-	case -ERANGE:	return "an id out of range";
-	case -ENODEV:	return "no online CPU";
-	case -EINVAL:	return "not what the kernel writes there";
-	default:	return strerror(-r);
-	}
-}
-
-/* The topology from /sys, through run->fs: a capture keeps the files and
- * directory listings read, a replay parses those. An exit status, 0 when
- * read. */
-static int read_topology(struct run *run, char *where, size_t where_len)
-{
-	char member[CAPTURE_NAME_MAX];
-	int r;
-
-	r = topology_read_from(&run->fs, "", run->cfg.bancpus, &run->topo, where, where_len);
-	if (r == -ENOMEM) {
-		log_msg(LOG_ERR, "out of memory");
-		return EXIT_SOFTWARE;
-	}
-	if (r < 0 && run->fs.mode == SOURCE_REPLAY) {
-		if (source_member(member, sizeof(member), NULL, where[0] ? where : _PATH_SYS_CPU) < 0)
-			str_copy(member, sizeof(member), "root" _PATH_SYS_CPU);
-		log_msg(LOG_ERR, "capture %s: member %s: %s", opt.replay, member, topology_why(r));
-		return EXIT_BADCAPTURE;
-	}
-	if (r < 0) {
-		log_msg(LOG_ERR, "cannot read the CPU topology: %s: %s",
-			where[0] ? where : _PATH_SYS_CPU, strerror(-r));
-		return EXIT_NOINPUT;
-	}
-	return 0;
-}
-
-/* The load source: the kernel program, or for a replay the measurement
- * the capture holds. An exit status, 0 when chosen. */
-static int choose_source(struct run *run)
-{
-	const struct capture_member *m;
-	struct measure_raw *raw = NULL;
-	unsigned int line = 0;
-	char want[16];
-	int r;
-
-	/* Threaded IRQs' threads, found before the program is loaded: it
-	 * times them only where there are some. A test tree's IRQs are not
-	 * this kernel's: its processes are not looked at. */
-	if ((run->fs.mode == SOURCE_REPLAY || loadsrc_native()) &&
-	    irqthread_find(&run->fs, &run->thr) < 0) {
-		log_msg(LOG_ERR, "out of memory");
-		return EXIT_SOFTWARE;
-	}
-	if (run->fs.mode != SOURCE_REPLAY) {
-		r = loadsrc_begin(&run->src, run->cfg.load_source, opt.bpf_build,
-				  run->thr.nr > 0);
-		str_copy(run->begin_reason, sizeof(run->begin_reason), run->src.reason);
-		if (r < 0) {
-			log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
-			return EXIT_NOMEASURE;
-		}
-		return 0;
-	}
-	m = capture_get(run->fs.cap, REPLAY_MEASURE);
-	if (m && m->data && run->cfg.load_source != CONFIG_LOAD_PROC) {
-		r = replay_parse_measure(m->data, &raw, &line);
-		if (r == -ENOMEM) {
-			log_msg(LOG_ERR, "out of memory");
-			return EXIT_SOFTWARE;
-		}
-		if (r < 0)
-			return bad_capture(REPLAY_MEASURE, line, "not a measurement line");
-	}
-	if (!meta(run, "load-source-begin", run->begin_reason, sizeof(run->begin_reason)))
-		str_copy(run->begin_reason, sizeof(run->begin_reason), "not recorded");
-	if (!raw && meta(run, "load-source-wanted", want, sizeof(want)) &&
-	    strcmp(want, "proc") == 0)
-		snprintf(run->begin_reason, sizeof(run->begin_reason),
-			 "the capture holds no measurement (taken with --load-source=proc)");
-	r = loadsrc_replay(&run->src, run->cfg.load_source, raw, run->begin_reason);
-	if (r < 0) {
-		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
-		return EXIT_NOMEASURE;
-	}
-	return 0;
-}
-
-/* What the measurement summed, kept by a capture after the run read it. */
-static void keep_measure(struct run *run)
-{
-	char *text;
-	size_t len;
-
-	if (run->fs.mode != SOURCE_RECORD || !run->src.raw)
-		return;
-	if (replay_format_measure(run->src.raw, &text, &len) < 0) {
-		run->fs.err = run->fs.err ? run->fs.err : -ENOMEM;
-		return;
-	}
-	source_keep(&run->fs, REPLAY_MEASURE, text, len);
-	free(text);
-}
-
-/* USER_HZ of /proc/stat: this kernel's, or the captured one's. */
-static int clock_ticks(struct run *run, long *ret)
-{
-	double hz;
-
-	if (run->fs.mode != SOURCE_REPLAY) {
-		*ret = sysconf(_SC_CLK_TCK);
-		return 0;
-	}
-	if (meta_double(run, "hz", &hz) < 0 || hz < 1 || hz > 100000 || hz != floor(hz))
-		return bad_capture(CAPTURE_META, 0, "no valid hz");
-	*ret = (long)hz;
-	return 0;
-}
-
-/* The machine's CPUs, and its IRQs to balance at all. An exit status, 0
- * when there is something to balance. */
-static int read_machine(struct run *run)
-{
-	char where[PATH_MAX];
-	struct stat st;
-	int r;
-
-	r = read_topology(run, where, sizeof(where));
-	if (r)
-		return r;
-	if (cpuset_count(run->topo->eligible) == 0) {
-		log_msg(LOG_ERR, "no CPU left for IRQs: every online CPU is isolated, nohz_full or banned");
-		return EXIT_NOCPU;
-	}
-	if (run->fs.mode != SOURCE_REPLAY && stat(_PATH_PROC_IRQ, &st) < 0) {
-		log_msg(LOG_ERR, "cannot read %s: %s (in a container?); nothing to balance",
-			_PATH_PROC_IRQ, strerror(errno));
-		return EXIT_NOINPUT;
-	}
-	return 0;
-}
-
-/* The CPUs still online at the window's end, and the device behind each
- * IRQ. An exit status, 0 when mapped. */
-static int map_devices(struct run *run)
-{
-	unsigned int line = 0;
-	int r;
-
-	forget_offline(run->topo, run->b.intr);
-	if (cpuset_count(run->topo->eligible) == 0) {
-		log_msg(LOG_ERR, "no CPU left for IRQs: every online CPU is isolated, nohz_full or banned");
-		return EXIT_NOCPU;
-	}
-	r = device_scan_from(run->b.intr, run->topo->nr_ids, &run->fs, &run->map, &line);
-	if (r < 0 && run->fs.mode == SOURCE_REPLAY)
-		return r == -ENOMEM ? EXIT_SOFTWARE : bad_capture("devices", line,
-			r == -ENOENT ? "missing" : "not a device line");
-	if (r < 0) {
-		log_msg(LOG_ERR, "cannot map IRQs to devices with libudev: %s", strerror(-r));
-		return r == -ENOMEM ? EXIT_SOFTWARE : EXIT_NODEVICES;
-	}
-	return 0;
-}
-
-/* What the load history's last call left to say: its note for the report,
- * and a warning, named once. */
-static void history_said(struct run *run, struct history *h)
-{
-	str_copy(run->state_note, sizeof(run->state_note), h->note);
-	if (h->warn[0])
-		log_msg(LOG_WARNING, "%s", h->warn);
-	h->warn[0] = '\0';
-}
-
-/* The load history before the estimate: whether this run keeps one, the
- * per-device fit it lends the estimate, and the interval since the last
- * run's window. -ENOMEM only. */
-static int begin_history(struct run *run, struct history *h, const enum irq_class *class,
-			 long hz, const struct estimate_prior *prior, char *boot, size_t len)
-{
-	struct history_opts o = {
-		.no_state = opt.no_state,
-		.live = run->fs.mode == SOURCE_LIVE,
-		.native = run->src.native,
-		.state_dir = run->cfg.state_dir,
-		.now = realtime(),
-	};
-	int r;
-
-	r = history_begin(h, &o, run->map, boot, len);
-	history_said(run, h);
-	if (r < 0)
-		return r;
-	return history_long(h, &run->a, &run->b, class, hz, prior, run->src.bpf || run->src.raw);
-}
-
-/* The window's loads weighed with the history, which is kept for the next
- * run. -ENOMEM only. */
-static int end_history(struct run *run, struct history *h, long hz, const char *boot)
-{
-	struct history_window w = {
-		.map = run->map,
-		.act = run->act,
-		.b = &run->b,
-		.secs = run->b.when - run->a.when,
-		.hz = hz,
-		.measured = run->src.used == LOADSRC_BPF,
-		.now = realtime(),
-	};
-	int r;
-
-	r = history_end(h, &w, boot);
-	/* the report shows each window's own load beside the planned one */
-	run->window_load = h->window_load;
-	h->window_load = NULL;
-	history_said(run, h);
-	return r;
-}
-
-/* Sample, plan and apply; the status so far, for finish(). */
-static int balance(struct run *run)
-{
-	struct plan_policy pol = {
-		.threshold = run->cfg.threshold,
-		.idle_load = PLAN_DEFAULT_IDLE_LOAD,
-	};
-	enum irq_class *class = NULL;
-	struct measure_target *target = NULL;
-	struct estimate_prior costs;
-	struct history hist = { 0 };
-	double costs_when = 0;
-	bool have_costs;
-	char boot[64] = "";
-	long hz;
-	int r, ret;
-
-	r = read_machine(run);
-	if (r)
-		return r;
-	r = choose_source(run);
-	if (r)
-		return r;
-	run->src_chosen = true;
-	r = take_window(run);
-	if (r < 0)
-		return -r;
-	r = map_devices(run);
-	if (r)
-		return r;
-	ret = EXIT_SOFTWARE;
-	class = calloc(run->map->nr_irqs ? run->map->nr_irqs : 1, sizeof(*class));
-	target = calloc(run->map->nr_irqs ? run->map->nr_irqs : 1, sizeof(*target));
-	if (!class || !target)
-		goto out;
-	for (unsigned int i = 0; i < run->map->nr_irqs; i++) {
-		const struct irq_info *ii = &run->map->irqs[i];
-
-		class[i] = ii->class;
-		target[i] = (struct measure_target){
-			.irq = ii->irq, .class = ii->class, .group = ii->group,
-			.label = ii->group >= 0 ? run->map->groups[ii->group].label : NULL,
-		};
-	}
-	/* Costs measured on this kernel describe no other machine; a
-	 * replay's are the captured machine's, if its run read any. */
-	have_costs = (run->src.native || run->fs.mode == SOURCE_REPLAY) &&
-		     load_costs(run, boot, sizeof(boot), &costs, &costs_when);
-	r = clock_ticks(run, &hz);
-	if (r)
-		goto out_status;
-	if (begin_history(run, &hist, class, hz, have_costs ? &costs : NULL, boot,
-			  sizeof(boot)) < 0)
-		goto out;
-	r = loadsrc_finish(&run->src, &run->a, &run->b, target, class,
-			   hz, have_costs ? &costs : NULL, hist.fit ? &hist.dev : NULL, &run->thr,
-			   &run->act);
-	keep_measure(run);
-	if (r == -EPROTO) {
-		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
-		ret = EXIT_NOMEASURE;
-		goto out;
-	}
-	if (r < 0) {
-		log_msg(LOG_ERR, "cannot compare the two samples: %s", strerror(-r));
-		goto out;
-	}
-	if (run->src.used == LOADSRC_BPF) {
-		if (run->fs.mode != SOURCE_REPLAY)
-			save_costs(run, target, boot, have_costs ? &costs : NULL);
-	} else if (have_costs) {
-		size_t l = strlen(run->src.reason);
-
-		/* Their age when they were read, so that a replay says
-		 * what the captured run said. */
-		snprintf(run->src.reason + l, sizeof(run->src.reason) - l,
-			 "; per-event costs as measured %.0f min ago",
-			 fmax(0, run->costs_now - costs_when) / 60);
-	}
-	if (end_history(run, &hist, hz, boot) < 0)
-		goto out;
-	/* One clock tick of the window (the estimate checked it is > 0). */
-	pol.resolution = 1.0 / ((double)hz * (run->b.when - run->a.when));
-	if (policy_build(&run->cfg, run->topo, run->map, &run->pol) < 0)
-		goto out;
-	report_policy_errors(run);
-	if (build_plan_input(run) < 0)
-		goto out;
-	r = history_weigh_evidence(&hist, run->pi, run->nr, run->topo->nr_ids,
-				   run->threshold_auto, &pol);
-	history_said(run, &hist);
-	if (r < 0)
-		goto out;
-	r = plan_compute(run->topo, run->pi, run->nr, &pol, &run->res);
-	if (r < 0) {
-		log_msg(LOG_ERR, "cannot plan: %s", strerror(-r));
-		ret = r == -ENOSPC ? EXIT_NOCPU : EXIT_SOFTWARE;
-		goto out;
-	}
-	if (!opt.dry_run) {
-		r = apply_plan(run, &pol);
-		if (r < 0) {
-			log_msg(LOG_ERR, "cannot re-plan: %s", strerror(-r));
-			goto out;
-		}
-	}
-	/* A dry run's planned moves are reported as such. */
-	for (unsigned int i = 0; opt.dry_run && i < run->nr; i++)
-		if (run->out[i] == OUT_KEPT && plan_moves(&run->pi[i]))
-			run->out[i] = OUT_WOULD_MOVE;
-	run->planned = true;
-	ret = 0;
-out:
-	history_release(&hist);
-	free(class);
-	free(target);
-	return ret;
-out_status:
-	ret = r;
-	goto out;
-}
-
-static int take_lock(struct run *run)
-{
-	int fd = lock_take(_PATH_RUN_LOCK, opt.wait_lock);
-
-	if (fd == -EWOULDBLOCK) {
-		if (!opt.quiet)
-			fprintf(stderr, "irqtune: another run holds %s; not running\n",
-				_PATH_RUN_LOCK);
-		log_event(LOG_NOTICE, "another run holds %s; not running", _PATH_RUN_LOCK);
-		return -EXIT_TEMPFAIL;
-	}
-	if (fd < 0) {
-		log_msg(LOG_ERR, "cannot lock %s: %s%s", _PATH_RUN_LOCK, strerror(-fd),
-			fd == -EPERM ?
-			" (not a regular file of ours: a symlink or someone else's file?)" : "");
-		return -EXIT_CANTCREAT;
-	}
-	run->locked = realtime();
-	return fd;
-}
-
-/* The meta member: what the capture is, and of what run. */
-static int keep_meta(struct run *run, int status)
-{
-	static const char *const wants[] = { "auto", "auto", "bpf", "proc" };
-	char *text = NULL, host[256] = "", esc[4 * 1024];
-	struct utsname u;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	if (!f)
-		return -ENOMEM;
-	if (uname(&u) < 0)
-		memset(&u, 0, sizeof(u));
-	gethostname(host, sizeof(host) - 1);
-	fprintf(f, "format %s\nversion %d\nirqtune %s\n", CAPTURE_FORMAT, CAPTURE_VERSION,
-		IRQTUNE_VERSION);
-	fprintf(f, "kernel %s %s %s\nhostname %s\ntime %.0f\n", u.sysname, u.release,
-		u.machine, host, run->started);
-	fputs("command", f);
-	for (int i = 0; i < opt.argc; i++) {
-		capture_escape(esc, sizeof(esc), opt.argv[i]);
-		fprintf(f, " %s", esc);
-	}
-	fprintf(f, "\nstatus %d\nhz %ld\nwindow %.17g\n", status, sysconf(_SC_CLK_TCK),
-		run->cfg.window);
-	for (int n = 0; n < 4; n++)
-		if (run->when[n] > 0)
-			fprintf(f, "snapshot-%d %.17g\n", n + 1, run->when[n]);
-	if (run->when[0] > 0)
-		/* The input the first snapshots used, as a replay must. */
-		fprintf(f, "counts %s\ncounts-reason %s\n", run->when[2] > 0 ||
-			run->counts == SNAPSHOT_STAT ? "stat" : "interrupts", run->counts_first);
-	if (run->src_chosen) {
-		fprintf(f, "load-source-wanted %s\n", wants[run->src.want]);
-		fprintf(f, "load-source-begin %s\n", run->begin_reason);
-		fprintf(f, "load-source %s\n", loadsrc_name(run->src.used));
-		fprintf(f, "load-source-reason %s\n", run->src.reason);
-	}
-	if (run->costs_now > 0)
-		fprintf(f, "costs-now %.17g\n", run->costs_now);
-	if (fclose(f) != 0) {
-		free(text);
-		return -ENOMEM;
-	}
-	source_keep(&run->fs, CAPTURE_META, text, len);
-	free(text);
-	return 0;
-}
-
-/* --capture's file, whatever the run's outcome: a failed run is what a
- * bug report is about. The status, or EXIT_CANTCREAT when not written. */
-static int write_capture(struct run *run, int status)
-{
-	char why[CAPTURE_WHY_MAX];
-	int r = keep_meta(run, status);
-
-	if (r == 0 && run->fs.err)
-		r = run->fs.err;
-	if (r < 0) {
-		log_msg(LOG_ERR, "capture %s: not written: %s%s", opt.capture, strerror(-r),
-			r == -EFBIG ? " (beyond what a capture may hold)" : "");
-		return EXIT_CANTCREAT;
-	}
-	r = capture_write(run->fs.cap, opt.capture, why, sizeof(why));
-	if (r < 0) {
-		log_msg(LOG_ERR, "capture %s: not written: %s", opt.capture, why);
-		return EXIT_CANTCREAT;
-	}
-	return status;
-}
-
-/* --replay's file, read whole and checked before anything else runs. */
-static int open_replay(struct run *run)
-{
-	char why[CAPTURE_WHY_MAX] = "";
-	int r = capture_read(opt.replay, &run->fs.cap, why, sizeof(why));
-
-	if (r < 0) {
-		log_msg(LOG_ERR, "capture %s: %s", opt.replay, why);
-		return r == -ENOENT || r == -EACCES || r == -EPERM || r == -EISDIR ?
-		       EXIT_NOINPUT : r == -ENOMEM ? EXIT_SOFTWARE : EXIT_BADCAPTURE;
-	}
-	run->fs.mode = SOURCE_REPLAY;
-	meta(run, "hostname", run->host, sizeof(run->host));
-	return 0;
+	history_release(&run->hist);
+	free(run->class);
+	free(run->target);
+	capture_free(run->fs.cap);
 }
 
 int main(int argc, char **argv)
 {
-	struct run run = { .started = realtime() };
-	int ret = parse_options(argc, argv), lock_fd = -1;
+	static const struct step_fn prepare[] = {
+		{ STEP_INPUT, open_input },
+		{ STEP_CONFIG, load_config },
+		{ STEP_OVERRIDES, apply_options },
+		{ STEP_BANS, gather_bans },
+		{ STEP_ROOT, check_root },
+		{ STEP_LOCK, take_lock },
+	};
+	struct options opt = { .nr_banirq = -1, .argc = argc, .argv = argv };
+	struct run run = { .opt = &opt, .lock_fd = -1, .started = realtime() };
+	int r, status;
 
-	if (ret >= 0)
-		goto out;
-	opt.argc = argc;
-	opt.argv = argv;
-	if (opt.replay) {
-		ret = open_replay(&run);
-		if (ret)
-			goto out;
-	} else if (opt.capture) {
-		run.fs.cap = capture_new();
-		if (!run.fs.cap) {
-			ret = EXIT_SOFTWARE;
-			goto out;
-		}
-		run.fs.mode = SOURCE_RECORD;
-		/* First in the archive, so that what it is is read first. */
-		if (keep_meta(&run, 0) < 0) {
-			ret = EXIT_SOFTWARE;
-			goto out;
-		}
-	}
-	/* cron, systemd and udev give no terminal: their runs go to syslog.
-	 * Not a replay's: its machine is another, and it writes nothing. */
-	if ((opt.syslog || !isatty(STDOUT_FILENO)) && !opt.replay)
-		log_open_syslog();
-	ret = load_config(&run);
-	if (!ret)
-		ret = gather_bans(&run);
-	if (ret)
-		goto out;
-	if (!opt.dry_run && geteuid() != 0) {
-		log_msg(LOG_ERR, "writing IRQ affinities needs root; use --dry-run to only plan");
-		ret = EXIT_NOPERM;
+	r = parse_options(argc, argv, &opt);
+	if (r <= 0) {
+		status = exit_status(STEP_OPTIONS, r);
 		goto out;
 	}
-	if (!opt.dry_run) {
-		lock_fd = take_lock(&run);
-		if (lock_fd < 0) {
-			ret = -lock_fd;
-			goto out;
-		}
+	r = run_steps(&run, prepare, sizeof(prepare) / sizeof(prepare[0]));
+	if (r < 0) {
+		status = exit_status(run.step, r);
+		goto out;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &run.t0);
-	ret = other_balancer(&run);
-	ret = finish(&run, ret ? ret : balance(&run));
+	r = balance(&run);
+	status = finish(&run, exit_status(run.step, r));
 	if (opt.capture)
-		ret = write_capture(&run, ret);
-	if (fflush(stdout) != 0 && ret == 0)
-		ret = EXIT_IOERR;
-	lock_release(lock_fd);
+		status = write_capture(&run, status);
+	if (fflush(stdout) != 0 && status == 0)
+		status = exit_status(STEP_REPORT, -EIO);
 out:
 	run_release(&run);
 	free(opt.banirq);
@@ -1747,9 +1491,8 @@ out:
 	free(opt.metrics_file);
 	free(opt.capture);
 	free(opt.replay);
-	capture_free(run.fs.cap);
-	if (fflush(stdout) != 0 && ret == 0)
-		ret = EXIT_IOERR;
+	if (fflush(stdout) != 0 && status == 0)
+		status = exit_status(STEP_REPORT, -EIO);
 	log_close();
-	return ret;
+	return status;
 }

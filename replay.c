@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* replay.c - the run record of a capture (the kernel program's
- * measurement), to text and back. Written by
- * open_memstream(3), read a line at a time with strict number parsing. */
+/* replay.c - the run record of a capture (its meta member, the
+ * configuration file read, the kernel program's measurement), to text and
+ * back. Written by open_memstream(3), read a line at a time with strict
+ * number parsing. */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture.h"
+#include "config.h"
 #include "cpuset.h"
 #include "fileio.h"
 #include "replay.h"
+#include "source.h"
 
 /* No machine has more IRQ-and-CPU pairs than this; corrupt input might. */
 #define MEASURE_ROWS_MAX	(1u << 22)
@@ -281,4 +285,123 @@ int replay_parse_measure(const char *text, struct measure_raw **ret,
 		raw->missed = missed;
 	*ret = raw;
 	return 0;
+}
+
+void replay_meta_host(struct replay_meta *m)
+{
+	if (uname(&m->uts) < 0)
+		memset(&m->uts, 0, sizeof(m->uts));
+	memset(m->hostname, 0, sizeof(m->hostname));
+	gethostname(m->hostname, sizeof(m->hostname) - 1);
+	m->hz = sysconf(_SC_CLK_TCK);
+}
+
+int replay_format_meta(const struct replay_meta *m, char **ret, size_t *ret_len)
+{
+	char *text = NULL, esc[4 * 1024];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "format %s\nversion %d\nirqtune %s\n", CAPTURE_FORMAT, CAPTURE_VERSION,
+		IRQTUNE_VERSION);
+	fprintf(f, "kernel %s %s %s\nhostname %s\ntime %.0f\n", m->uts.sysname,
+		m->uts.release, m->uts.machine, m->hostname, m->started);
+	fputs("command", f);
+	for (int i = 0; i < m->argc; i++) {
+		capture_escape(esc, sizeof(esc), m->argv[i]);
+		fprintf(f, " %s", esc);
+	}
+	fprintf(f, "\nstatus %d\nhz %ld\nwindow %.17g\n", m->status, m->hz, m->window);
+	for (int n = 0; n < 4; n++)
+		if (m->when[n] > 0)
+			fprintf(f, "snapshot-%d %.17g\n", n + 1, m->when[n]);
+	if (m->when[0] > 0)
+		fprintf(f, "counts %s\ncounts-reason %s\n", m->counts, m->counts_reason);
+	if (m->load_wanted) {
+		fprintf(f, "load-source-wanted %s\n", m->load_wanted);
+		fprintf(f, "load-source-begin %s\n", m->load_begin);
+		fprintf(f, "load-source %s\n", m->load_used);
+		fprintf(f, "load-source-reason %s\n", m->load_reason);
+	}
+	if (m->costs_now > 0)
+		fprintf(f, "costs-now %.17g\n", m->costs_now);
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	*ret = text;
+	*ret_len = len;
+	return 0;
+}
+
+int replay_keep_meta(struct source *fs, const struct replay_meta *m)
+{
+	char *text;
+	size_t len;
+	int r = replay_format_meta(m, &text, &len);
+
+	if (r < 0)
+		return r;
+	source_keep(fs, CAPTURE_META, text, len);
+	free(text);
+	return 0;
+}
+
+const char *replay_meta_get(struct capture *cap, const char *key, char *buf, size_t len)
+{
+	return capture_field(cap ? capture_get(cap, CAPTURE_META) : NULL, key, buf, len);
+}
+
+int replay_meta_double(struct capture *cap, const char *key, double *ret)
+{
+	char buf[64], *end;
+	double v;
+
+	if (!replay_meta_get(cap, key, buf, sizeof(buf)))
+		return -ENOENT;
+	errno = 0;
+	v = strtod(buf, &end);
+	if (errno || end == buf || *end || !isfinite(v))
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+void replay_keep_config(struct source *fs, const char *path)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *in, *out;
+	char buf[4096];
+	size_t n;
+
+	if (!fs || fs->mode != SOURCE_RECORD || !(in = fopen(path, "re")))
+		return;
+	out = open_memstream(&text, &len);
+	if (out) {
+		while ((n = fread(buf, 1, sizeof(buf), in)) > 0 && len < CAPTURE_MEMBER_MAX)
+			fwrite(buf, 1, n, out);
+		if (fclose(out) == 0)
+			source_keep(fs, REPLAY_CONFIG, text, len);
+	}
+	free(text);
+	fclose(in);
+}
+
+int replay_config(struct capture *cap, struct config *cfg, struct config_error *err)
+{
+	const struct capture_member *m = capture_get(cap, REPLAY_CONFIG);
+	FILE *f;
+	int r;
+
+	if (!m || !m->data)
+		return 0;
+	f = fmemopen(m->data, m->len, "r");
+	if (!f)
+		return -ENOMEM;
+	r = config_parse(f, cfg, err);
+	fclose(f);
+	return r;
 }

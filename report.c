@@ -1,12 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* report.c - formats the per-IRQ lines and the summary. Names come from the
- * kernel and from udev, so they are escaped: a device name must never be
- * able to move the terminal's cursor or forge a line of the report. */
+/* report.c - builds one run's report from what its modules left (the
+ * topology, the device map, the policy, the plan and its outcomes), and
+ * formats the per-IRQ lines and the summary. Names come from the kernel
+ * and from udev, so they are escaped: a device name must never be able to
+ * move the terminal's cursor or forge a line of the report. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
+#include "cpuset.h"
+#include "device.h"
+#include "plan.h"
+#include "policy.h"
 #include "report.h"
+#include "sample.h"
+#include "topology.h"
 
 void report_escape(char *dst, size_t len, const char *src)
 {
@@ -144,4 +155,255 @@ void report_bans(FILE *f, const struct report_ban *bans, unsigned int nr)
 		fprintf(f, "irqtune: CPU%s %s banned by %s\n",
 			strpbrk(bans[i].cpus, ",-") ? "s" : "", bans[i].cpus, src);
 	}
+}
+
+void report_irq_tag(char *dst, size_t len, unsigned int irq, const char *name)
+{
+	char esc[DEVICE_NAME_MAX * 4];
+
+	report_escape(esc, sizeof(esc), name);
+	snprintf(dst, len, "irq %u (%s)", irq, esc);
+}
+
+/* Lowest and highest load of the online CPUs, and busiest over mean of the
+ * eligible ones (1 when there is no load at all: nothing is uneven). */
+static void spread(const struct topology *topo, const double *load, double *lo,
+		   double *hi, double *ratio)
+{
+	const struct cpuset *on = topo->online, *el = topo->eligible;
+	double sum = 0, max = 0;
+	unsigned int n = 0;
+	int cpu;
+
+	*lo = *hi = 0;
+	for (cpu = cpuset_first(on); cpu >= 0; cpu = cpuset_next(on, cpu)) {
+		if (cpu == cpuset_first(on) || load[cpu] < *lo)
+			*lo = load[cpu];
+		if (load[cpu] > *hi)
+			*hi = load[cpu];
+	}
+	for (cpu = cpuset_first(el); cpu >= 0; cpu = cpuset_next(el, cpu)) {
+		sum += load[cpu];
+		if (load[cpu] > max)
+			max = load[cpu];
+		n++;
+	}
+	*ratio = n && sum > 0 ? max / (sum / n) : 1;
+}
+
+/* Text a report line points to beyond what the run holds. */
+struct irq_text {
+	char allowed[64];
+	char reason[192];
+};
+
+static const struct device_group *group_of(const struct device_map *map, unsigned int i)
+{
+	int g = map->irqs[i].group;
+
+	return g >= 0 ? &map->groups[g] : NULL;
+}
+
+/* Why a fixed IRQ stays: more than the planner's "fixed". */
+static const char *fixed_reason(const struct report_input *in, unsigned int i,
+				struct irq_text *tx)
+{
+	const struct policy_irq *po = &in->pol->irqs[i];
+	const struct device_group *g = group_of(in->map, i);
+
+	switch (in->out[i]) {
+	case OUT_BANNED:
+		if (po->ban == BAN_UDEV && g)
+			snprintf(tx->reason, sizeof(tx->reason), "banned by IRQTUNE_BAN on %s",
+				 g->ban_from);
+		else
+			snprintf(tx->reason, sizeof(tx->reason), "banned by banirq");
+		return tx->reason;
+	case OUT_NOCPU:
+		snprintf(tx->reason, sizeof(tx->reason), "no eligible CPU among %s",
+			 po->source);
+		return tx->reason;
+	case OUT_MANAGED:
+		return "the kernel places it";
+	default:
+		return report_outcome_text(in->out[i]);
+	}
+}
+
+/* The report's view of IRQ @i; its strings point into @in and @tx. */
+static void report_irq_of(const struct report_input *in, unsigned int i,
+			  struct report_irq *ri, struct irq_text *tx)
+{
+	const struct irq_info *ii = &in->map->irqs[i];
+	const struct device_group *g = group_of(in->map, i);
+	const struct plan_irq *pi = &in->pi[i];
+	const struct policy_irq *po = &in->pol->irqs[i];
+	enum report_outcome o = in->out[i];
+
+	*ri = (struct report_irq){
+		.irq = ii->irq,
+		.name = ii->name,
+		.device = g ? g->id : "",
+		.label = g ? g->label : "",
+		.class = ii->class,
+		.from = ii->affinity[0] ? ii->affinity : "?",
+		.to = o == OUT_MOVED || o == OUT_WOULD_MOVE || o == OUT_KEPT ? pi->target : -1,
+		.load = in->act[i].load,
+		.load_proc = in->proc_act ? in->proc_act[i].load : NAN,
+		.load_window = in->window_load ? in->window_load[i] : NAN,
+		.threaded = in->act[i].threaded,
+		.load_thread = in->act[i].thread,
+		.outcome = o,
+		.reason = o == OUT_KEPT || o == OUT_MOVED || o == OUT_WOULD_MOVE ||
+			  o == OUT_FAILED ? plan_reason_text(pi->reason) :
+			  fixed_reason(in, i, tx),
+	};
+	if (po->no_cpu) {
+		ri->allowed = po->wanted;	/* as asked: none is here */
+		ri->policy = po->source;
+	} else if (po->allowed) {
+		if (cpulist_format(po->allowed, tx->allowed, sizeof(tx->allowed)) < 0)
+			snprintf(tx->allowed, sizeof(tx->allowed), "(too long)");
+		ri->allowed = tx->allowed;
+		ri->policy = po->source;
+	}
+}
+
+static void count_totals(const struct report_input *in, const struct report_irq *ri,
+			 struct report_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->dry_run = in->dry_run;
+	for (unsigned int i = 0; i < in->nr; i++) {
+		enum report_outcome o = ri[i].outcome;
+
+		if (o == OUT_UNUSED)
+			continue;
+		t->seen++;
+		t->movable += o == OUT_KEPT || o == OUT_MOVED || o == OUT_WOULD_MOVE ||
+			      o == OUT_FAILED;
+		t->moved += o == OUT_MOVED || o == OUT_WOULD_MOVE;
+		t->managed += o == OUT_MANAGED;
+		t->failed += o == OUT_FAILED;
+		t->banned += o == OUT_BANNED;
+	}
+	t->unchanged = t->seen - t->moved - t->managed - t->failed;
+	spread(in->topo, in->res->before, &t->before_min, &t->before_max, &t->ratio_before);
+	spread(in->topo, in->res->after, &t->after_min, &t->after_max, &t->ratio_after);
+}
+
+/* The plan's part of the report: CPUs, loads, IRQs and totals. */
+static int build_plan(const struct report_input *in, struct report_run *rr,
+		      struct report_store *st)
+{
+	const struct topology *topo = in->topo;
+	struct irq_text *tx;
+	size_t n = in->nr ? in->nr : 1;
+
+	st->cpus = calloc(topo->nr_ids ? topo->nr_ids : 1, sizeof(*st->cpus));
+	/* One block: the IRQs, then the text they point to. */
+	st->irqs = calloc(n, sizeof(*st->irqs) + sizeof(*tx));
+	if (!st->cpus || !st->irqs)
+		return -ENOMEM;
+	tx = (struct irq_text *)(st->irqs + n);
+	for (unsigned int i = 0; i < in->nr; i++)
+		report_irq_of(in, i, &st->irqs[i], &tx[i]);
+	for (int cpu = cpuset_first(topo->online); cpu >= 0;
+	     cpu = cpuset_next(topo->online, cpu))
+		st->cpus[rr->nr_cpus++] = cpu;
+	rr->cpus = st->cpus;
+	rr->before = in->res->before;
+	rr->after = in->res->after;
+	rr->irqs = st->irqs;
+	rr->nr_irqs = in->nr;
+	count_totals(in, st->irqs, &rr->totals);
+	return 0;
+}
+
+int report_build(const struct report_input *in, struct report_run *rr,
+		 struct report_store *st)
+{
+	unsigned int nr = in->bans ? in->bans->nr : 0;
+
+	memset(st, 0, sizeof(*st));
+	rr->dry_run = in->dry_run;
+	if (in->topo) {
+		cpulist_format(in->topo->online, st->online, sizeof(st->online));
+		cpulist_format(in->topo->eligible, st->eligible, sizeof(st->eligible));
+	}
+	rr->online = st->online;
+	rr->eligible = st->eligible;
+	st->bans = calloc(nr ? nr : 1, sizeof(*st->bans));
+	if (!st->bans)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < nr; i++)
+		st->bans[i] = (struct report_ban){
+			.cpus = in->bans->bans[i].cpulist,
+			.source = in->bans->bans[i].source,
+		};
+	rr->bans = st->bans;
+	rr->nr_bans = nr;
+	return in->planned ? build_plan(in, rr, st) : 0;
+}
+
+void report_store_release(struct report_store *st)
+{
+	free(st->bans);
+	free(st->cpus);
+	free(st->irqs);
+	st->bans = NULL;
+	st->cpus = NULL;
+	st->irqs = NULL;
+}
+
+bool report_listed(const struct report_irq *ri, bool all)
+{
+	enum report_outcome o = ri->outcome;
+
+	return o != OUT_UNUSED && (all || (o != OUT_KEPT && o != OUT_BANNED && o != OUT_GONE));
+}
+
+void report_text(FILE *f, const struct report_run *rr, bool verbose, bool both)
+{
+	bool header = false;
+
+	for (unsigned int i = 0; i < rr->nr_irqs; i++) {
+		if (!report_listed(&rr->irqs[i], verbose || rr->dry_run))
+			continue;
+		if (!header) {
+			report_header(f, verbose, both);
+			header = true;
+		}
+		report_line(f, &rr->irqs[i], verbose, both);
+	}
+	report_summary(f, &rr->totals);
+	report_source(f, rr->load_source, rr->load_source_reason);
+	if (verbose)
+		fprintf(f, "irqtune: counts from %s\n", rr->counts_reason);
+	if (verbose && rr->history)
+		fprintf(f, "irqtune: load history: %s\n", rr->history);
+}
+
+void report_move_event(char *dst, size_t len, const struct report_irq *ri)
+{
+	char tag[DEVICE_NAME_MAX * 4 + 32], raw[2 * DEVICE_NAME_MAX + 2];
+	char dev[4 * sizeof(raw)];
+
+	report_irq_tag(tag, sizeof(tag), ri->irq, ri->name);
+	report_device(raw, sizeof(raw), ri);
+	report_escape(dev, sizeof(dev), raw);
+	snprintf(dst, len, "%s %s %s: moved %s -> %d, load %.3f%% (%s)", tag,
+		 *dev ? dev : "-", irq_class_name(ri->class), ri->from, ri->to,
+		 ri->load * 100, ri->reason);
+}
+
+bool report_summary_event(char *dst, size_t len, const struct report_totals *t)
+{
+	if (!t->moved && !t->failed)
+		return false;
+	snprintf(dst, len, "%u seen, %u movable, %u moved, %u kernel-managed, "
+		 "%u failed; busiest CPU at %.2fx the mean IRQ load before, %.2fx after",
+		 t->seen, t->movable, t->moved, t->managed, t->failed,
+		 t->ratio_before, t->ratio_after);
+	return true;
 }

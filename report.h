@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* report.h - what one run did, as data, and the text report printed from it.
- * The same data feeds the JSON output (json.h), the metrics file
- * (metrics.h) and the log lines. Formatting only; the caller decides what
- * to print and where. */
+/* report.h - what one run did, as data, built from what the run's modules
+ * left, and the text report printed from it. The same data feeds the JSON
+ * output (json.h), the metrics file (metrics.h) and the log lines. Building
+ * and formatting only; the caller decides what to print and where. */
 #ifndef IRQTUNE_REPORT_H
 #define IRQTUNE_REPORT_H
 
@@ -87,6 +87,66 @@ struct report_run {
 	int status;			/* exit status */
 	const char *hostname;		/* a replay's captured one; NULL: this host's */
 };
+
+/* What a run hands report_build(): its modules' results as they are,
+ * NULL where it stopped before them. With @planned, everything from @nr on
+ * is set, its arrays parallel, @nr long. */
+struct topology;
+struct compat_bans;
+struct device_map;
+struct irq_activity;
+struct policy;
+struct plan_irq;
+struct plan_result;
+
+struct report_input {
+	bool dry_run;
+	const struct topology *topo;		/* NULL: not read */
+	const struct compat_bans *bans;		/* NULL: none */
+	bool planned;
+	unsigned int nr;
+	const struct device_map *map;
+	const struct irq_activity *act;
+	const struct irq_activity *proc_act;	/* the estimate beside a measurement; NULL: none */
+	const double *window_load;		/* this window's loads; NULL: history weighed none */
+	const struct policy *pol;
+	const struct plan_irq *pi;
+	const enum report_outcome *out;
+	const struct plan_result *res;
+};
+
+/* What report_build() allocates for a report_run to point into. */
+struct report_store {
+	char online[512], eligible[512];
+	struct report_ban *bans;
+	int *cpus;
+	struct report_irq *irqs;	/* with the text they point to after them */
+};
+
+/* Fill @rr's dry_run, online, eligible and bans from @in, and when
+ * @in->planned its CPUs, loads, IRQs and totals, pointing into @in and
+ * @st. The other fields are the caller's. 0 or -ENOMEM. */
+int report_build(const struct report_input *in, struct report_run *rr,
+		 struct report_store *st);
+void report_store_release(struct report_store *st);	/* frees the contents */
+
+/* The IRQs report_text() lists: all of them with @verbose or a dry run's,
+ * else what changed or failed. */
+bool report_listed(const struct report_irq *ri, bool all);
+/* The text report of @rr built by report_build(): the IRQ lines, the
+ * summary, the load source, and with @verbose where the counts came from
+ * and what became of the load history. @both as report_line(). */
+void report_text(FILE *f, const struct report_run *rr, bool verbose, bool both);
+
+/* "irq 42 (eth0-TxRx-0)", @name escaped. */
+void report_irq_tag(char *dst, size_t len, unsigned int irq, const char *name);
+#define REPORT_EVENT_MAX	2048
+/* The log line of a moved IRQ, REPORT_EVENT_MAX bytes: "irq 42 (eth0-TxRx-0)
+ * eth0 0000:01:00.0 net: moved 0-3 -> 5, load 1.250% (REASON)". */
+void report_move_event(char *dst, size_t len, const struct report_irq *ri);
+/* The run's one summary line for the log; false when nothing changed or
+ * failed, and there is none. */
+bool report_summary_event(char *dst, size_t len, const struct report_totals *t);
 
 /* Copy @src to @dst with control and non-ASCII bytes as \xNN, truncating. */
 void report_escape(char *dst, size_t len, const char *src);

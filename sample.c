@@ -1493,3 +1493,120 @@ out:
 	free(col);
 	return r;
 }
+
+void sample_sleep(double seconds)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)seconds,
+		.tv_nsec = (long)((seconds - floor(seconds)) * 1e9),
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+}
+
+void sample_choose_counts(struct sample_window *w, const char *env, unsigned int online,
+			  const char *captured, const char *captured_reason)
+{
+	w->counts = SNAPSHOT_INTERRUPTS;
+	if (w->src && w->src->mode == SOURCE_REPLAY) {
+		/* The way and the words of the run that captured it. */
+		if (captured && strcmp(captured, "stat") == 0)
+			w->counts = SNAPSHOT_STAT;
+		snprintf(w->reason, sizeof(w->reason), "%s",
+			 captured_reason ? captured_reason : "/proc/interrupts, as captured");
+		return;
+	}
+	if (env && (strcmp(env, "stat") == 0 || strcmp(env, "interrupts") == 0)) {
+		w->counts = strcmp(env, "stat") == 0 ? SNAPSHOT_STAT : SNAPSHOT_INTERRUPTS;
+		snprintf(w->reason, sizeof(w->reason), "%s: IRQTUNE_COUNTS=%s",
+			 w->counts == SNAPSHOT_STAT ? "/proc/stat and effective affinities" :
+			 "/proc/interrupts", env);
+		return;
+	}
+	if (online >= SAMPLE_STAT_CPUS) {
+		w->counts = SNAPSHOT_STAT;
+		snprintf(w->reason, sizeof(w->reason),
+			 "/proc/stat and effective affinities: %u online CPUs", online);
+	} else {
+		snprintf(w->reason, sizeof(w->reason), "/proc/interrupts: %u online CPUs", online);
+	}
+}
+
+/* Snapshot @n (1 to 4) into @s: the live files, kept for a capture as
+ * members "snapshot-N/proc/...", or those members replayed with the time
+ * the run that captured them stamped them with. -EDOM: counts of
+ * /proc/stat that only /proc/interrupts can tell, with the reason. */
+static int window_snapshot(struct sample_window *w, struct snapshot *s, int n)
+{
+	int r;
+
+	snprintf(w->tag, sizeof(w->tag), "snapshot-%d", n);
+	w->path = NULL;
+	w->line = 0;
+	if (w->counts == SNAPSHOT_STAT) {
+		r = snapshot_take_stat(s, w->src, w->tag, n == 2 ? &w->a : NULL, &w->path,
+				       &w->line);
+		if (r == -EDOM) {
+			if (n == 2 && w->line)
+				snprintf(w->reason, sizeof(w->reason),
+					 "/proc/interrupts, a window later: irq %u did not stay "
+					 "on one CPU, or its total fell", w->line);
+			else
+				snprintf(w->reason, sizeof(w->reason),
+					 "/proc/interrupts: /proc/stat has no intr line");
+			return -EDOM;
+		}
+	} else {
+		r = snapshot_take_from(s, w->src, w->tag, &w->path, &w->line);
+	}
+	if (r < 0)
+		return r;
+	if (w->taken)
+		w->taken(w->ctx, w->tag, n);
+	if (w->src && w->src->mode == SOURCE_REPLAY) {
+		if (!(w->replayed[n - 1] >= 0)) {
+			snapshot_release(s);
+			w->no_time = true;
+			return -EINVAL;
+		}
+		s->when = w->replayed[n - 1];
+	}
+	w->when[n - 1] = s->when;
+	return 0;
+}
+
+/* Snapshots @n and @n + 1, a window apart. */
+static int window_pair(struct sample_window *w, int n)
+{
+	int r;
+
+	if (w->begin)
+		w->begin(w->ctx);
+	r = window_snapshot(w, &w->a, n);
+	if (r < 0)
+		return r;
+	if (!w->src || w->src->mode != SOURCE_REPLAY)
+		sample_sleep(w->seconds);
+	return window_snapshot(w, &w->b, n + 1);
+}
+
+int sample_window_take(struct sample_window *w)
+{
+	int r;
+
+	snprintf(w->first, sizeof(w->first), "%s", w->reason);
+	r = window_pair(w, 1);
+	if (r == -EDOM) {
+		snapshot_release(&w->a);
+		w->counts = SNAPSHOT_INTERRUPTS;
+		r = window_pair(w, 3);
+	}
+	return r;
+}
+
+void sample_window_release(struct sample_window *w)
+{
+	snapshot_release(&w->a);
+	snapshot_release(&w->b);
+}

@@ -174,4 +174,49 @@ unsigned int sample_row_deltas(const struct irq_row *ra, const struct irq_row *r
 			       const unsigned char *col, unsigned int nr_ids,
 			       struct cpu_delta *out);
 
+/* One run's window: the counts chosen, then two snapshots a window apart.
+ * Counts read without /proc/interrupts that it alone could tell (an IRQ
+ * moved or spread over CPUs in the window) are taken again from it, a
+ * window later, as snapshots 3 and 4. */
+#define SAMPLE_REASON_MAX	160
+/* At this many online CPUs and more, /proc/interrupts is not read: it holds
+ * a count per CPU and IRQ (1.4 GB at 8192 CPUs and 16000 IRQs, each time),
+ * where /proc/stat and one small file per IRQ say the same. */
+#define SAMPLE_STAT_CPUS	2048
+
+struct sample_window {
+	/* The caller's: */
+	struct source *src;		/* replaying: no sleep, the captured times */
+	double seconds;
+	double replayed[4];		/* a replay's times of snapshot-N; NAN: none valid */
+	void (*begin)(void *ctx);	/* a pair of snapshots begins */
+	void (*taken)(void *ctx, const char *tag, int n);	/* snapshot @n is read */
+	void *ctx;
+	/* The window's: */
+	enum snapshot_input counts;
+	char reason[SAMPLE_REASON_MAX];	/* what the counts come from, and why */
+	char first[SAMPLE_REASON_MAX];	/* the first pair's reason */
+	struct snapshot a, b;
+	double when[4];			/* snapshot-N's time, 0: not taken */
+	/* Where it failed: the snapshot, the file (NULL: /proc) and line (0:
+	 * unreadable), or that a replay has no valid time for it. */
+	char tag[16];
+	const char *path;
+	unsigned int line;
+	bool no_time;
+};
+
+/* Choose the counts: a replay's as captured (@captured "stat" or not,
+ * @captured_reason NULL: not recorded), else @env (IRQTUNE_COUNTS, a test
+ * switch: "stat" or "interrupts"), else by @online CPUs. */
+void sample_choose_counts(struct sample_window *w, const char *env, unsigned int online,
+			  const char *captured, const char *captured_reason);
+/* Take the window's snapshots. 0, or -errno of the snapshot named by
+ * @w->tag (-EINVAL with @w->no_time); sample_window_release() frees what
+ * was taken either way. */
+int sample_window_take(struct sample_window *w);
+void sample_window_release(struct sample_window *w);	/* frees the contents */
+/* Sleep @seconds of CLOCK_MONOTONIC, signals notwithstanding. */
+void sample_sleep(double seconds);
+
 #endif

@@ -254,6 +254,43 @@ static void test_no_torn_file(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* A run's two ends: a measured run records its costs for this boot, a
+ * later one reads them back; without a boot id or a measurement nothing is
+ * written, and no file is no costs, quietly. */
+static void test_record_then_read(void **state)
+{
+	static const struct measure_target t[] = { { 40, CLASS_NET, 0, "eth0" } };
+	struct measure_raw *raw = measure_raw_new(1);
+	struct estimate_prior got;
+	char path[256], boot[64], why[128];
+	double when = 0;
+
+	(void)state;
+	if (costs_boot_id(boot, sizeof(boot)) < 0)
+		skip();		/* no /proc/sys/kernel/random/boot_id here */
+	assert_non_null(raw);
+	raw->window = 1;
+	raw->irqs = calloc(1, sizeof(*raw->irqs));
+	assert_non_null(raw->irqs);
+	raw->irqs[raw->nr_irqs++] = (struct measure_irq){ .irq = 40, .cpu = 0,
+		.handler_ns = 300000, .count = 100 };		/* 3 us each */
+	path_of(path, sizeof(path), "run/costs");
+	assert_int_equal(costs_read(NULL, path, NOW, boot, sizeof(boot), &got, &when,
+				    why, sizeof(why)), -ENOENT);
+	assert_string_not_equal(boot, "");
+	assert_int_equal(costs_record(path, raw, t, 1, NULL, "", NOW), 0);
+	assert_int_equal(costs_record(path, NULL, t, 1, NULL, boot, NOW), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(costs_record(path, raw, t, 1, NULL, boot, NOW), 0);
+	assert_int_equal(costs_read(NULL, path, NOW + 60, boot, sizeof(boot), &got, &when,
+				    why, sizeof(why)), 0);
+	assert_true(fabs(got.hard_us[CLASS_NET] - 3.0) < 1e-9);
+	assert_true(when == NOW);
+	assert_int_equal(costs_read(NULL, path, NOW + 2 * COSTS_MAX_AGE, boot, sizeof(boot),
+				    &got, &when, why, sizeof(why)), -ESTALE);
+	measure_raw_free(raw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_load_refuses),
 		cmocka_unit_test(test_save),
 		cmocka_unit_test(test_no_torn_file),
+		cmocka_unit_test(test_record_then_read),
 	};
 
 	return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);
