@@ -407,55 +407,86 @@ static int pair_best_cmp(const void *pa, const void *pb)
 	return pair_key_cmp(pa, pb);
 }
 
-/* Where the fresh plan only permutes what is where, follow the current
- * placement instead: whole physical cores of a plan trade places with
- * cores of the same node and thread count, threads kept together, so that
- * as many IRQs as possible stay where they are. Loads per core, the
- * spreading and NIC rules and NUMA locality are untouched by such a
- * relabelling; fixed load is not, so the result must still meet @goal, or
- * the plan is left as it was. Greedy: the pair of cores sharing the most
- * IRQs first. */
-int relabel(struct ctx *c, double goal)
+/* A relabelling: the eligible CPUs as physical cores, which plan core goes
+ * to which current core, and the scratch of working that out. */
+struct core_map {
+	unsigned int nc;	/* cores */
+	int *leader;		/* core index -> leader */
+	int *cidx;		/* CPU -> core index */
+	int *thr;		/* CPU -> thread index */
+	int *nthr;		/* core -> threads */
+	int *cpu_of;		/* core, thread -> CPU */
+	int *lead_idx;		/* leader -> core index */
+	struct core_pair *pair;	/* one per IRQ, then one per (f, y, flip) */
+	int *map, *flip;	/* plan core -> current core, threads swapped */
+	bool *done_f, *done_y;	/* plan cores, current cores matched */
+	int *old;		/* per IRQ: its target before */
+};
+
+static void core_map_release(struct core_map *m)
+{
+	free(m->leader);
+	free(m->cidx);
+	free(m->thr);
+	free(m->nthr);
+	free(m->cpu_of);
+	free(m->lead_idx);
+	free(m->pair);
+	free(m->map);
+	free(m->flip);
+	free(m->done_f);
+	free(m->done_y);
+	free(m->old);
+}
+
+/* The eligible CPUs core by core, threads in id order; -ENOMEM. */
+static int core_map_init(const struct ctx *c, struct core_map *m)
 {
 	unsigned int ids = c->topo->nr_ids, nc = 0;
-	int *leader = malloc(ids * sizeof(*leader));	/* core index -> leader */
-	int *cidx = malloc(ids * sizeof(*cidx));	/* CPU -> core index */
-	int *thr = malloc(ids * sizeof(*thr));		/* CPU -> thread index */
-	int *nthr = calloc(ids, sizeof(*nthr));		/* core -> threads */
-	int *cpu_of = malloc(ids * 2 * sizeof(*cpu_of));	/* core, thread -> CPU */
-	int *lead_idx = malloc(ids * sizeof(*lead_idx));	/* leader -> core index */
-	struct core_pair *pair = NULL;
-	unsigned int npair = 0, np = 0;
-	int *map = NULL, *flip = NULL, *old = NULL;
-	bool *done_f = NULL, *done_y = NULL, ok = true;
-	int r = -ENOMEM;
 
-	if (!leader || !cidx || !thr || !nthr || !cpu_of || !lead_idx)
-		goto out;
+	m->leader = malloc(ids * sizeof(*m->leader));
+	m->cidx = malloc(ids * sizeof(*m->cidx));
+	m->thr = malloc(ids * sizeof(*m->thr));
+	m->nthr = calloc(ids, sizeof(*m->nthr));
+	m->cpu_of = malloc(ids * 2 * sizeof(*m->cpu_of));
+	m->lead_idx = malloc(ids * sizeof(*m->lead_idx));
+	if (!m->leader || !m->cidx || !m->thr || !m->nthr || !m->cpu_of || !m->lead_idx)
+		return -ENOMEM;
 	for (unsigned int k = 0; k < ids; k++)
-		cidx[k] = thr[k] = lead_idx[k] = -1;
+		m->cidx[k] = m->thr[k] = m->lead_idx[k] = -1;
 	for (unsigned int k = 0; k < c->nr_all; k++) {
-		int cpu = c->all[k], core = core_of(c, cpu), ci = lead_idx[core];
+		int cpu = c->all[k], core = core_of(c, cpu), ci = m->lead_idx[core];
 
 		if (ci < 0) {
 			ci = (int)nc;
-			leader[nc++] = core;
-			lead_idx[core] = ci;
+			m->leader[nc++] = core;
+			m->lead_idx[core] = ci;
 		}
-		cidx[cpu] = ci;
-		thr[cpu] = nthr[ci]++;
-		if (thr[cpu] < 2)
-			cpu_of[ci * 2 + thr[cpu]] = cpu;
+		m->cidx[cpu] = ci;
+		m->thr[cpu] = m->nthr[ci]++;
+		if (m->thr[cpu] < 2)
+			m->cpu_of[ci * 2 + m->thr[cpu]] = cpu;
 	}
-	pair = malloc((c->nr + 1) * sizeof(*pair));
-	map = malloc(nc * sizeof(*map));
-	flip = calloc(nc, sizeof(*flip));
-	done_f = calloc(nc, sizeof(*done_f));
-	done_y = calloc(nc, sizeof(*done_y));
-	old = malloc((c->nr + 1) * sizeof(*old));
-	if (!pair || !map || !flip || !done_f || !done_y || !old)
-		goto out;
-	r = 0;
+	m->nc = nc;
+	m->pair = malloc((c->nr + 1) * sizeof(*m->pair));
+	m->map = malloc(nc * sizeof(*m->map));
+	m->flip = calloc(nc, sizeof(*m->flip));
+	m->done_f = calloc(nc, sizeof(*m->done_f));
+	m->done_y = calloc(nc, sizeof(*m->done_y));
+	m->old = malloc((c->nr + 1) * sizeof(*m->old));
+	if (!m->pair || !m->map || !m->flip || !m->done_f || !m->done_y || !m->old)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Pass 1: for each (plan core, current core, flip), how many IRQs that
+ * relabelling would leave where they are; returns how many pairs. */
+static unsigned int count_pairs(const struct ctx *c, struct core_map *m)
+{
+	unsigned int ids = c->topo->nr_ids, npair = 0, np = 0;
+	const int *cidx = m->cidx, *thr = m->thr, *nthr = m->nthr;
+	struct core_pair *pair = m->pair;
+
 	/* Cores of more than two threads are left alone: their threads are
 	 * not matched here. */
 	for (unsigned int i = 0; i < c->nr; i++) {
@@ -480,8 +511,19 @@ int relabel(struct ctx *c, double goal)
 		else
 			pair[np++] = pair[k];
 	}
+	return np;
+}
+
+/* Pass 2: every plan core its current core (map, flip), the pairs
+ * sharing the most IRQs first, then the cores left in order. */
+static void match_cores(const struct ctx *c, struct core_map *m, unsigned int np)
+{
+	unsigned int nc = m->nc;
+	const int *nthr = m->nthr, *leader = m->leader;
+	struct core_pair *pair = m->pair;
+
 	for (unsigned int x = 0; x < nc; x++)
-		map[x] = (int)x;
+		m->map[x] = (int)x;
 	/* Greedy, the pair of cores sharing the most IRQs first: taking them
 	 * in that order is the repeated search for the best pair left, in one
 	 * sort instead of a scan of every pair per core matched (O(cores^3),
@@ -492,32 +534,42 @@ int relabel(struct ctx *c, double goal)
 	for (unsigned int k = 0; k < np; k++) {
 		unsigned int f = pair[k].f, y = pair[k].y;
 
-		if (done_f[f] || done_y[y] || nthr[f] != nthr[y] || nthr[f] > 2 ||
+		if (m->done_f[f] || m->done_y[y] || nthr[f] != nthr[y] || nthr[f] > 2 ||
 		    (pair[k].flip && nthr[f] != 2) ||
 		    c->topo->cpus[leader[f]].node !=
 		    c->topo->cpus[leader[y]].node ||
-		    !core_fits(c, cpu_of, nthr, f, y, pair[k].flip))
+		    !core_fits(c, m->cpu_of, nthr, f, y, pair[k].flip))
 			continue;
-		map[f] = (int)y;
-		flip[f] = pair[k].flip;
-		done_f[f] = done_y[y] = true;
+		m->map[f] = (int)y;
+		m->flip[f] = pair[k].flip;
+		m->done_f[f] = m->done_y[y] = true;
 	}
 	/* Unmatched cores fill the unmatched places in order. */
 	for (unsigned int f = 0, y = 0; f < nc; f++) {
-		if (done_f[f])
+		if (m->done_f[f])
 			continue;
-		while (y < nc && (done_y[y] || nthr[y] != nthr[f] ||
+		while (y < nc && (m->done_y[y] || nthr[y] != nthr[f] ||
 				  c->topo->cpus[leader[f]].node !=
 				  c->topo->cpus[leader[y]].node))
 			y++;
 		if (y >= nc) {
-			map[f] = (int)f;	/* cannot happen: the same cores */
+			m->map[f] = (int)f;	/* cannot happen: the same cores */
 			continue;
 		}
-		map[f] = (int)y;
-		done_y[y] = true;
+		m->map[f] = (int)y;
+		m->done_y[y] = true;
 		y = 0;
 	}
+}
+
+/* Pass 3: move every IRQ to its relabelled CPU; back where it was if
+ * policy or the fixed load did not follow (@goal). */
+static void apply_map(struct ctx *c, struct core_map *m, double goal)
+{
+	const int *cidx = m->cidx, *thr = m->thr, *nthr = m->nthr;
+	int *old = m->old;
+	bool ok = true;
+
 	for (unsigned int i = 0; i < c->nr; i++)
 		old[i] = c->irqs[i].target;
 	reset(c);
@@ -528,9 +580,9 @@ int relabel(struct ctx *c, double goal)
 		if (pi->fixed)
 			continue;
 		if (t >= 0 && cidx[t] >= 0 && nthr[cidx[t]] <= 2) {
-			int f = cidx[t], th = flip[f] ? 1 - thr[t] : thr[t];
+			int f = cidx[t], th = m->flip[f] ? 1 - thr[t] : thr[t];
 
-			to = cpu_of[map[f] * 2 + th];
+			to = m->cpu_of[m->map[f] * 2 + th];
 		}
 		pi->target = to;
 		if (to == pi->pinned && pi->reason != REASON_AVOIDED &&
@@ -552,19 +604,26 @@ int relabel(struct ctx *c, double goal)
 			account(c, i, old[i], +1);
 		}
 	}
-out:
-	free(leader);
-	free(cidx);
-	free(thr);
-	free(nthr);
-	free(cpu_of);
-	free(lead_idx);
-	free(pair);
-	free(map);
-	free(flip);
-	free(done_f);
-	free(done_y);
-	free(old);
+}
+
+/* Where the fresh plan only permutes what is where, follow the current
+ * placement instead: whole physical cores of a plan trade places with
+ * cores of the same node and thread count, threads kept together, so that
+ * as many IRQs as possible stay where they are. Loads per core, the
+ * spreading and NIC rules and NUMA locality are untouched by such a
+ * relabelling; fixed load is not, so the result must still meet @goal, or
+ * the plan is left as it was. Greedy: the pair of cores sharing the most
+ * IRQs first. */
+int relabel(struct ctx *c, double goal)
+{
+	struct core_map m = { 0 };
+	int r = core_map_init(c, &m);
+
+	if (r == 0) {
+		match_cores(c, &m, count_pairs(c, &m));
+		apply_map(c, &m, goal);
+	}
+	core_map_release(&m);
 	return r;
 }
 

@@ -592,102 +592,113 @@ void gcl_del(struct ctx *c, unsigned int g, struct gc_entry *e)
 	}
 }
 
-/* Best CPU and the next PLAN_ALTS after it, as scores: what a scan of
- * every candidate in id order keeping the nbest best would find. */
-unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
-			      struct score *best, unsigned int nbest)
+/* One query of rank_cpus(): what its passes share. */
+struct query {
+	const struct plan_irq *pi;
+	struct elig *e;
+	unsigned int cl;	/* its class, e */
+	bool heavy, nic;	/* busy; a busy NIC queue */
+	unsigned int nbest;	/* CPUs wanted */
+	unsigned int nout;	/* members set apart, in ix.taken_out */
+	unsigned int nsp;	/* those worth scoring, in ix.out_units */
+	unsigned int nu;	/* units taken, in ix.units */
+};
+
+/* Pass 1: cores with queues of the IRQ's own device score apart from
+ * their buckets (same_dev, other_nic): set apart, scored one by one, and
+ * skipped where their bucket is taken. */
+static void set_apart(struct ctx *c, struct query *q)
 {
-	unsigned int cl = c->ix.irq_cls[pi - c->irqs];
-	struct elig *e = &c->ix.cls[cl];
-	bool heavy = is_heavy(c, pi);
-	bool nic = heavy && pi->class == CLASS_NET;
+	const struct plan_irq *pi = q->pi;
+	struct elig *e = q->e;
+	int *out = c->ix.taken_out;
+	unsigned int g = (unsigned int)pi->group;
+
+	for (unsigned int k = 0; k < c->ix.gcl_n[g]; k++) {
+		int core = c->ix.gcl[c->ix.gcl_first[g] + k];
+
+		for (unsigned int t = c->ix.core_first[core];
+		     t < c->ix.core_first[core + 1]; t++) {
+			int j = member_of(c, q->cl, c->ix.core_cpu[t]), b;
+
+			if (j < 0)
+				continue;
+			b = e->bk[j];
+			e->mark[j] = c->ix.stamp;
+			if (e->bmark[b] != c->ix.stamp) {
+				e->bmark[b] = c->ix.stamp;
+				e->bspec[b] = 0;
+			}
+			e->bspec[b]++;
+			out[q->nout++] = j;
+		}
+	}
+	/* When the buckets alone hold enough CPUs of rank 0 (or 1),
+	 * no CPU set apart of a higher rank can matter. */
+	uint64_t bound = UINT64_MAX;
+	unsigned int avail[2] = { e->load_q[0].members, e->load_q[1].members };
+
+	for (unsigned int k = 0; k < q->nout; k++)
+		avail[e->bkt[e->bk[out[k]]].nic]--;
+	if (!q->nic && avail[0] + avail[1] >= q->nbest)
+		bound = 0;
+	else if (q->nic && avail[0] >= q->nbest)
+		bound = 0;
+	else if (q->nic && avail[0] + avail[1] >= q->nbest)
+		bound = 1;
+	/* A queue of a multi-queue device has a queue of its own on
+	 * every core set apart: rank 2 at least. */
+	for (unsigned int k = 0; k < q->nout && (bound >= 2 || !multiqueue(c, pi)); k++) {
+		struct score s;
+		uint64_t rank;
+
+		if (bound < 2) {
+			/* only other_nic can differ: worth a look? */
+			int core = core_of(c, e->cpu[out[k]]);
+
+			if (q->nic && bound == 0 &&
+			    c->netq[core] > gc_get(c, pi->group, core))
+				continue;
+		}
+		s = score_of(c, pi, e->cpu[out[k]]);
+		rank = (uint64_t)s.same_dev * 2 + s.other_nic;
+		if (rank > bound)
+			continue;
+		c->ix.out_units[q->nsp] = (struct unit){
+			.rank = rank, .load = s.load, .sib = s.sibling,
+			.count = s.count, .bucket = -1, .member = out[k],
+			.seq = q->nsp,
+		};
+		q->nsp++;
+	}
+	out_heapify(c->ix.out_units, q->nsp);
+}
+
+/* Pass 2: buckets and the CPUs set apart, best first, into ix.units
+ * until they hold enough CPUs, and then every further one of the same
+ * rank within eps of the highest load taken. */
+static void take_units(struct ctx *c, struct query *q)
+{
+	const struct plan_irq *pi = q->pi;
+	struct elig *e = q->e;
 	struct step *fr = c->ix.frontier;
 	struct unit *u = c->ix.units;
-	unsigned int nfr = 0, nu = 0, nout = 0, nsp = 0, members = 0, have = 0;
-	int *out = c->ix.taken_out, *cpus = c->ix.cand_buf;
+	unsigned int nfr = 0, members = 0;
 	double lmax = 0, slack = 1e-12 * (c->ix.scale + (pi->load < 0 ? -pi->load : pi->load));
 	uint64_t top_rank = 0;
-	bool crisp = true;
 
-	queues_sync(c);
-	/* Cores with queues of its own device score apart from their
-	 * buckets (same_dev, other_nic): set apart, scored one by one, and
-	 * skipped where their bucket is taken. */
-	c->ix.stamp++;
-	if (heavy && pi->group >= 0 && (multiqueue(c, pi) || nic)) {
-		unsigned int g = (unsigned int)pi->group;
-
-		for (unsigned int k = 0; k < c->ix.gcl_n[g]; k++) {
-			int core = c->ix.gcl[c->ix.gcl_first[g] + k];
-
-			for (unsigned int t = c->ix.core_first[core];
-			     t < c->ix.core_first[core + 1]; t++) {
-				int j = member_of(c, cl, c->ix.core_cpu[t]), b;
-
-				if (j < 0)
-					continue;
-				b = e->bk[j];
-				e->mark[j] = c->ix.stamp;
-				if (e->bmark[b] != c->ix.stamp) {
-					e->bmark[b] = c->ix.stamp;
-					e->bspec[b] = 0;
-				}
-				e->bspec[b]++;
-				out[nout++] = j;
-			}
-		}
-		/* When the buckets alone hold enough CPUs of rank 0 (or 1),
-		 * no CPU set apart of a higher rank can matter. */
-		uint64_t bound = UINT64_MAX;
-		unsigned int avail[2] = { e->load_q[0].members, e->load_q[1].members };
-
-		for (unsigned int k = 0; k < nout; k++)
-			avail[e->bkt[e->bk[out[k]]].nic]--;
-		if (!nic && avail[0] + avail[1] >= nbest)
-			bound = 0;
-		else if (nic && avail[0] >= nbest)
-			bound = 0;
-		else if (nic && avail[0] + avail[1] >= nbest)
-			bound = 1;
-		/* A queue of a multi-queue device has a queue of its own on
-		 * every core set apart: rank 2 at least. */
-		for (unsigned int k = 0; k < nout && (bound >= 2 || !multiqueue(c, pi)); k++) {
-			struct score s;
-			uint64_t rank;
-
-			if (bound < 2) {
-				/* only other_nic can differ: worth a look? */
-				int core = core_of(c, e->cpu[out[k]]);
-
-				if (nic && bound == 0 &&
-				    c->netq[core] > gc_get(c, pi->group, core))
-					continue;
-			}
-			s = score_of(c, pi, e->cpu[out[k]]);
-			rank = (uint64_t)s.same_dev * 2 + s.other_nic;
-			if (rank > bound)
-				continue;
-			c->ix.out_units[nsp] = (struct unit){
-				.rank = rank, .load = s.load, .sib = s.sibling,
-				.count = s.count, .bucket = -1, .member = out[k],
-				.seq = nsp,
-			};
-			nsp++;
-		}
-		out_heapify(c->ix.out_units, nsp);
-	}
-	if (heavy) {
-		for (int q = 0; q < 2; q++)
-			if (e->load_q[q].n)
+	if (q->heavy) {
+		for (int qi = 0; qi < 2; qi++)
+			if (e->load_q[qi].n)
 				step_push(fr, &nfr, (struct step){
-					(uint64_t)(q && nic),
-					e->bkt[e->load_q[q].b[0]].key + pi->load, q, 0 });
+					(uint64_t)(qi && q->nic),
+					e->bkt[e->load_q[qi].b[0]].key + pi->load, qi, 0 });
 	} else if (e->count_q.n) {
 		const struct bucket *k = &e->bkt[e->count_q.b[0]];
 
 		step_push(fr, &nfr, (struct step){ k->count, k->load + pi->load, 2, 0 });
 	}
-	if (nsp)
+	if (q->nsp)
 		step_push(fr, &nfr, (struct step){ c->ix.out_units[0].rank,
 						   c->ix.out_units[0].load, 3, 0 });
 	while (nfr) {
@@ -696,23 +707,23 @@ unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 
 		/* Enough CPUs: only more of the same rank within eps of the
 		 * highest load taken can still matter. */
-		if (members >= nbest &&
+		if (members >= q->nbest &&
 		    (fr[0].rank != top_rank || fr[0].order - slack > lmax + c->eps))
 			break;
 		s = step_pop(fr, &nfr);
 		if (s.src == 3) {
-			x = out_pop(c->ix.out_units, &nsp);
-			if (nsp)
+			x = out_pop(c->ix.out_units, &q->nsp);
+			if (q->nsp)
 				step_push(fr, &nfr, (struct step){
 					c->ix.out_units[0].rank,
 					c->ix.out_units[0].load, 3, 0 });
 			members++;
 		} else {
-			struct bqueue *q = s.src == 2 ? &e->count_q : &e->load_q[s.src];
-			const struct bucket *k = &e->bkt[q->b[s.at]];
+			struct bqueue *bq = s.src == 2 ? &e->count_q : &e->load_q[s.src];
+			const struct bucket *k = &e->bkt[bq->b[s.at]];
 
-			for (unsigned int ch = 2 * s.at + 1; ch <= 2 * s.at + 2 && ch < q->n; ch++) {
-				const struct bucket *kc = &e->bkt[q->b[ch]];
+			for (unsigned int ch = 2 * s.at + 1; ch <= 2 * s.at + 2 && ch < bq->n; ch++) {
+				const struct bucket *kc = &e->bkt[bq->b[ch]];
 
 				step_push(fr, &nfr, (struct step){
 					s.src == 2 ? kc->count : s.rank,
@@ -722,9 +733,9 @@ unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 			x = (struct unit){
 				.rank = s.src == 2 ? k->count : s.rank,
 				.load = k->load + pi->load +
-					(heavy ? k->sib / 2 : 0),
+					(q->heavy ? k->sib / 2 : 0),
 				.sib = k->sib, .count = k->count,
-				.bucket = q->b[s.at], .member = -1,
+				.bucket = bq->b[s.at], .member = -1,
 			};
 			if (e->bmark[x.bucket] == c->ix.stamp) {
 				if (e->bspec[x.bucket] == k->size)
@@ -734,15 +745,22 @@ unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 				members += k->size;
 			}
 		}
-		if (nu == 0 || x.rank != top_rank) {
+		if (q->nu == 0 || x.rank != top_rank) {
 			top_rank = x.rank;
 			lmax = x.load;
 		} else if (x.load > lmax) {
 			lmax = x.load;
 		}
-		u[nu++] = x;
+		u[q->nu++] = x;
 	}
-	sort_units(u, nu, c->ix.unit_tmp);
+}
+
+/* Whether the sorted units are in a plain order: within a rank, loads
+ * (then sibling loads) pairwise equal or more than eps apart. */
+static bool units_crisp(const struct ctx *c, const struct unit *u, unsigned int nu)
+{
+	bool crisp = true;
+
 	for (unsigned int k = 1; k < nu && crisp; k++) {
 		if (u[k].rank != u[k - 1].rank)
 			continue;
@@ -751,86 +769,129 @@ unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 		else if (u[k].sib != u[k - 1].sib)
 			crisp = apart(c, u[k - 1].sib, u[k].sib);
 	}
-	if (crisp) {
-		/* A plain order on (rank, load, sib, count), then id. */
-		for (unsigned int k = 0; k < nu && have < nbest;) {
-			unsigned int end = k, nc = 0;
+	return crisp;
+}
 
-			while (end < nu && unit_cmp(&u[k], &u[end]) == 0)
-				end++;
-			for (; k < end; k++) {
-				struct bucket *b;
-				int got[PLAN_ALTS + 1];
-				unsigned int ng = 0, nskip = 0;
+/* Pass 3, crisp: a plain order on (rank, load, sib, count), then id, read
+ * off the buckets' lowest ids. */
+static unsigned int read_crisp(struct ctx *c, const struct query *q,
+			       struct score *best)
+{
+	struct elig *e = q->e;
+	const struct unit *u = c->ix.units;
+	int *out = c->ix.taken_out, *cpus = c->ix.cand_buf;
+	unsigned int nu = q->nu, nbest = q->nbest, nout = q->nout, have = 0;
 
-				if (u[k].bucket < 0) {
-					cpus[nc++] = e->cpu[u[k].member];
-					continue;
-				}
-				b = &e->bkt[u[k].bucket];
-				/* the lowest ids not set apart; those set apart
-				 * that come first wait in out[] past nout */
-				while (ng < nbest - have && b->root >= 0) {
-					int j = b->root;
+	for (unsigned int k = 0; k < nu && have < nbest;) {
+		unsigned int end = k, nc = 0;
 
-					b->root = ph_remove(e, b->root, j);
-					if (e->mark[j] == c->ix.stamp) {
-						out[nout + nskip++] = j;
-						continue;
-					}
-					got[ng++] = j;
-					cpus[nc++] = e->cpu[j];
-				}
-				while (ng)
-					b->root = ph_meld(e, b->root, got[--ng]);
-				while (nskip)
-					b->root = ph_meld(e, b->root, out[nout + --nskip]);
-			}
-			sort_ints(cpus, nc);
-			for (unsigned int t = 0; t < nc && have < nbest; t++)
-				best[have++] = score_of(c, pi, cpus[t]);
-		}
-	} else {
-		/* Near ties: the scan itself, over the CPUs taken. */
-		unsigned int nc = 0;
-
-		for (unsigned int k = 0; k < nu; k++) {
-			int stack_top;
+		while (end < nu && unit_cmp(&u[k], &u[end]) == 0)
+			end++;
+		for (; k < end; k++) {
+			struct bucket *b;
+			int got[PLAN_ALTS + 1];
+			unsigned int ng = 0, nskip = 0;
 
 			if (u[k].bucket < 0) {
 				cpus[nc++] = e->cpu[u[k].member];
 				continue;
 			}
-			/* every member: walk the pairing heap */
-			stack_top = e->bkt[u[k].bucket].root;
-			c->ix.walk[0] = stack_top;
-			for (unsigned int sp = 1; sp > 0;) {
-				int x = c->ix.walk[--sp];
+			b = &e->bkt[u[k].bucket];
+			/* the lowest ids not set apart; those set apart
+			 * that come first wait in out[] past nout */
+			while (ng < nbest - have && b->root >= 0) {
+				int j = b->root;
 
-				for (; x >= 0; x = e->sibl[x]) {
-					if (e->mark[x] != c->ix.stamp)
-						cpus[nc++] = e->cpu[x];
-					if (e->child[x] >= 0)
-						c->ix.walk[sp++] = e->child[x];
+				b->root = ph_remove(e, b->root, j);
+				if (e->mark[j] == c->ix.stamp) {
+					out[nout + nskip++] = j;
+					continue;
 				}
+				got[ng++] = j;
+				cpus[nc++] = e->cpu[j];
 			}
+			while (ng)
+				b->root = ph_meld(e, b->root, got[--ng]);
+			while (nskip)
+				b->root = ph_meld(e, b->root, out[nout + --nskip]);
 		}
 		sort_ints(cpus, nc);
-		for (unsigned int k = 0; k < nc; k++) {
-			struct score s = score_of(c, pi, cpus[k]);
-			unsigned int j;
-
-			if (have == nbest && score_cmp(c, heavy, &s, &best[nbest - 1]) >= 0)
-				continue;
-			j = have < nbest ? have++ : nbest - 1;
-			while (j > 0 && score_cmp(c, heavy, &s, &best[j - 1]) < 0) {
-				best[j] = best[j - 1];
-				j--;
-			}
-			best[j] = s;
-		}
+		for (unsigned int t = 0; t < nc && have < nbest; t++)
+			best[have++] = score_of(c, q->pi, cpus[t]);
 	}
 	return have;
+}
+
+/* Pass 3, near ties: the scan itself, over the CPUs taken. */
+static unsigned int scan_taken(struct ctx *c, const struct query *q,
+			       struct score *best)
+{
+	const struct elig *e = q->e;
+	const struct unit *u = c->ix.units;
+	int *cpus = c->ix.cand_buf;
+	unsigned int nbest = q->nbest, nc = 0, have = 0;
+
+	for (unsigned int k = 0; k < q->nu; k++) {
+		int stack_top;
+
+		if (u[k].bucket < 0) {
+			cpus[nc++] = e->cpu[u[k].member];
+			continue;
+		}
+		/* every member: walk the pairing heap */
+		stack_top = e->bkt[u[k].bucket].root;
+		c->ix.walk[0] = stack_top;
+		for (unsigned int sp = 1; sp > 0;) {
+			int x = c->ix.walk[--sp];
+
+			for (; x >= 0; x = e->sibl[x]) {
+				if (e->mark[x] != c->ix.stamp)
+					cpus[nc++] = e->cpu[x];
+				if (e->child[x] >= 0)
+					c->ix.walk[sp++] = e->child[x];
+			}
+		}
+	}
+	sort_ints(cpus, nc);
+	for (unsigned int k = 0; k < nc; k++) {
+		struct score s = score_of(c, q->pi, cpus[k]);
+		unsigned int j;
+
+		if (have == nbest && score_cmp(c, q->heavy, &s, &best[nbest - 1]) >= 0)
+			continue;
+		j = have < nbest ? have++ : nbest - 1;
+		while (j > 0 && score_cmp(c, q->heavy, &s, &best[j - 1]) < 0) {
+			best[j] = best[j - 1];
+			j--;
+		}
+		best[j] = s;
+	}
+	return have;
+}
+
+/* Best CPU and the next PLAN_ALTS after it, as scores: what a scan of
+ * every candidate in id order keeping the nbest best would find. */
+unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
+		       struct score *best, unsigned int nbest)
+{
+	struct query q = {
+		.pi = pi,
+		.cl = c->ix.irq_cls[pi - c->irqs],
+		.heavy = is_heavy(c, pi),
+		.nbest = nbest,
+	};
+
+	q.e = &c->ix.cls[q.cl];
+	q.nic = q.heavy && pi->class == CLASS_NET;
+	queues_sync(c);
+	c->ix.stamp++;
+	if (q.heavy && pi->group >= 0 && (multiqueue(c, pi) || q.nic))
+		set_apart(c, &q);
+	take_units(c, &q);
+	sort_units(c->ix.units, q.nu, c->ix.unit_tmp);
+	if (units_crisp(c, c->ix.units, q.nu))
+		return read_crisp(c, &q, best);
+	return scan_taken(c, &q, best);
 }
 
 const int *candidates(const struct ctx *c, const struct plan_irq *pi,
