@@ -15,6 +15,7 @@
 #include "pathnames.h"
 #include "procfs.h"
 #include "source.h"
+#include "strutil.h"
 
 /* The longest line believed. A 1152-CPU /proc/interrupts row is ~13 KB and
  * 8192 CPUs make ~100 KB; the cap keeps a corrupt file from growing the
@@ -181,19 +182,11 @@ static bool line_ok(const struct line *l)
 
 /* ---- scanning ---- */
 
-static inline bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static inline bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
+/* Blanks here are is_space(): a line holds no '\n' (the reader cut it
+ * there), so a '\r' of a CRLF file and the rest are what can be met. */
 static inline const char *skip_blanks(const char *p)
 {
-	while (is_blank(*p))
+	while (is_space(*p))
 		p++;
 	return p;
 }
@@ -216,7 +209,7 @@ static inline int scan_u64(const char **p, uint64_t max, uint64_t *ret)
 		v = v * 10 + d;
 		s++;
 	} while (is_digit(*s));
-	if (*s && !is_blank(*s))
+	if (*s && !is_space(*s))
 		return -EINVAL;
 	if (v > max)
 		return -EINVAL;
@@ -231,7 +224,7 @@ static int scan_key(const char **p, const char **ret_key, size_t *ret_len)
 {
 	const char *s = skip_blanks(*p), *q = s;
 
-	while (*q && !is_blank(*q) && *q != ':')
+	while (*q && !is_space(*q) && *q != ':')
 		q++;
 	if (*q != ':' || q == s)
 		return -EINVAL;
@@ -239,16 +232,6 @@ static int scan_key(const char **p, const char **ret_key, size_t *ret_len)
 	*ret_len = (size_t)(q - s);
 	*p = q + 1;
 	return 0;
-}
-
-static bool all_digits(const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (!is_digit(s[i]))
-			return false;
-	return len > 0;
 }
 
 /* "CPU0 CPU1 CPU3": ids from the labels, never from the position, since
@@ -261,7 +244,7 @@ static int parse_cpu_header(const char *s, unsigned int **ret_cpus,
 
 	for (p = skip_blanks(s); *p; p = skip_blanks(p)) {
 		n++;
-		while (*p && !is_blank(*p))
+		while (*p && !is_space(*p))
 			p++;
 	}
 	if (n == 0)
@@ -356,7 +339,7 @@ static size_t name_offset(const char *desc)
 	for (idx = 0; idx < 4 && *p; idx++) {
 		const char *t = p;
 
-		while (*p && !is_blank(*p))
+		while (*p && !is_space(*p))
 			p++;
 		if (is_flow_token(t, (size_t)(p - t), idx))
 			after = p;
@@ -373,7 +356,7 @@ static char *strndup_trimmed(const char *s)
 
 	s = skip_blanks(s);
 	len = strlen(s);
-	while (len > 0 && is_blank(s[len - 1]))
+	while (len > 0 && is_space(s[len - 1]))
 		len--;
 	return strndup(s, len);
 }
@@ -434,7 +417,7 @@ static int parse_irq_row(const char *p, const char *end, unsigned int irq,
 		/* Sixteen idle CPUs at a time, as the kernel prints them. */
 		while (nr_cols - col >= ZERO_RUN && (size_t)(end - p) >= ZERO_RUN_LEN &&
 		       memcmp(p, zero_run, ZERO_RUN_LEN) == 0 &&
-		       (p[ZERO_RUN_LEN] == '\0' || is_blank(p[ZERO_RUN_LEN]))) {
+		       (p[ZERO_RUN_LEN] == '\0' || is_space(p[ZERO_RUN_LEN]))) {
 			p += ZERO_RUN_LEN;
 			col += ZERO_RUN;
 		}
@@ -442,7 +425,7 @@ static int parse_irq_row(const char *p, const char *end, unsigned int irq,
 			break;
 		p = skip_count_blanks(p, end);
 		/* The common count, without the general scan. */
-		if (p[0] == '0' && (p[1] == '\0' || is_blank(p[1]))) {
+		if (p[0] == '0' && (p[1] == '\0' || is_space(p[1]))) {
 			p++;
 			continue;
 		}

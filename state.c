@@ -27,6 +27,7 @@
 #include "fileio.h"
 #include "sample.h"
 #include "state.h"
+#include "strutil.h"
 
 void state_free(struct state *st)
 {
@@ -91,32 +92,6 @@ bool state_snap_usable(const struct snapshot *prev, const struct snapshot *a,
 		}
 	}
 	return true;
-}
-
-/* @src escaped into @dst (room for @len bytes); returns its end. */
-static char *escape(char *dst, size_t len, const char *src)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t o = 0;
-
-	if (!*src) {
-		dst[0] = '-';
-		dst[1] = '\0';
-		return dst + 1;
-	}
-	for (; *src && o + 4 < len; src++) {
-		unsigned char c = (unsigned char)*src;
-
-		if (c <= ' ' || c >= 0x7f || c == '%' || (c == '-' && o == 0 && !src[1])) {
-			dst[o++] = '%';
-			dst[o++] = hex[c >> 4];
-			dst[o++] = hex[c & 15];
-		} else {
-			dst[o++] = (char)c;
-		}
-	}
-	dst[o] = '\0';
-	return dst + o;
 }
 
 /* The lines a run writes by the thousand (irq, scpu, srow, sc) hold
@@ -187,14 +162,6 @@ static bool get_uint(const char **p, unsigned int *v, unsigned int max)
 	return true;
 }
 
-static inline int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* One " HEX" of 16 digits at *@p: a hash, or a double's bits. */
 static bool get_hex64(const char **p, uint64_t *v)
 {
@@ -204,13 +171,13 @@ static bool get_hex64(const char **p, uint64_t *v)
 	if (*s++ != ' ')
 		return false;
 	for (int n = 0; n < 16; n++, s++) {
-		int h = hexval(*s);
+		int h = hex_digit(*s);
 
 		if (h < 0)
 			return false;
 		x = x << 4 | (uint64_t)h;
 	}
-	if (hexval(*s) >= 0)
+	if (hex_digit(*s) >= 0)
 		return false;
 	*p = s;
 	*v = x;
@@ -228,9 +195,9 @@ static bool get_f64(const char **p, double *v)
 	return isfinite(*v);
 }
 
-/* One " KEY" escaped as escape() writes it, unescaped into @dst (room for
- * @len bytes) as it is read: false for a malformed escape, an empty word
- * or a result too long. */
+/* One " KEY" escaped as str_escape_pct() writes it, unescaped into @dst
+ * (room for @len bytes) as it is read: false for a malformed escape, an
+ * empty word or a result too long. */
 static bool get_key(const char **p, char *dst, size_t len)
 {
 	const char *s = *p;
@@ -247,7 +214,7 @@ static bool get_key(const char **p, char *dst, size_t len)
 		int c = (unsigned char)*s;
 
 		if (c == '%') {
-			int h = hexval(s[1]), l = h < 0 ? -1 : hexval(s[2]);
+			int h = hex_digit(s[1]), l = h < 0 ? -1 : hex_digit(s[2]);
 
 			if (h < 0 || l < 0 || (h == 0 && l == 0))
 				return false;
@@ -318,7 +285,7 @@ static char *put_f64(char *p, double v)
 static char *put_word(char *p, const char *s)
 {
 	*p++ = ' ';
-	return escape(p, 200, s);
+	return str_escape_pct(p, 200, s);
 }
 
 /* "snap WHEN", then per CPU "scpu CPU FLAGS IRQ SOFTIRQ COUNTS..." (FLAGS:
