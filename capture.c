@@ -331,35 +331,6 @@ const char *capture_field(const struct capture_member *m, const char *key,
 	return NULL;
 }
 
-void capture_escape(char *dst, size_t len, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0;
-
-	if (len == 0)
-		return;
-	if (!s || !*s) {
-		str_copy(dst, len, s ? "." : "-");
-		return;
-	}
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		bool esc = *p <= ' ' || *p > '~' || *p == '\\' ||
-			   (p == (const unsigned char *)s && !p[1] && (*p == '-' || *p == '.'));
-
-		if (o + (esc ? 4 : 1) >= len)
-			break;
-		if (esc) {
-			dst[o++] = '\\';
-			dst[o++] = 'x';
-			dst[o++] = hex[*p >> 4];
-			dst[o++] = hex[*p & 15];
-		} else {
-			dst[o++] = (char)*p;
-		}
-	}
-	dst[o] = '\0';
-}
-
 int capture_unescape(const char *field, char *dst, size_t len)
 {
 	size_t o = 0;

@@ -77,12 +77,6 @@ int capture_read_mem(const void *buf, size_t len, struct capture **ret,
  * @buf; NULL when @m is NULL or has no such line. */
 const char *capture_field(const struct capture_member *m, const char *key,
 			  char *buf, size_t len);
-
-/* The text members write strings as one field each: "-" for none, "."
- * for an empty one, else the bytes with blanks, control bytes, bytes above
- * 0x7e and '\\' as \xNN (a whole "-" or "." escaped too). @len 4 * the
- * string's length + 1 is always enough; a longer one is cut. */
-void capture_escape(char *dst, size_t len, const char *s);
 /* The reverse, into @dst (cut to @len - 1 bytes): 1 for "-" (none, @dst
  * empty), 0 for a string, -EINVAL for a malformed escape. */
 int capture_unescape(const char *field, char *dst, size_t len);

@@ -15,8 +15,8 @@
 
 #include "compat.h"
 #include "fileio.h"
-#include "report.h"	/* report_escape */
 #include "source.h"
+#include "strutil.h"
 
 #define ESC_MAX		(4 * 96 + 1)	/* a value as quoted in a message */
 
@@ -132,7 +132,7 @@ static int value_warning(struct compat_bans *b, const char *key, const char *val
 {
 	char esc[ESC_MAX];
 
-	report_escape(esc, sizeof(esc), value);
+	str_escape_text(esc, sizeof(esc), value);
 	if (line)
 		return warn(b, "%s:%u: %s '%s': %s; ignored", where, line, key, esc, why);
 	return warn(b, "%s '%s' in %s: %s; ignored", key, esc, where, why);
@@ -151,11 +151,6 @@ int compat_add_value(struct compat_bans *b, const char *key, const char *value,
 		return err ? err : value_warning(b, key, value, where, line, why);
 	describe(source, sizeof(source), key, where, line);
 	return compat_add_ban(b, set, source);
-}
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
 }
 
 /* One shell word at @s into @out (at least strlen(@s) + 1 bytes), then
@@ -264,7 +259,7 @@ static int parse_line(char *line, unsigned int lineno, const char *name,
 	if (why) {
 		char esc[ESC_MAX];
 
-		report_escape(esc, sizeof(esc), p + 1);
+		str_escape_text(esc, sizeof(esc), p + 1);
 		return warn(b, "%s:%u: %s=%s: %s; ignored", name, lineno, keys[k], esc, why);
 	}
 	set = parse_value(keys[k], word, &why, &err);
@@ -428,7 +423,7 @@ static int cgroup_isolated(struct source *fs, const char *path, struct compat_ba
 		char esc[ESC_MAX];
 
 		cpuset_free(set);
-		report_escape(esc, sizeof(esc), buf);
+		str_escape_text(esc, sizeof(esc), buf);
 		r = warn(b, "%s: '%s': %s; ignored", path, esc,
 			 r == -ERANGE ? "a CPU id out of range" : "not a cpulist");
 		free(buf);
@@ -478,16 +473,6 @@ int compat_collect(const struct compat_sources *src, struct compat_bans *b)
 	return r;
 }
 
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
 /* The state letter of /proc/PID/stat: after the last ')' of the comm. */
 static char proc_state(int dfd, const char *pid)
 {
@@ -516,7 +501,7 @@ int compat_find_balancer(const char *proc, pid_t *ret_pid, char *ret_name,
 		uint64_t pid;
 		char st;
 
-		if (!all_digits(de->d_name) || parse_u64(de->d_name, INT32_MAX, &pid) < 0 ||
+		if (!all_digits(de->d_name, strlen(de->d_name)) || parse_u64(de->d_name, INT32_MAX, &pid) < 0 ||
 		    (pid_t)pid == self)
 			continue;
 		snprintf(path, sizeof(path), "%s/comm", de->d_name);

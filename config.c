@@ -16,7 +16,8 @@
 
 #include "config.h"
 #include "fileio.h"
-#include "sample.h"	/* IRQ_NUM_LIMIT */
+#include "procfs.h"	/* IRQ_NUM_LIMIT */
+#include "strutil.h"
 
 /* inih's line buffer (INI_MAX_LINE, 200 in Debian's build) holds the text,
  * "\r\n" and the NUL. */
@@ -210,22 +211,12 @@ static int set_bancpus(struct parse *p, const char *v)
 	return 1;
 }
 
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
 static int add_banirq(struct parse *p, const char *tok)
 {
 	struct config *cfg = p->cfg;
 	uint64_t irq;
 
-	if (all_digits(tok)) {
+	if (all_digits(tok, strlen(tok))) {
 		unsigned int *v;
 
 		if (parse_u64(tok, IRQ_NUM_LIMIT - 1, &irq) < 0)

@@ -10,6 +10,7 @@
 
 #include "cpuset.h"
 #include "fileio.h"
+#include "strutil.h"
 
 #define WORD_BITS	64u
 #define MASK_GROUP_BITS	32u	/* one comma-separated group of a cpumask */
@@ -212,20 +213,14 @@ static void set_range(struct cpuset *set, unsigned int first,
 	set->bits[j] |= hi;
 }
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
-	       c == '\v' || c == '\f';
-}
-
 /* Bounds of @s without surrounding blanks: [*ret_begin, *ret_end). */
 static void trim(const char *s, const char **ret_begin, const char **ret_end)
 {
 	const char *e = s + strlen(s);
 
-	while (is_blank(*s))
+	while (is_space(*s))
 		s++;
-	while (e > s && is_blank(e[-1]))
+	while (e > s && is_space(e[-1]))
 		e--;
 	*ret_begin = s;
 	*ret_end = e;

@@ -18,6 +18,7 @@
 #include "fileio.h"
 #include "pathnames.h"
 #include "source.h"
+#include "strutil.h"
 
 struct irq_owner {
 	unsigned int irq;
@@ -631,7 +632,7 @@ static void scan_release(struct scan *sc)
 
 /* What libudev said, as the capture member "devices": one line per PCI
  * function in scan order (its index is its group), every string escaped
- * (capture_escape()), its IRQs last:
+ * (str_escape_field()), its IRQs last:
  *	device SYSPATH SUBSYSTEM ID DRIVER PCI_CLASS NUMA_NODE CHILD CHILD_NAME
  *	       CPUS CPUS_FROM BAN BAN_FROM IRQS
  * DRIVER, PCI_CLASS and NUMA_NODE as libudev gave them, CHILD the
@@ -656,19 +657,19 @@ static int format_devices(const struct scan *sc, char **ret, size_t *ret_len)
 		const struct dev_raw *raw = &sc->raw[g];
 		bool any = false;
 
-		capture_escape(esc[0], sizeof(esc[0]), sc->syspaths[g]);
-		capture_escape(esc[1], sizeof(esc[1]), raw->subsystem);
-		capture_escape(esc[2], sizeof(esc[2]), dg->id);
-		capture_escape(esc[3], sizeof(esc[3]), raw->driver[0] ? raw->driver : NULL);
-		capture_escape(esc[4], sizeof(esc[4]), raw->pci_class[0] ? raw->pci_class : NULL);
-		capture_escape(esc[5], sizeof(esc[5]), raw->node[0] ? raw->node : NULL);
-		capture_escape(esc[6], sizeof(esc[6]),
+		str_escape_field(esc[0], sizeof(esc[0]), sc->syspaths[g]);
+		str_escape_field(esc[1], sizeof(esc[1]), raw->subsystem);
+		str_escape_field(esc[2], sizeof(esc[2]), dg->id);
+		str_escape_field(esc[3], sizeof(esc[3]), raw->driver[0] ? raw->driver : NULL);
+		str_escape_field(esc[4], sizeof(esc[4]), raw->pci_class[0] ? raw->pci_class : NULL);
+		str_escape_field(esc[5], sizeof(esc[5]), raw->node[0] ? raw->node : NULL);
+		str_escape_field(esc[6], sizeof(esc[6]),
 			       raw->child >= 0 ? child_kinds[raw->child].subsystem : NULL);
-		capture_escape(esc[7], sizeof(esc[7]), raw->child >= 0 ? raw->child_name : NULL);
-		capture_escape(esc[8], sizeof(esc[8]), dg->policy_cpus);
-		capture_escape(esc[9], sizeof(esc[9]), dg->cpus_from);
-		capture_escape(esc[10], sizeof(esc[10]), dg->policy_ban);
-		capture_escape(esc[11], sizeof(esc[11]), dg->ban_from);
+		str_escape_field(esc[7], sizeof(esc[7]), raw->child >= 0 ? raw->child_name : NULL);
+		str_escape_field(esc[8], sizeof(esc[8]), dg->policy_cpus);
+		str_escape_field(esc[9], sizeof(esc[9]), dg->cpus_from);
+		str_escape_field(esc[10], sizeof(esc[10]), dg->policy_ban);
+		str_escape_field(esc[11], sizeof(esc[11]), dg->ban_from);
 		fprintf(f, "device %s %s %s %s %s %s %s %s %s %s %s %s ", esc[0], esc[1],
 			esc[2], esc[3], esc[4], esc[5], esc[6], esc[7], esc[8], esc[9],
 			esc[10], esc[11]);

@@ -530,84 +530,60 @@ int estimate_proc(const struct snapshot *a, const struct snapshot *b,
 	return estimate_proc_dev(a, b, class, hz, prior, NULL, ret);
 }
 
-int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
-		      const enum irq_class *class, long hz,
-		      const struct estimate_prior *prior, const struct estimate_dev *dev,
-		      struct irq_activity **ret)
-{
-	const struct interrupts *ia, *ib;
-	struct irq_activity *act = NULL;
-	struct cpu_work *work = NULL;
-	struct cpu_delta *d = NULL;
-	unsigned char *col = NULL;
-	unsigned int nr_ids = 0, i, j, c;
-	struct estimate_prior dflt;
-	struct fit soft_fit = { 0 }, hard_fit = { 0 };
-	double soft_cost[SOFTIRQ_NR], hard_cost[CLASS_NR];
-	double *hm = NULL, *sm = NULL, *ev = NULL;
-	const struct irq_row **pa = NULL;
+/* One estimate_proc_dev(): its inputs and what its passes build. */
+struct est {
+	const struct snapshot *a, *b;
+	const struct interrupts *ib;
+	const enum irq_class *class;
+	long hz;
 	double dt;
-	bool accounted = false;
-	int r;
+	const struct estimate_prior *prior;
+	const struct estimate_dev *dev;	/* NULL: class costs only */
+	unsigned char *col;
+	unsigned int nr_ids;
+	struct cpu_work *work;		/* per CPU */
+	struct cpu_delta *d;		/* one row's deltas */
+	const struct irq_row **pa;	/* each row's pair in @a, found once */
+	double soft_cost[SOFTIRQ_NR], hard_cost[CLASS_NR];
+	double *hm, *sm;		/* per row: its device's multipliers */
+	double *ev;			/* per device: softirq events raised */
+	struct irq_activity *act;
+};
 
-	if (!a || !b || !a->intr || !b->intr || !ret || hz <= 0)
-		return -EINVAL;
-	ia = a->intr;
-	ib = b->intr;
-	if (ib->nr_rows > 0 && !class)
-		return -EINVAL;
-	dt = b->when - a->when;
-	if (!(dt > 0))
-		return -EINVAL;
-	for (i = 0; i < ib->nr_rows; i++)
-		if ((unsigned int)class[i] >= CLASS_NR)
-			return -EINVAL;
+/* Pass 1: what each CPU served in total, per class. */
+static void serve_deltas(struct est *st)
+{
+	for (unsigned int i = 0; i < st->ib->nr_rows; i++) {
+		const struct irq_row *rb = &st->ib->rows[i];
+		unsigned int n = sample_row_deltas(st->pa[i], rb, st->col, st->nr_ids, st->d);
 
-	if (!prior) {
-		estimate_default_prior(&dflt);
-		prior = &dflt;
+		for (unsigned int j = 0; j < n; j++)
+			st->work[st->d[j].cpu].delta[st->class[i]] += (double)st->d[j].delta;
 	}
-	if (dev && dev->nr > DEVFIT_MAX)
-		dev = NULL;	/* too many to fit: the class costs do */
-	col = sample_columns(a, b, &nr_ids);
-	work = calloc(nr_ids, sizeof(*work));
-	d = malloc(sample_max_deltas(a, b) * sizeof(*d));
-	/* Each row's pair in @a, found once: every pass below walks them. */
-	pa = malloc((ib->nr_rows ? ib->nr_rows : 1) * sizeof(*pa));
-	if (!col || !work || !d || !pa) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	for (i = 0; i < ib->nr_rows; i++)
-		pa[i] = sample_pair_row(ia, &ib->rows[i]);
-	r = sample_counts(a, b, &act);
-	if (r < 0)
-		goto fail;
+}
 
-	/* Pass 1: what each CPU served in total, per class. */
-	for (i = 0; i < ib->nr_rows; i++) {
-		const struct irq_row *rb = &ib->rows[i];
-		unsigned int n = sample_row_deltas(pa[i], rb, col, nr_ids, d);
+/* Per CPU: accounted time where the kernel keeps it, and the costs that
+ * explain it best across CPUs. */
+static void fit_class_costs(struct est *st)
+{
+	const struct snapshot *a = st->a, *b = st->b;
+	const struct estimate_prior *prior = st->prior;
+	struct fit soft_fit = { 0 }, hard_fit = { 0 };
+	double dt = st->dt;
 
-		for (j = 0; j < n; j++)
-			work[d[j].cpu].delta[class[i]] += (double)d[j].delta;
-	}
-
-	/* Per CPU: accounted time where the kernel keeps it, and the costs
-	 * that explain it best across CPUs. */
 	soft_fit.n = SOFTIRQ_NR;
 	hard_fit.n = CLASS_NR;
-	for (c = 0; c < nr_ids; c++) {
-		struct cpu_work *w = &work[c];
+	for (unsigned int c = 0; c < st->nr_ids; c++) {
+		struct cpu_work *w = &st->work[c];
 		bool have_stat = stat_seen(&a->stats, c, SAMPLE_SEEN_STAT) &&
 				 stat_seen(&b->stats, c, SAMPLE_SEEN_STAT);
 		double x[FIT_MAX];
 
 		if (have_stat) {
 			w->irq_s = ticks_rate(a->stats.cpu[c].irq,
-					      b->stats.cpu[c].irq, hz, dt);
+					      b->stats.cpu[c].irq, st->hz, dt);
 			w->soft_s = ticks_rate(a->stats.cpu[c].softirq,
-					       b->stats.cpu[c].softirq, hz, dt);
+					       b->stats.cpu[c].softirq, st->hz, dt);
 		}
 		/* An offline CPU has no softirq counts: no soft part. */
 		if (stat_seen(&a->stats, c, SAMPLE_SEEN_SOFTIRQS) &&
@@ -629,114 +605,134 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 			fit_add(&hard_fit, x, w->irq_s * 1e6);
 		}
 	}
-	fit_costs(&soft_fit, prior->soft_us, FIT_MAX_SOFT, soft_cost);
+	fit_costs(&soft_fit, prior->soft_us, FIT_MAX_SOFT, st->soft_cost);
 	for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
 		if (sample_softirq_class[t] < 0)
-			soft_cost[t] = prior->soft_us[t];
-	fit_costs(&hard_fit, prior->hard_us, FIT_MAX_HARD, hard_cost);
-	for (c = 0; c < nr_ids; c++)
-		if (work[c].have_soft)
-			cpu_work_soft(&work[c], soft_cost);
+			st->soft_cost[t] = prior->soft_us[t];
+	fit_costs(&hard_fit, prior->hard_us, FIT_MAX_HARD, st->hard_cost);
+	for (unsigned int c = 0; c < st->nr_ids; c++)
+		if (st->work[c].have_soft)
+			cpu_work_soft(&st->work[c], st->soft_cost);
+}
 
-	/* Which devices raise their class's softirqs, and how many each. */
+/* Which devices raise their class's softirqs, and how many each; then
+ * each CPU's softirq events shared out by the interrupts it served. */
+static int device_events(struct est *st)
+{
+	const struct estimate_dev *dev = st->dev;
+	struct cpu_delta *d = st->d;
+	int r;
+
 	if (dev && dev->nr > 0) {
-		ev = malloc((size_t)dev->nr * SOFTIRQ_NR * sizeof(*ev));
-		if (!ev) {
-			r = -ENOMEM;
-			goto fail;
-		}
+		st->ev = malloc((size_t)dev->nr * SOFTIRQ_NR * sizeof(*st->ev));
+		if (!st->ev)
+			return -ENOMEM;
 		if (dev->ev_use) {
-			memcpy(ev, dev->ev_use, (size_t)dev->nr * SOFTIRQ_NR * sizeof(*ev));
+			memcpy(st->ev, dev->ev_use, (size_t)dev->nr * SOFTIRQ_NR * sizeof(*st->ev));
 		} else {
-			r = fit_events(dev, pa, b, class, col, nr_ids, d, work, ev);
+			r = fit_events(dev, st->pa, st->b, st->class, st->col, st->nr_ids, d,
+				       st->work, st->ev);
 			if (r < 0)
-				goto fail;
+				return r;
 			if (dev->ev_keep)
-				memcpy(dev->ev_keep, ev, (size_t)dev->nr * SOFTIRQ_NR * sizeof(*ev));
+				memcpy(dev->ev_keep, st->ev, (size_t)dev->nr * SOFTIRQ_NR * sizeof(*st->ev));
 		}
 	}
-	for (i = 0; i < ib->nr_rows; i++) {
-		const struct irq_row *rb = &ib->rows[i];
-		unsigned int n = sample_row_deltas(pa[i], rb, col, nr_ids, d);
-		const double *e = row_ev(dev, ev, i);
+	for (unsigned int i = 0; i < st->ib->nr_rows; i++) {
+		const struct irq_row *rb = &st->ib->rows[i];
+		unsigned int n = sample_row_deltas(st->pa[i], rb, st->col, st->nr_ids, d);
+		const double *e = row_ev(dev, st->ev, i);
 
-		for (j = 0; j < n; j++)
+		for (unsigned int j = 0; j < n; j++)
 			for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
-				if (sample_softirq_class[t] == (int)class[i])
-					work[d[j].cpu].share[t] += (double)d[j].delta * (e ? e[t] : 1);
+				if (sample_softirq_class[t] == (int)st->class[i])
+					st->work[d[j].cpu].share[t] += (double)d[j].delta * (e ? e[t] : 1);
 	}
+	return 0;
+}
 
-	/* Per-device multipliers of the built-in costs: this window's
-	 * equations join those of the runs before it, and the sum says what
-	 * each device's interrupts cost; without a fit, what earlier runs
-	 * found. Each row then scales its class's fitted costs by its
-	 * device's multiplier over the target (what the class costs are in
-	 * the same terms), so a device the data cannot single out costs what
-	 * its class does. */
-	if (dev && dev->nr > 0) {
-		size_t nd = dev->nr;
-		double *dm = calloc(5 * nd, sizeof(*dm));
-		double *th = dm + 2 * nd, *ts = th + nd;	/* ts has 2 nd */
-		bool sampled = true;
+/* Per-device multipliers of the built-in costs: this window's equations
+ * join those of the runs before it, and the sum says what each device's
+ * interrupts cost; without a fit, what earlier runs found. Each row then
+ * scales its class's fitted costs by its device's multiplier over the
+ * target (what the class costs are in the same terms), so a device the
+ * data cannot single out costs what its class does. */
+static int device_multipliers(struct est *st)
+{
+	const struct estimate_dev *dev = st->dev;
+	const struct interrupts *ib = st->ib;
+	size_t nd = dev->nr;
+	double *dm = calloc(5 * nd, sizeof(*dm));
+	double *th = dm + 2 * nd, *ts = th + nd;	/* ts has 2 nd */
+	bool sampled = true;
+	int r = 0;
 
-		hm = calloc(ib->nr_rows ? ib->nr_rows : 1, sizeof(*hm));
-		sm = calloc(ib->nr_rows ? ib->nr_rows : 1, sizeof(*sm));
-		if (!dm || !hm || !sm) {
-			free(dm);
-			r = -ENOMEM;
-			goto fail;
-		}
-		dev_targets(dev, pa, b, class, col, nr_ids, d, work, ev, hard_cost, th, ts);
-		for (unsigned int v = 0; v < nd; v++) {
-			dm[v] = dev->hard_m ? dev->hard_m[v] : th[v];
-			dm[nd + v] = dev->soft_m ? dev->soft_m[v] : ts[v];
-		}
-		for (c = 0; c < nr_ids; c++)
-			sampled &= !(work[c].irq_s > 0);
-		if (dev->fit) {
-			r = add_rows(dev, pa, b, class, col, nr_ids, d, work, ev,
-				     1.0 / ((double)hz * dt), sampled, dt);
-			if (r == 0) {
-				devfit_solve(dev->fit, DEVFIT_HARD, th, dm);
-				devfit_solve(dev->fit, DEVFIT_SOFT, ts, dm + nd);
-			}
-		}
-		if (r == 0 && dev->m_keep)
-			memcpy(dev->m_keep, dm, 2 * nd * sizeof(*dm));
-		for (i = 0; i < ib->nr_rows; i++) {
-			int v = dev->row_dev[i];
-			bool known = v >= 0 && (unsigned int)v < nd;
-
-			hm[i] = known ? dm[v] / th[v] : 1;
-			sm[i] = known ? dm[nd + v] / ts[v] : 1;
-		}
+	st->hm = calloc(ib->nr_rows ? ib->nr_rows : 1, sizeof(*st->hm));
+	st->sm = calloc(ib->nr_rows ? ib->nr_rows : 1, sizeof(*st->sm));
+	if (!dm || !st->hm || !st->sm) {
 		free(dm);
-		if (r < 0)
-			goto fail;
+		return -ENOMEM;
 	}
+	dev_targets(dev, st->pa, st->b, st->class, st->col, st->nr_ids, st->d, st->work,
+		    st->ev, st->hard_cost, th, ts);
+	for (unsigned int v = 0; v < nd; v++) {
+		dm[v] = dev->hard_m ? dev->hard_m[v] : th[v];
+		dm[nd + v] = dev->soft_m ? dev->soft_m[v] : ts[v];
+	}
+	for (unsigned int c = 0; c < st->nr_ids; c++)
+		sampled &= !(st->work[c].irq_s > 0);
+	if (dev->fit) {
+		r = add_rows(dev, st->pa, st->b, st->class, st->col, st->nr_ids, st->d,
+			     st->work, st->ev, 1.0 / ((double)st->hz * st->dt), sampled, st->dt);
+		if (r == 0) {
+			devfit_solve(dev->fit, DEVFIT_HARD, th, dm);
+			devfit_solve(dev->fit, DEVFIT_SOFT, ts, dm + nd);
+		}
+	}
+	if (r == 0 && dev->m_keep)
+		memcpy(dev->m_keep, dm, 2 * nd * sizeof(*dm));
+	for (unsigned int i = 0; i < ib->nr_rows; i++) {
+		int v = dev->row_dev[i];
+		bool known = v >= 0 && (unsigned int)v < nd;
 
-	/* Pass 2: the work the costs predict per CPU, then each IRQ's share
-	 * of what its CPUs did. */
-	for (c = 0; c < nr_ids; c++) {
+		st->hm[i] = known ? dm[v] / th[v] : 1;
+		st->sm[i] = known ? dm[nd + v] / ts[v] : 1;
+	}
+	free(dm);
+	return r;
+}
+
+/* Pass 2: the work the costs predict per CPU, and how far each CPU's
+ * measured time is believed over it. */
+static void predict_work(struct est *st)
+{
+	const struct estimate_dev *dev = st->dev;
+	struct cpu_work *work = st->work;
+	struct cpu_delta *d = st->d;
+	const double *hm = st->hm, *sm = st->sm;
+	double dt = st->dt;
+	bool accounted = false;
+
+	for (unsigned int c = 0; c < st->nr_ids; c++) {
 		work[c].pred_all = work[c].other;
 		for (unsigned int t = 0; t < SOFTIRQ_NR; t++)
 			if (!(work[c].share[t] > 0))
 				work[c].pred_all += work[c].work[t];
 	}
-	for (i = 0; i < ib->nr_rows; i++) {
-		const struct irq_row *rb = &ib->rows[i];
-		unsigned int n = sample_row_deltas(pa[i], rb, col, nr_ids, d);
-		const double *e = row_ev(dev, ev, i);
+	for (unsigned int i = 0; i < st->ib->nr_rows; i++) {
+		const struct irq_row *rb = &st->ib->rows[i];
+		unsigned int n = sample_row_deltas(st->pa[i], rb, st->col, st->nr_ids, d);
+		const double *e = row_ev(dev, st->ev, i);
 
-		for (j = 0; j < n; j++) {
+		for (unsigned int j = 0; j < n; j++) {
 			struct cpu_work *w = &work[d[j].cpu];
 			double dd = (double)d[j].delta;
 
-			w->hard_w += dd * hard_cost[class[i]] * (hm ? hm[i] : 1);
-			w->pred_all += soft_pred(w, class[i], dd, e) * (sm ? sm[i] : 1);
+			w->hard_w += dd * st->hard_cost[st->class[i]] * (hm ? hm[i] : 1);
+			w->pred_all += soft_pred(w, st->class[i], dd, e) * (sm ? sm[i] : 1);
 		}
 	}
-	for (c = 0; c < nr_ids; c++) {
+	for (unsigned int c = 0; c < st->nr_ids; c++) {
 		struct cpu_work *w = &work[c];
 
 		/* Timer and IPI time is in irq_s too: devices take only
@@ -747,18 +743,27 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 	}
 	/* irq time shows only with CONFIG_IRQ_TIME_ACCOUNTING, which also
 	 * counts softirq time exactly, not by sampling ticks. */
-	weigh_measured(work, nr_ids, 1.0 / ((double)hz * dt), dt, !accounted);
-	for (i = 0; i < ib->nr_rows; i++) {
-		const struct irq_row *rb = &ib->rows[i];
-		const struct irq_row *ra = pa[i];
-		struct irq_activity *x = &act[i];
-		enum irq_class k = class[i];
-		unsigned int n = sample_row_deltas(ra, rb, col, nr_ids, d);
-		double hc = hard_cost[k] * (hm ? hm[i] : 1);
-		const double *e = row_ev(dev, ev, i);
+	weigh_measured(work, st->nr_ids, 1.0 / ((double)st->hz * dt), dt, !accounted);
+}
 
-		for (j = 0; j < n; j++) {
-			const struct cpu_work *w = &work[d[j].cpu];
+/* Pass 3: each IRQ's share of what its CPUs did. */
+static void share_out(struct est *st)
+{
+	const double *hm = st->hm, *sm = st->sm;
+	struct cpu_delta *d = st->d;
+	double dt = st->dt;
+
+	for (unsigned int i = 0; i < st->ib->nr_rows; i++) {
+		const struct irq_row *rb = &st->ib->rows[i];
+		const struct irq_row *ra = st->pa[i];
+		struct irq_activity *x = &st->act[i];
+		enum irq_class k = st->class[i];
+		unsigned int n = sample_row_deltas(ra, rb, st->col, st->nr_ids, d);
+		double hc = st->hard_cost[k] * (hm ? hm[i] : 1);
+		const double *e = row_ev(st->dev, st->ev, i);
+
+		for (unsigned int j = 0; j < n; j++) {
+			const struct cpu_work *w = &st->work[d[j].cpu];
 			double dd = (double)d[j].delta;
 			double q = soft_pred(w, k, dd, e) * (sm ? sm[i] : 1);
 
@@ -776,17 +781,74 @@ int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
 		}
 		x->load = x->hard + x->soft;
 	}
-	*ret = act;
-	act = NULL;
+}
+
+int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
+		      const enum irq_class *class, long hz,
+		      const struct estimate_prior *prior, const struct estimate_dev *dev,
+		      struct irq_activity **ret)
+{
+	struct est st = { .a = a, .b = b, .class = class, .hz = hz, .prior = prior,
+			  .dev = dev };
+	struct estimate_prior dflt;
+	int r;
+
+	if (!a || !b || !a->intr || !b->intr || !ret || hz <= 0)
+		return -EINVAL;
+	st.ib = b->intr;
+	if (st.ib->nr_rows > 0 && !class)
+		return -EINVAL;
+	st.dt = b->when - a->when;
+	if (!(st.dt > 0))
+		return -EINVAL;
+	for (unsigned int i = 0; i < st.ib->nr_rows; i++)
+		if ((unsigned int)class[i] >= CLASS_NR)
+			return -EINVAL;
+
+	if (!prior) {
+		estimate_default_prior(&dflt);
+		st.prior = &dflt;
+	}
+	if (dev && dev->nr > DEVFIT_MAX)
+		st.dev = NULL;	/* too many to fit: the class costs do */
+	st.col = sample_columns(a, b, &st.nr_ids);
+	st.work = calloc(st.nr_ids, sizeof(*st.work));
+	st.d = malloc(sample_max_deltas(a, b) * sizeof(*st.d));
+	/* Each row's pair in @a, found once: every pass below walks them. */
+	st.pa = malloc((st.ib->nr_rows ? st.ib->nr_rows : 1) * sizeof(*st.pa));
+	if (!st.col || !st.work || !st.d || !st.pa) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned int i = 0; i < st.ib->nr_rows; i++)
+		st.pa[i] = sample_pair_row(a->intr, &st.ib->rows[i]);
+	r = sample_counts(a, b, &st.act);
+	if (r < 0)
+		goto fail;
+
+	serve_deltas(&st);
+	fit_class_costs(&st);
+	r = device_events(&st);
+	if (r < 0)
+		goto fail;
+	if (st.dev && st.dev->nr > 0) {
+		r = device_multipliers(&st);
+		if (r < 0)
+			goto fail;
+	}
+	predict_work(&st);
+	share_out(&st);
+	*ret = st.act;
+	st.act = NULL;
 	r = 0;
 fail:
-	free(act);
-	free(d);
-	free(work);
-	free(col);
-	free(hm);
-	free(sm);
-	free(ev);
-	free(pa);
+	free(st.act);
+	free(st.d);
+	free(st.work);
+	free(st.col);
+	free(st.hm);
+	free(st.sm);
+	free(st.ev);
+	free(st.pa);
 	return r;
 }

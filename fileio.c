@@ -145,17 +145,6 @@ int parse_u64(const char *s, uint64_t max, uint64_t *ret)
 	return 0;
 }
 
-int hex_digit(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int parse_int(const char *s, int min, int max, int *ret)
 {
 	uint64_t v;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "strutil.h"	/* hex_digit(), which lived here */
 
 /* Read a whole small file into @buf (NUL-terminated, trailing whitespace
  * trimmed). Returns the length or -errno; -EFBIG if it does not fit. */
@@ -29,8 +30,6 @@ int fopen_trusted(const char *path, FILE **ret_f, char *why, size_t why_len);
  * -EINVAL on anything else, -ERANGE above @max. */
 int parse_u64(const char *s, uint64_t max, uint64_t *ret);
 int parse_int(const char *s, int min, int max, int *ret);
-/* The value of one hex digit (either case), -1 for anything else. */
-int hex_digit(int c);
 
 /* Replace @path with @len bytes of @text, mode @mode: a temporary file in
  * the same directory, fsync, rename, so a reader sees the old file or the

@@ -24,6 +24,7 @@
 #include "cpuset.h"
 #include "device.h"
 #include "fileio.h"
+#include "strutil.h"
 #include "history.h"
 #include "json.h"
 #include "loadsrc.h"
@@ -977,15 +978,15 @@ static void report_policy_errors(const struct run *run)
 		char from[DEVICE_NAME_MAX * 4], val[256];
 
 		if (pg->cpus_err) {
-			report_escape(from, sizeof(from), dg->cpus_from);
-			report_escape(val, sizeof(val), dg->policy_cpus);
+			str_escape_text(from, sizeof(from), dg->cpus_from);
+			str_escape_text(val, sizeof(val), dg->policy_cpus);
 			log_msg(LOG_WARNING, "device %s: IRQTUNE_CPUS '%s' on %s: %s; ignored",
 				dg->id, val, from, pg->cpus_err == -ERANGE ?
 				"CPU id out of range" : "not a non-empty cpulist");
 		}
 		if (pg->ban_err) {
-			report_escape(from, sizeof(from), dg->ban_from);
-			report_escape(val, sizeof(val), dg->policy_ban);
+			str_escape_text(from, sizeof(from), dg->ban_from);
+			str_escape_text(val, sizeof(val), dg->policy_ban);
 			log_msg(LOG_WARNING, "device %s: IRQTUNE_BAN '%s' on %s: not 1 or 0; ignored",
 				dg->id, val, from);
 		}
@@ -1031,7 +1032,7 @@ static int build_plan_input(struct run *run)
 		if (run->out[i] == OUT_NOCPU) {
 			char tag[DEVICE_NAME_MAX * 4 + 32], src[4 * sizeof(po->source)];
 
-			report_escape(src, sizeof(src), po->source);	/* names a device */
+			str_escape_text(src, sizeof(src), po->source);	/* names a device */
 			log_msg(LOG_WARNING, "%s: no eligible CPU among %s '%s'; left where it is",
 				irq_tag(run, i, tag, sizeof(tag)), src, po->wanted);
 		}

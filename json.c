@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* json.c - --json output. json-c builds and escapes the document; names from
- * the kernel are \xNN-escaped first (report_escape), so the output is valid
+ * the kernel are \xNN-escaped first (str_escape_text), so the output is valid
  * UTF-8 whatever bytes a driver put in its IRQ name. */
 #include <errno.h>
 #include <math.h>
@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "json.h"
+#include "strutil.h"
 
 static int add(struct json_object *o, const char *key, struct json_object *v)
 {
@@ -21,7 +22,7 @@ static struct json_object *text(const char *s)
 {
 	char buf[256];
 
-	report_escape(buf, sizeof(buf), s ? s : "");
+	str_escape_text(buf, sizeof(buf), s ? s : "");
 	return json_object_new_string(buf);
 }
 

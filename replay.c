@@ -17,6 +17,7 @@
 #include "fileio.h"
 #include "replay.h"
 #include "source.h"
+#include "strutil.h"
 
 /* No machine has more IRQ-and-CPU pairs than this; corrupt input might. */
 #define MEASURE_ROWS_MAX	(1u << 22)
@@ -64,7 +65,7 @@ int replay_format_measure(const struct measure_raw *raw, char **ret, size_t *ret
 	for (unsigned int i = 0; i < raw->nr_irqs; i++) {
 		const struct measure_irq *m = &raw->irqs[i];
 
-		capture_escape(name, sizeof(name), m->name);
+		str_escape_field(name, sizeof(name), m->name);
 		fprintf(f, "irq %u %u %llu %llu %llu %s\n", m->irq, m->cpu,
 			(unsigned long long)m->handler_ns, (unsigned long long)m->ctx_ns,
 			(unsigned long long)m->count, name);
@@ -73,7 +74,7 @@ int replay_format_measure(const struct measure_raw *raw, char **ret, size_t *ret
 	for (unsigned int i = 0; i < raw->nr_napi; i++) {
 		const struct measure_napi *n = &raw->napi[i];
 
-		capture_escape(name, sizeof(name), n->dev);
+		str_escape_field(name, sizeof(name), n->dev);
 		fprintf(f, "napi %u %d %llu %llu %s\n", n->cpu, n->irq,
 			(unsigned long long)n->ns, (unsigned long long)n->polls, name);
 	}
@@ -310,7 +311,7 @@ int replay_format_meta(const struct replay_meta *m, char **ret, size_t *ret_len)
 		m->uts.release, m->uts.machine, m->hostname, m->started);
 	fputs("command", f);
 	for (int i = 0; i < m->argc; i++) {
-		capture_escape(esc, sizeof(esc), m->argv[i]);
+		str_escape_field(esc, sizeof(esc), m->argv[i]);
 		fprintf(f, " %s", esc);
 	}
 	fprintf(f, "\nstatus %d\nhz %ld\nwindow %.17g\n", m->status, m->hz, m->window);

@@ -17,30 +17,8 @@
 #include "policy.h"
 #include "report.h"
 #include "sample.h"
+#include "strutil.h"
 #include "topology.h"
-
-void report_escape(char *dst, size_t len, const char *src)
-{
-	size_t o = 0;
-
-	if (len == 0)
-		return;
-	for (; src && *src; src++) {
-		unsigned char ch = (unsigned char)*src;
-
-		if (ch >= 0x20 && ch < 0x7f && ch != '\\') {
-			if (o + 1 >= len)
-				break;
-			dst[o++] = (char)ch;
-		} else {
-			if (o + 4 >= len)
-				break;
-			snprintf(dst + o, len - o, "\\x%02x", ch);
-			o += 4;
-		}
-	}
-	dst[o] = '\0';
-}
 
 static const char *const outcome_text[OUT_NR] = {
 	[OUT_KEPT] = "kept",
@@ -99,8 +77,8 @@ void report_line(FILE *f, const struct report_irq *l, bool verbose, bool both)
 	char name[64], dev[64], raw[2 * 64 + 2], cpus[48];
 
 	report_device(raw, sizeof(raw), l);
-	report_escape(name, sizeof(name), l->name && *l->name ? l->name : "-");
-	report_escape(dev, sizeof(dev), *raw ? raw : "-");
+	str_escape_text(name, sizeof(name), l->name && *l->name ? l->name : "-");
+	str_escape_text(dev, sizeof(dev), *raw ? raw : "-");
 	if (l->to < 0)
 		snprintf(cpus, sizeof(cpus), "%s", l->from);
 	else if (strcmp(l->from, "?") != 0 && l->to >= 0 &&
@@ -119,7 +97,7 @@ void report_line(FILE *f, const struct report_irq *l, bool verbose, bool both)
 	if (verbose && l->reason) {
 		char reason[256];
 
-		report_escape(reason, sizeof(reason), l->reason);	/* may name a device */
+		str_escape_text(reason, sizeof(reason), l->reason);	/* may name a device */
 		fprintf(f, " (%s)", reason);
 	}
 	/* Only where the kernel threads IRQs: other reports read as before. */
@@ -132,7 +110,7 @@ void report_source(FILE *f, const char *source, const char *reason)
 {
 	char why[512];
 
-	report_escape(why, sizeof(why), reason);	/* may quote libbpf */
+	str_escape_text(why, sizeof(why), reason);	/* may quote libbpf */
 	fprintf(f, "irqtune: load source %s: %s\n", source, why);
 }
 
@@ -151,7 +129,7 @@ void report_bans(FILE *f, const struct report_ban *bans, unsigned int nr)
 	for (unsigned int i = 0; i < nr; i++) {
 		char src[4 * 256];
 
-		report_escape(src, sizeof(src), bans[i].source);	/* may name a file */
+		str_escape_text(src, sizeof(src), bans[i].source);	/* may name a file */
 		fprintf(f, "irqtune: CPU%s %s banned by %s\n",
 			strpbrk(bans[i].cpus, ",-") ? "s" : "", bans[i].cpus, src);
 	}
@@ -161,7 +139,7 @@ void report_irq_tag(char *dst, size_t len, unsigned int irq, const char *name)
 {
 	char esc[DEVICE_NAME_MAX * 4];
 
-	report_escape(esc, sizeof(esc), name);
+	str_escape_text(esc, sizeof(esc), name);
 	snprintf(dst, len, "irq %u (%s)", irq, esc);
 }
 
@@ -391,7 +369,7 @@ void report_move_event(char *dst, size_t len, const struct report_irq *ri)
 
 	report_irq_tag(tag, sizeof(tag), ri->irq, ri->name);
 	report_device(raw, sizeof(raw), ri);
-	report_escape(dev, sizeof(dev), raw);
+	str_escape_text(dev, sizeof(dev), raw);
 	snprintf(dst, len, "%s %s %s: moved %s -> %d, load %.3f%% (%s)", tag,
 		 *dev ? dev : "-", irq_class_name(ri->class), ri->from, ri->to,
 		 ri->load * 100, ri->reason);

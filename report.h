@@ -147,9 +147,6 @@ void report_move_event(char *dst, size_t len, const struct report_irq *ri);
 /* The run's one summary line for the log; false when nothing changed or
  * failed, and there is none. */
 bool report_summary_event(char *dst, size_t len, const struct report_totals *t);
-
-/* Copy @src to @dst with control and non-ASCII bytes as \xNN, truncating. */
-void report_escape(char *dst, size_t len, const char *src);
 /* "eth0 0000:01:00.0", or whichever of the two there is. */
 void report_device(char *dst, size_t len, const struct report_irq *ri);
 /* @both: a measured run's -v, with the /proc estimate's column. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sample.h - snapshots of /proc/interrupts, /proc/stat and /proc/softirqs,
- * and the counts between two of them. Parsers take a FILE * so tests can
- * feed them strings. The per-IRQ table both load sources fill is here. */
+ * and the counts between two of them. The files' parsers are procfs.h's.
+ * The per-IRQ table both load sources fill is here. */
 #ifndef IRQTUNE_SAMPLE_H
 #define IRQTUNE_SAMPLE_H
 
@@ -9,86 +9,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "irqclass.h"
-
-/* Numbered IRQs above this are not believed; keeps corrupt input bounded. */
-#define IRQ_NUM_LIMIT (1u << 24)
-
-struct cpu_count {
-	unsigned int cpu;	/* CPU id, from the header's CPUn label */
-	uint64_t count;
-};
-
-/* One numbered row of /proc/interrupts. */
-struct irq_row {
-	unsigned int irq;
-	uint64_t total;			/* sum of the counts */
-	unsigned int nr_counts;
-	struct cpu_count *counts;	/* non-zero counts only, ascending cpu */
-	char *desc;	/* text after the counts: chip, hwirq, type, actions;
-			 * NULL in a row a load history kept, which has only
-			 * @desc_hash */
-	uint64_t desc_hash;	/* sample_desc_hash() of it, where @desc is NULL */
-	char *name;	/* best-effort action names from @desc, may be "" */
-	/* Read without /proc/interrupts (interrupts.effective_read): the
-	 * first CPU of its effective_affinity_list, -1 if none. */
-	int effective;
-};
-
-struct interrupts {
-	unsigned int nr_cols;
-	unsigned int *col_cpu;		/* CPU id of each count column */
-	unsigned int nr_rows;
-	struct irq_row *rows;		/* ascending irq, no duplicates */
-	bool effective_read;		/* every row's .effective is set */
-};
-
-/* Softirq types that belong to device classes; the rest are not device work. */
-enum softirq_type {
-	SOFTIRQ_HI, SOFTIRQ_TIMER, SOFTIRQ_NET_TX, SOFTIRQ_NET_RX, SOFTIRQ_BLOCK,
-	SOFTIRQ_IRQ_POLL, SOFTIRQ_TASKLET, SOFTIRQ_SCHED, SOFTIRQ_HRTIMER,
-	SOFTIRQ_RCU, SOFTIRQ_NR
-};
+#include "procfs.h"
 
 /* Which device class raises each softirq type; -1: timers, the scheduler
  * and RCU are no device's work and stay with the CPU. */
 extern const int sample_softirq_class[SOFTIRQ_NR];
 
-struct cpu_stat {
-	uint64_t irq;		/* USER_HZ ticks of hard-irq time */
-	uint64_t softirq;	/* USER_HZ ticks of softirq time */
-	uint64_t softirqs[SOFTIRQ_NR];	/* /proc/softirqs counts */
-	unsigned char seen;	/* SAMPLE_SEEN_* */
-};
-
-#define SAMPLE_SEEN_STAT	0x1	/* a line of /proc/stat */
-#define SAMPLE_SEEN_SOFTIRQS	0x2	/* a column of /proc/softirqs */
-
-struct cpu_stats {
-	unsigned int nr_ids;	/* cpu[] size: highest CPU id seen + 1 */
-	struct cpu_stat *cpu;
-};
-
-/* Parse /proc/interrupts. Architecture rows (LOC, NMI, IPIn, ERR, ...) are
- * skipped; so are blank lines. On a malformed line returns -EINVAL and sets
- * *@ret_line (1-based) when @ret_line is not NULL. */
-int interrupts_parse(FILE *f, struct interrupts **ret, unsigned int *ret_line);
-void interrupts_free(struct interrupts *intr);
-const struct irq_row *interrupts_find(const struct interrupts *intr,
-				      unsigned int irq);
-
-/* Fill @stats (allocated or grown as needed) from /proc/stat and
- * /proc/softirqs. Same error convention as interrupts_parse(). */
-int stat_parse(FILE *f, struct cpu_stats *stats, unsigned int *ret_line);
-/* The count of each IRQ number, summed over CPUs: /proc/stat's intr line. */
-struct irq_totals {
-	unsigned int nr;	/* IRQs 0 .. nr - 1 */
-	uint64_t *total;
-};
-/* stat_parse(), and the intr line into *@ret_totals (-ENODATA: none). */
-int stat_parse_totals(FILE *f, struct cpu_stats *stats, struct irq_totals *ret_totals,
-		      unsigned int *ret_line);
-int softirqs_parse(FILE *f, struct cpu_stats *stats, unsigned int *ret_line);
-void cpu_stats_release(struct cpu_stats *stats);	/* frees the contents */
 
 /* Where a snapshot's per-IRQ counts came from. */
 enum snapshot_input {

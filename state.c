@@ -27,6 +27,7 @@
 #include "fileio.h"
 #include "sample.h"
 #include "state.h"
+#include "strutil.h"
 
 void state_free(struct state *st)
 {
@@ -91,32 +92,6 @@ bool state_snap_usable(const struct snapshot *prev, const struct snapshot *a,
 		}
 	}
 	return true;
-}
-
-/* @src escaped into @dst (room for @len bytes); returns its end. */
-static char *escape(char *dst, size_t len, const char *src)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t o = 0;
-
-	if (!*src) {
-		dst[0] = '-';
-		dst[1] = '\0';
-		return dst + 1;
-	}
-	for (; *src && o + 4 < len; src++) {
-		unsigned char c = (unsigned char)*src;
-
-		if (c <= ' ' || c >= 0x7f || c == '%' || (c == '-' && o == 0 && !src[1])) {
-			dst[o++] = '%';
-			dst[o++] = hex[c >> 4];
-			dst[o++] = hex[c & 15];
-		} else {
-			dst[o++] = (char)c;
-		}
-	}
-	dst[o] = '\0';
-	return dst + o;
 }
 
 /* The lines a run writes by the thousand (irq, scpu, srow, sc) hold
@@ -187,14 +162,6 @@ static bool get_uint(const char **p, unsigned int *v, unsigned int max)
 	return true;
 }
 
-static inline int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* One " HEX" of 16 digits at *@p: a hash, or a double's bits. */
 static bool get_hex64(const char **p, uint64_t *v)
 {
@@ -204,13 +171,13 @@ static bool get_hex64(const char **p, uint64_t *v)
 	if (*s++ != ' ')
 		return false;
 	for (int n = 0; n < 16; n++, s++) {
-		int h = hexval(*s);
+		int h = hex_digit(*s);
 
 		if (h < 0)
 			return false;
 		x = x << 4 | (uint64_t)h;
 	}
-	if (hexval(*s) >= 0)
+	if (hex_digit(*s) >= 0)
 		return false;
 	*p = s;
 	*v = x;
@@ -228,9 +195,9 @@ static bool get_f64(const char **p, double *v)
 	return isfinite(*v);
 }
 
-/* One " KEY" escaped as escape() writes it, unescaped into @dst (room for
- * @len bytes) as it is read: false for a malformed escape, an empty word
- * or a result too long. */
+/* One " KEY" escaped as str_escape_pct() writes it, unescaped into @dst
+ * (room for @len bytes) as it is read: false for a malformed escape, an
+ * empty word or a result too long. */
 static bool get_key(const char **p, char *dst, size_t len)
 {
 	const char *s = *p;
@@ -247,7 +214,7 @@ static bool get_key(const char **p, char *dst, size_t len)
 		int c = (unsigned char)*s;
 
 		if (c == '%') {
-			int h = hexval(s[1]), l = h < 0 ? -1 : hexval(s[2]);
+			int h = hex_digit(s[1]), l = h < 0 ? -1 : hex_digit(s[2]);
 
 			if (h < 0 || l < 0 || (h == 0 && l == 0))
 				return false;
@@ -318,7 +285,7 @@ static char *put_f64(char *p, double v)
 static char *put_word(char *p, const char *s)
 {
 	*p++ = ' ';
-	return escape(p, 200, s);
+	return str_escape_pct(p, 200, s);
 }
 
 /* "snap WHEN", then per CPU "scpu CPU FLAGS IRQ SOFTIRQ COUNTS..." (FLAGS:
@@ -705,124 +672,143 @@ bad:
 	return -EINVAL;
 }
 
+/* What state_parse() knows between lines. */
+struct state_parser {
+	struct state *st;
+	const char *boot_id;
+	bool have_boot, have_time;
+	unsigned int lineno, cap;	/* cap: room in st->irqs */
+	struct snap_parse sp;
+	char *why;
+	size_t len;
+};
+
+/* Line p->lineno, @line: 0, or -errno with p->why filled in. */
+static int parse_line(struct state_parser *p, const char *line)
+{
+	struct state *st = p->st;
+	unsigned int lineno = p->lineno;
+	char a[32], b[128], extra[2], *why = p->why;
+	size_t len = p->len;
+	int k, r = -EINVAL;
+
+	/* The first word says what a line is; only the first three
+	 * lines need stdio to read the rest. */
+	{
+		size_t w = strcspn(line, " ");
+
+		if (w >= sizeof(a))
+			w = sizeof(a) - 1;
+		memcpy(a, line, w);
+		a[w] = '\0';
+	}
+	k = lineno <= 3 ? sscanf(line, "%31s %127s %1s", a, b, extra) : 0;
+	if (lineno == 1) {
+		int ver;
+
+		if (k != 2 || strcmp(a, "irqtune-state") != 0 ||
+		    parse_int(b, 0, 1000000, &ver) < 0) {
+			snprintf(why, len, "not an irqtune state file");
+			return r;
+		}
+		if (ver != STATE_VERSION) {
+			snprintf(why, len, "version %d, %s", ver, ver > STATE_VERSION ?
+				 "written by a newer irqtune" : "written by an older irqtune");
+			/* An upgrade starts afresh without a word. */
+			if (ver < STATE_VERSION)
+				r = -ESTALE;
+			return r;
+		}
+	} else if (k == 2 && strcmp(a, "boot") == 0 && !p->have_boot) {
+		if (strcmp(b, p->boot_id) != 0) {
+			snprintf(why, len, "written on another boot (or host)");
+			return -ESTALE;
+		}
+		p->have_boot = true;
+	} else if (k == 2 && strcmp(a, "time") == 0 && !p->have_time) {
+		char *end;
+
+		st->when = strtod(b, &end);
+		if (*end || !isfinite(st->when)) {
+			snprintf(why, len, "line %u: time '%s' is not a number", lineno, b);
+			return r;
+		}
+		p->have_time = true;
+	} else if (strcmp(a, "irq") == 0 && p->have_boot && p->have_time) {
+		struct state_irq *q;
+
+		if (st->nr == STATE_MAX_IRQS) {
+			snprintf(why, len, "more than %d IRQs", STATE_MAX_IRQS);
+			return r;
+		}
+		if (!grow(&st->irqs, st->nr, &p->cap, sizeof(*st->irqs), 64))
+			return -ENOMEM;
+		q = &st->irqs[st->nr];
+		if ((r = parse_irq_line(line, q, why, len, lineno)) < 0)
+			return r;
+		if (st->nr && q->irq <= st->irqs[st->nr - 1].irq) {
+			snprintf(why, len, "line %u: IRQs out of order", lineno);
+			return -EINVAL;
+		}
+		st->nr++;
+	} else if (strcmp(a, "dev") == 0 || strncmp(a, "fit", 3) == 0) {
+		if ((r = parse_fit_line(st, line, a, why, len, lineno)) < 0)
+			return r;
+	} else if ((strcmp(a, "snap") == 0 || strcmp(a, "scpu") == 0 ||
+		    strcmp(a, "srow") == 0 || strcmp(a, "sc") == 0) &&
+		   p->have_boot && p->have_time) {
+		if ((r = parse_snap_line(st, &p->sp, line, a, why, len, lineno)) < 0)
+			return r;
+	} else {
+		snprintf(why, len, "line %u: '%.40s' is not understood", lineno, line);
+		return r;
+	}
+	return 0;
+}
+
 int state_parse(const char *text, const char *boot_id, double now,
 		struct state **ret, char *why, size_t len)
 {
-	struct state *st = calloc(1, sizeof(*st));
-	bool have_boot = false, have_time = false;
-	unsigned int lineno = 0, cap = 0;
+	struct state_parser p = { .boot_id = boot_id, .why = why, .len = len };
 	const char *s = text;
-	struct snap_parse sp = { 0 };
 	int r = -EINVAL;
 
-	if (!st)
+	p.st = calloc(1, sizeof(*p.st));
+	if (!p.st)
 		return -ENOMEM;
 	while (*s) {
 		const char *nl = strchr(s, '\n');
 		size_t l = nl ? (size_t)(nl - s) : strlen(s);
-		char line[1024], a[32], b[128], extra[2];
-		int k;
+		char line[1024];
 
-		lineno++;
+		p.lineno++;
 		if (!nl || l >= sizeof(line)) {
-			snprintf(why, len, "line %u: %s", lineno,
+			snprintf(why, len, "line %u: %s", p.lineno,
 				 nl ? "too long" : "not ended (a truncated file?)");
 			goto fail;
 		}
 		memcpy(line, s, l);
 		line[l] = '\0';
 		s = nl + 1;
-		/* The first word says what a line is; only the first three
-		 * lines need stdio to read the rest. */
-		{
-			size_t w = strcspn(line, " ");
-
-			if (w >= sizeof(a))
-				w = sizeof(a) - 1;
-			memcpy(a, line, w);
-			a[w] = '\0';
-		}
-		k = lineno <= 3 ? sscanf(line, "%31s %127s %1s", a, b, extra) : 0;
-		if (lineno == 1) {
-			int ver;
-
-			if (k != 2 || strcmp(a, "irqtune-state") != 0 ||
-			    parse_int(b, 0, 1000000, &ver) < 0) {
-				snprintf(why, len, "not an irqtune state file");
-				goto fail;
-			}
-			if (ver != STATE_VERSION) {
-				snprintf(why, len, "version %d, %s", ver, ver > STATE_VERSION ?
-					 "written by a newer irqtune" : "written by an older irqtune");
-				/* An upgrade starts afresh without a word. */
-				if (ver < STATE_VERSION)
-					r = -ESTALE;
-				goto fail;
-			}
-		} else if (k == 2 && strcmp(a, "boot") == 0 && !have_boot) {
-			if (strcmp(b, boot_id) != 0) {
-				snprintf(why, len, "written on another boot (or host)");
-				r = -ESTALE;
-				goto fail;
-			}
-			have_boot = true;
-		} else if (k == 2 && strcmp(a, "time") == 0 && !have_time) {
-			char *end;
-
-			st->when = strtod(b, &end);
-			if (*end || !isfinite(st->when)) {
-				snprintf(why, len, "line %u: time '%s' is not a number", lineno, b);
-				goto fail;
-			}
-			have_time = true;
-		} else if (strcmp(a, "irq") == 0 && have_boot && have_time) {
-			struct state_irq *q;
-
-			if (st->nr == STATE_MAX_IRQS) {
-				snprintf(why, len, "more than %d IRQs", STATE_MAX_IRQS);
-				goto fail;
-			}
-			if (!grow(&st->irqs, st->nr, &cap, sizeof(*st->irqs), 64)) {
-				r = -ENOMEM;
-				goto fail;
-			}
-			q = &st->irqs[st->nr];
-			if ((r = parse_irq_line(line, q, why, len, lineno)) < 0)
-				goto fail;
-			r = -EINVAL;
-			if (st->nr && q->irq <= st->irqs[st->nr - 1].irq) {
-				snprintf(why, len, "line %u: IRQs out of order", lineno);
-				goto fail;
-			}
-			st->nr++;
-		} else if (strcmp(a, "dev") == 0 || strncmp(a, "fit", 3) == 0) {
-			if ((r = parse_fit_line(st, line, a, why, len, lineno)) < 0)
-				goto fail;
-			r = -EINVAL;
-		} else if ((strcmp(a, "snap") == 0 || strcmp(a, "scpu") == 0 ||
-			    strcmp(a, "srow") == 0 || strcmp(a, "sc") == 0) && have_boot && have_time) {
-			if ((r = parse_snap_line(st, &sp, line, a, why, len, lineno)) < 0)
-				goto fail;
-			r = -EINVAL;
-		} else {
-			snprintf(why, len, "line %u: '%.40s' is not understood", lineno, line);
+		r = parse_line(&p, line);
+		if (r < 0)
 			goto fail;
-		}
+		r = -EINVAL;
 	}
-	if (!have_boot || !have_time) {
-		snprintf(why, len, "%s", lineno == 0 ? "empty" : "no boot id or time in it");
+	if (!p.have_boot || !p.have_time) {
+		snprintf(why, len, "%s", p.lineno == 0 ? "empty" : "no boot id or time in it");
 		goto fail;
 	}
-	if (st->when > now + 60 || st->when < now - STATE_MAX_AGE) {
-		snprintf(why, len, "%s", st->when > now ? "written in the future" :
+	if (p.st->when > now + 60 || p.st->when < now - STATE_MAX_AGE) {
+		snprintf(why, len, "%s", p.st->when > now ? "written in the future" :
 			 "older than ten minutes: another load");
 		r = -ESTALE;
 		goto fail;
 	}
-	*ret = st;
+	*ret = p.st;
 	return 0;
 fail:
-	state_free(st);
+	state_free(p.st);
 	return r;
 }
 

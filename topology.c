@@ -14,6 +14,7 @@
 #include "fileio.h"
 #include "pathnames.h"
 #include "source.h"
+#include "strutil.h"
 #include "topology.h"
 
 /* Largest sysfs file we read. A cpulist of 8192 CPUs without one range
@@ -51,12 +52,6 @@ static int failed(struct ctx *c, const char *dir, const char *rel, int r)
 	return r;
 }
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
-	       c == '\v' || c == '\f';
-}
-
 /* Read @dir/@rel into c->buf (ATTR_MAX + 2 bytes) and point *@ret_str
  * at its text without surrounding blanks. */
 static int read_attr(struct ctx *c, const char *dir, const char *rel, char **ret_str)
@@ -74,9 +69,9 @@ static int read_attr(struct ctx *c, const char *dir, const char *rel, char **ret
 	/* RHEL 7's 3.10 prints an unset nohz_full as "\0\n": text ends at
 	 * the first NUL. */
 	e = buf + strlen(buf);
-	while (is_blank(*s))
+	while (is_space(*s))
 		s++;
-	while (e > s && is_blank(e[-1]))
+	while (e > s && is_space(e[-1]))
 		e--;
 	*e = '\0';
 	*ret_str = s;

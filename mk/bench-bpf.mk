@@ -13,7 +13,7 @@
 
 BENCH_BPF_OUT = tests/out/bench-bpf
 
-$(BENCH_BPF_OUT)/bpfbench: tests/bench/bpfbench.c bpfload.o measure.o sample.o source.o capture.o \
+$(BENCH_BPF_OUT)/bpfbench: tests/bench/bpfbench.c bpfload.o measure.o sample.o procfs.o strutil.o source.o capture.o \
 		fileio.o cpuset.o | .deps.stamp
 	@mkdir -p $(BENCH_BPF_OUT)
 	$(CC) $(ALL_CFLAGS) -I. $(LDFLAGS) -o $@ $^ $(LDLIBS)

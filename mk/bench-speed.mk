@@ -32,13 +32,13 @@ $(BENCH_OUT)/floorcat: tests/bench/floorcat.c | .deps.stamp
 	@mkdir -p $(BENCH_OUT)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
-# The parser alone: the project's own sample.o, as irqtune links it.
-# sample.c reads through source.c, which can keep what it reads for a capture,
+# The parser alone: the project's own procfs.o, as irqtune links it.
+# procfs.c reads through source.c, which can keep what it reads for a capture,
 # and parses effective affinities with cpuset.c.
-$(BENCH_OUT)/parsebench: tests/bench/parsebench.c sample.o source.o capture.o fileio.o cpuset.o \
+$(BENCH_OUT)/parsebench: tests/bench/parsebench.c sample.o procfs.o strutil.o source.o capture.o fileio.o cpuset.o \
 		| .deps.stamp
 	@mkdir -p $(BENCH_OUT)
-	$(CC) $(ALL_CFLAGS) -I. $(LDFLAGS) -o $@ tests/bench/parsebench.c sample.o source.o capture.o \
+	$(CC) $(ALL_CFLAGS) -I. $(LDFLAGS) -o $@ tests/bench/parsebench.c sample.o procfs.o strutil.o source.o capture.o \
 		fileio.o cpuset.o $(LDLIBS)
 
 bench-speed: irqtune tests/fakekernel.so tests/sim/irqsim $(BENCH_TOOLS)

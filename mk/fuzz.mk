@@ -18,15 +18,16 @@ FUZZ_REALDATA ?= $(or $(IRQTUNE_REALDATA),$(abspath ..)/shared/realdata)
 # The config and udev property parsers join when their module exists.
 FUZZ_CONFIG  := $(and $(wildcard config.c),$(wildcard policy.c),$(wildcard tests/fuzz/fuzz_config.c),config)
 FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology costs state $(FUZZ_CONFIG) compat capture
-# sample.c reads through source.c, which keeps and serves capture members.
-FUZZ_LIBSRC   = fileio.c cpuset.c sample.c estimate.c devfit.c source.c capture.c
+# sample.c and procfs.c read through source.c, which keeps and serves capture
+# members.
+FUZZ_LIBSRC   = fileio.c strutil.c cpuset.c sample.c procfs.c estimate.c devfit.c source.c capture.c
 FUZZ_LIBS_ALL = $(shell pkg-config --libs libarchive 2>/dev/null || echo -larchive)
 # Per target: more sources and libraries.
 FUZZ_SRC_topology = topology.c
 FUZZ_SRC_costs    = costs.c measure.c
 FUZZ_SRC_state    = state.c
 FUZZ_SRC_config  = config.c policy.c
-FUZZ_SRC_compat  = compat.c report.c
+FUZZ_SRC_compat  = compat.c
 # --replay's reader and every parser a replay runs on a capture's members.
 FUZZ_SRC_capture = replay.c topology.c device.c measure.c compat.c report.c costs.c
 FUZZ_LIBS_capture = $(shell pkg-config --libs libudev 2>/dev/null || echo -ludev)
@@ -104,7 +105,7 @@ fuzz-regress: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/replay_%) $(FUZZ_OUT)/seeds/estimate
 
 # Line coverage of the product sources by each target's corpus (what the
 # fuzzing reached), with clang's source-based coverage.
-FUZZ_COV_SRC = sample.c estimate.c cpuset.c fileio.c topology.c $(wildcard config.c policy.c) compat.c costs.c \
+FUZZ_COV_SRC = sample.c procfs.c strutil.c estimate.c cpuset.c fileio.c topology.c $(wildcard config.c policy.c) compat.c costs.c \
 	       state.c capture.c source.c replay.c device.c
 fuzz-coverage: $(FUZZ_OUT)/seeds/estimate | fuzz-deps
 	@mkdir -p $(FUZZ_OUT)/cov

@@ -23,6 +23,7 @@
 #include "device.h"
 #include "replay.h"
 #include "source.h"
+#include "strutil.h"
 #include "topology.h"
 
 static void test_names(void **state)
@@ -56,12 +57,12 @@ static void test_escape(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		capture_escape(esc, sizeof(esc), cases[i]);
+		str_escape_field(esc, sizeof(esc), cases[i]);
 		assert_null(strpbrk(esc, " \t\n"));
 		assert_int_equal(capture_unescape(esc, back, sizeof(back)), 0);
 		assert_string_equal(back, cases[i]);
 	}
-	capture_escape(esc, sizeof(esc), NULL);
+	str_escape_field(esc, sizeof(esc), NULL);
 	assert_string_equal(esc, "-");
 	assert_int_equal(capture_unescape(esc, back, sizeof(back)), 1);
 	assert_int_equal(capture_unescape("\\x0", back, sizeof(back)), -EINVAL);

@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* plan_improve.c - the passes over a built plan: improve() lowers the
+ * busiest CPU move by move, relabel() makes the fresh plan follow the
+ * current placement where it only permuted cores, revert_moves() takes
+ * back the moves a plan can do without. Each keeps the rules of plan.c. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_int.h"
+
+/* Whether moving IRQ @i from its CPU to @to keeps the spreading rules. */
+static bool spread_ok(struct ctx *c, unsigned int i, int to)
+{
+	struct plan_irq *pi = &c->irqs[i];
+	int from = c->on[i];
+	struct score s_from, s_to;
+	bool ok;
+
+	/* Tallies only: the caller is walking the per-CPU lists. */
+	tally(c, i, from, -1);
+	s_from = score_of(c, pi, from);
+	s_to = score_of(c, pi, to);
+	tally(c, i, from, +1);
+	ok = (s_to.same_dev < spread_cap(c, pi) || s_to.same_dev <= s_from.same_dev) &&
+	     s_to.other_nic <= s_from.other_nic;
+	return ok;
+}
+
+/* Whether IRQs @i and @j may trade CPUs under the spreading rules: each
+ * judged with both gone from where they are, since in a swap each one's
+ * arrival comes with the other's departure. */
+static bool swap_ok(struct ctx *c, unsigned int i, unsigned int j)
+{
+	struct plan_irq *pi = &c->irqs[i], *pj = &c->irqs[j];
+	int ci = c->on[i], cj = c->on[j];
+	struct score si_from, si_to, sj_from, sj_to;
+
+	/* Tallies only: the caller is walking the per-CPU lists. */
+	tally(c, i, ci, -1);
+	tally(c, j, cj, -1);
+	si_from = score_of(c, pi, ci);
+	si_to = score_of(c, pi, cj);
+	sj_from = score_of(c, pj, cj);
+	sj_to = score_of(c, pj, ci);
+	tally(c, j, cj, +1);
+	tally(c, i, ci, +1);
+	return (si_to.same_dev < spread_cap(c, pi) ||
+		si_to.same_dev <= si_from.same_dev) &&
+	       si_to.other_nic <= si_from.other_nic &&
+	       (sj_to.same_dev < spread_cap(c, pj) ||
+		sj_to.same_dev <= sj_from.same_dev) &&
+	       sj_to.other_nic <= sj_from.other_nic;
+}
+
+/* CPUs by load, the busiest on top (the lowest id among equal loads), for
+ * improve(): it wants the busiest CPU at every step, and finding it by a
+ * scan of every CPU made it O(CPUs^2), for it takes a step per CPU at
+ * least (each must be found stuck before it ends). */
+struct cpu_heap {
+	const double *load;
+	int *cpu;		/* heap order */
+	int *pos;		/* per CPU id: index in cpu[], -1 when absent */
+	unsigned int n;
+};
+
+static bool heap_before(const struct cpu_heap *h, int a, int b)
+{
+	return h->load[a] > h->load[b] || (h->load[a] == h->load[b] && a < b);
+}
+
+static void heap_set(struct cpu_heap *h, unsigned int i, int cpu)
+{
+	h->cpu[i] = cpu;
+	h->pos[cpu] = (int)i;
+}
+
+/* @cpu's load changed: put it back in its place. */
+static void heap_fix(struct cpu_heap *h, int cpu)
+{
+	unsigned int i;
+
+	if (cpu < 0 || h->pos[cpu] < 0)
+		return;
+	i = (unsigned int)h->pos[cpu];
+	while (i > 0 && heap_before(h, cpu, h->cpu[(i - 1) / 2])) {
+		heap_set(h, i, h->cpu[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		unsigned int l = 2 * i + 1, r = l + 1, b = i;
+		int best = cpu;
+
+		if (l < h->n && heap_before(h, h->cpu[l], best)) {
+			b = l;
+			best = h->cpu[l];
+		}
+		if (r < h->n && heap_before(h, h->cpu[r], best)) {
+			b = r;
+			best = h->cpu[r];
+		}
+		if (b == i)
+			break;
+		heap_set(h, i, best);
+		i = b;
+	}
+	heap_set(h, i, cpu);
+}
+
+/* Lowest id among the CPUs within @eps of the top load: what a scan in
+ * id order keeping the first of loads closer than eps would find. Walks
+ * only the top of the heap: below a load under the bound, nothing is. */
+static int heap_first_top(const struct cpu_heap *h, double eps)
+{
+	unsigned int stack[64], sp = 0;
+	double bound;
+	int best = -1;
+
+	if (!h->n)
+		return -1;
+	bound = h->load[h->cpu[0]] - eps;
+	stack[sp++] = 0;
+	while (sp) {
+		unsigned int i = stack[--sp];
+		int cpu = h->cpu[i];
+
+		if (h->load[cpu] < bound)
+			continue;
+		if (best < 0 || cpu < best)
+			best = cpu;
+		/* Depth first: at most one sibling a level waits, and a heap
+		 * of CPU_ID_LIMIT CPUs is 15 levels deep. */
+		for (unsigned int ch = 2 * i + 1; ch <= 2 * i + 2 && ch < h->n; ch++)
+			if (sp < sizeof(stack) / sizeof(stack[0]))
+				stack[sp++] = ch;
+	}
+	return best;
+}
+
+static void heap_remove(struct cpu_heap *h, int cpu)
+{
+	unsigned int i = (unsigned int)h->pos[cpu];
+	int last = h->cpu[--h->n];
+
+	h->pos[cpu] = -1;
+	if (last == cpu)
+		return;
+	heap_set(h, i, last);
+	heap_fix(h, last);
+}
+
+static int heap_init(struct cpu_heap *h, const struct ctx *c)
+{
+	h->load = c->load;
+	h->n = 0;
+	h->cpu = malloc((c->nr_all + 1) * sizeof(*h->cpu));
+	h->pos = malloc(c->topo->nr_ids * sizeof(*h->pos));
+	if (!h->cpu || !h->pos)
+		return -ENOMEM;
+	for (unsigned int k = 0; k < c->topo->nr_ids; k++)
+		h->pos[k] = -1;
+	for (unsigned int k = 0; k < c->nr_all; k++) {
+		heap_set(h, h->n++, c->all[k]);
+		heap_fix(h, c->all[k]);
+	}
+	return 0;
+}
+
+static void heap_release(struct cpu_heap *h)
+{
+	free(h->cpu);
+	free(h->pos);
+}
+
+static void move_irq(struct ctx *c, unsigned int i, int to)
+{
+	struct plan_irq *pi = &c->irqs[i];
+	int from = c->on[i];
+
+	account(c, i, from, -1);
+	account(c, i, to, +1);
+	for (int h = 0; h < 2; h++) {
+		if (c->heap[h]) {
+			heap_fix(c->heap[h], from);
+			heap_fix(c->heap[h], to);
+		}
+	}
+	pi->target = to;
+	if (to != pi->pinned && pi->reason == REASON_KEEP)
+		pi->reason = REASON_BALANCE;
+	else if (to == pi->pinned)
+		pi->reason = REASON_KEEP;
+}
+
+/* Two moves that lower the busiest CPU @m where one does not: an IRQ k
+ * leaves some CPU x for the CPU y where it weighs least, making room on x
+ * for an IRQ i of @m. Both loads end below @limit, and both moves keep the
+ * spreading rules. The pair lowering the larger of the three loads most
+ * wins; returns whether there was one. */
+static bool chain_move(struct ctx *c, int m, double limit)
+{
+	double best = limit;
+	int bi = -1, bk = -1, bx = -1, by = -1;
+
+	for (int i = c->head[m]; i >= 0; i = c->next[i]) {
+		struct plan_irq *pi = &c->irqs[i];
+		unsigned int nx;
+		const int *vx;
+
+		if (pi->fixed || !is_heavy(c, pi))
+			continue;
+		vx = candidates(c, pi, &nx);
+		for (unsigned int a = 0; a < nx; a++) {
+			int x = vx[a];
+
+			if (x == m || !allowed(pi, x))
+				continue;
+			for (int k = c->head[x]; k >= 0; k = c->next[k]) {
+				struct plan_irq *pk = &c->irqs[k];
+				double lx = c->load[x] - pk->load + pi->load, ly;
+				unsigned int ny;
+				const int *vy;
+				int y = -1;
+
+				if (pk->fixed || !is_heavy(c, pk) || lx >= best ||
+				    c->load[m] - pi->load >= best)
+					continue;
+				vy = candidates(c, pk, &ny);
+				for (unsigned int b = 0; b < ny; b++)
+					if (vy[b] != x && vy[b] != m &&
+					    allowed(pk, vy[b]) &&
+					    (y < 0 || c->load[vy[b]] < c->load[y]))
+						y = vy[b];
+				if (y < 0)
+					continue;
+				ly = c->load[y] + pk->load;
+				if (ly >= best)
+					continue;
+				/* the rules, move by move */
+				if (!spread_ok(c, (unsigned int)k, y))
+					continue;
+				tally(c, (unsigned int)k, x, -1);
+				tally(c, (unsigned int)k, y, +1);
+				if (spread_ok(c, (unsigned int)i, x)) {
+					best = lx > ly ? lx : ly;
+					if (c->load[m] - pi->load > best)
+						best = c->load[m] - pi->load;
+					bi = i;
+					bk = k;
+					bx = x;
+					by = y;
+				}
+				tally(c, (unsigned int)k, y, -1);
+				tally(c, (unsigned int)k, x, +1);
+			}
+		}
+	}
+	if (bi < 0)
+		return false;
+	move_irq(c, (unsigned int)bk, by);
+	move_irq(c, (unsigned int)bi, bx);
+	return true;
+}
+
+/* Lower the busiest CPU by single moves or swaps until it is at most @stop
+ * (0: as far as they go). Bounded; a CPU nothing can be taken from is set
+ * aside so the next busiest gets its turn. */
+int improve(struct ctx *c, double stop)
+{
+	unsigned int budget = 4 * c->nr + 64;
+	struct cpu_heap busy = { 0 }, all = { 0 };	/* busy: not set aside */
+	int r = -ENOMEM;
+
+	if (heap_init(&busy, c) < 0 || heap_init(&all, c) < 0)
+		goto out;
+	c->heap[0] = &busy;
+	c->heap[1] = &all;
+	r = 0;
+	while (budget--) {
+		int m = heap_first_top(&busy, c->eps), best_to = -1, best_j = -1;
+		unsigned int best_i = 0;
+		double best_peak, best_eff = 0, top = all.n ? c->load[all.cpu[0]] : 0;
+		bool below;
+
+		/* Done when nothing is left, or the busiest CPU is low enough:
+		 * every further move would be one more than needed. */
+		if (m < 0 || c->load[m] <= c->eps || top <= stop)
+			break;
+		/* Below a peak nothing can lower, evening out must not load the
+		 * siblings of busy CPUs: it gains nothing on the peak. */
+		below = c->load[m] < top - c->eps;
+		/* A move must lower the peak by more than noise. */
+		best_peak = c->load[m] - (c->pol->threshold / 10) * c->load[m] - c->eps;
+		for (int i = c->head[m]; i >= 0; i = c->next[i]) {
+			struct plan_irq *pi = &c->irqs[i];
+			unsigned int n;
+			const int *v;
+
+			if (pi->fixed || !is_heavy(c, pi))
+				continue;
+			v = candidates(c, pi, &n);
+			for (unsigned int k = 0; k < n; k++) {
+				int to = v[k];
+				/* Among equal peaks, spare busy SMT siblings. */
+				double eff = c->load[to] + pi->load +
+					     (c->core_load[core_of(c, to)] - c->load[to]) / 2;
+				double peak;
+
+				if (to == m || !allowed(pi, to))
+					continue;
+				if (below && eff > c->load[m] - pi->load + c->eps)
+					continue;
+				peak = c->load[to] + pi->load;
+				if (peak < c->load[m] - pi->load)
+					peak = c->load[m] - pi->load;
+				if ((best_to < 0 ? peak < best_peak :
+				     peak < best_peak - c->eps ||
+				     (peak <= best_peak + c->eps && best_j < 0 && eff < best_eff)) &&
+				    spread_ok(c, (unsigned int)i, to)) {
+					best_peak = peak;
+					best_eff = eff;
+					best_i = (unsigned int)i;
+					best_to = to;
+					best_j = -1;
+				}
+				for (int j = c->head[to]; j >= 0; j = c->next[j]) {
+					struct plan_irq *pj = &c->irqs[j];
+					double a, b;
+
+					if (pj->fixed || pj->load >= pi->load ||
+					    !is_candidate(c, pj, m))
+						continue;
+					a = c->load[m] - pi->load + pj->load;
+					b = c->load[to] - pj->load + pi->load;
+					peak = a > b ? a : b;
+					if ((best_to < 0 ? peak < best_peak :
+					     peak < best_peak - c->eps) &&
+					    swap_ok(c, (unsigned int)i, (unsigned int)j)) {
+						best_peak = peak;
+						best_eff = eff;
+						best_i = (unsigned int)i;
+						best_to = to;
+						best_j = j;
+					}
+				}
+			}
+		}
+		if (best_to < 0) {
+			if (below || !chain_move(c, m, best_peak))
+				heap_remove(&busy, m);
+			continue;
+		}
+		move_irq(c, best_i, best_to);
+		if (best_j >= 0)
+			move_irq(c, (unsigned int)best_j, m);
+	}
+out:
+	c->heap[0] = c->heap[1] = NULL;
+	heap_release(&busy);
+	heap_release(&all);
+	return r;
+}
+
+/* Whether the IRQs on core @f (its threads in @cpu_of) may all go to the
+ * matching threads of core @y (swapped with @flip): node and site policy. */
+static bool core_fits(const struct ctx *c, const int *cpu_of, const int *nthr,
+		      unsigned int f, unsigned int y, int flip)
+{
+	for (int t = 0; t < nthr[f]; t++) {
+		int from = cpu_of[f * 2 + t], to = cpu_of[y * 2 + (flip ? 1 - t : t)];
+
+		for (int i = c->head[from]; i >= 0; i = c->next[i])
+			if (!c->irqs[i].fixed && !is_candidate(c, &c->irqs[i], to))
+				return false;
+	}
+	return true;
+}
+
+/* IRQs that a relabelling of plan core f as current core y (threads
+ * swapped with flip) would leave where they are. */
+struct core_pair {
+	unsigned int v;
+	unsigned int f, y;
+	int flip;
+};
+
+static int pair_key_cmp(const void *pa, const void *pb)
+{
+	const struct core_pair *a = pa, *b = pb;
+
+	if (a->f != b->f)
+		return a->f < b->f ? -1 : 1;
+	if (a->y != b->y)
+		return a->y < b->y ? -1 : 1;
+	return a->flip - b->flip;
+}
+
+/* Most IRQs first; then the order a scan of f, then y, then same threads
+ * before swapped ones would meet them. */
+static int pair_best_cmp(const void *pa, const void *pb)
+{
+	const struct core_pair *a = pa, *b = pb;
+
+	if (a->v != b->v)
+		return a->v > b->v ? -1 : 1;
+	return pair_key_cmp(pa, pb);
+}
+
+/* A relabelling: the eligible CPUs as physical cores, which plan core goes
+ * to which current core, and the scratch of working that out. */
+struct core_map {
+	unsigned int nc;	/* cores */
+	int *leader;		/* core index -> leader */
+	int *cidx;		/* CPU -> core index */
+	int *thr;		/* CPU -> thread index */
+	int *nthr;		/* core -> threads */
+	int *cpu_of;		/* core, thread -> CPU */
+	int *lead_idx;		/* leader -> core index */
+	struct core_pair *pair;	/* one per IRQ, then one per (f, y, flip) */
+	int *map, *flip;	/* plan core -> current core, threads swapped */
+	bool *done_f, *done_y;	/* plan cores, current cores matched */
+	int *old;		/* per IRQ: its target before */
+};
+
+static void core_map_release(struct core_map *m)
+{
+	free(m->leader);
+	free(m->cidx);
+	free(m->thr);
+	free(m->nthr);
+	free(m->cpu_of);
+	free(m->lead_idx);
+	free(m->pair);
+	free(m->map);
+	free(m->flip);
+	free(m->done_f);
+	free(m->done_y);
+	free(m->old);
+}
+
+/* The eligible CPUs core by core, threads in id order; -ENOMEM. */
+static int core_map_init(const struct ctx *c, struct core_map *m)
+{
+	unsigned int ids = c->topo->nr_ids, nc = 0;
+
+	m->leader = malloc(ids * sizeof(*m->leader));
+	m->cidx = malloc(ids * sizeof(*m->cidx));
+	m->thr = malloc(ids * sizeof(*m->thr));
+	m->nthr = calloc(ids, sizeof(*m->nthr));
+	m->cpu_of = malloc(ids * 2 * sizeof(*m->cpu_of));
+	m->lead_idx = malloc(ids * sizeof(*m->lead_idx));
+	if (!m->leader || !m->cidx || !m->thr || !m->nthr || !m->cpu_of || !m->lead_idx)
+		return -ENOMEM;
+	for (unsigned int k = 0; k < ids; k++)
+		m->cidx[k] = m->thr[k] = m->lead_idx[k] = -1;
+	for (unsigned int k = 0; k < c->nr_all; k++) {
+		int cpu = c->all[k], core = core_of(c, cpu), ci = m->lead_idx[core];
+
+		if (ci < 0) {
+			ci = (int)nc;
+			m->leader[nc++] = core;
+			m->lead_idx[core] = ci;
+		}
+		m->cidx[cpu] = ci;
+		m->thr[cpu] = m->nthr[ci]++;
+		if (m->thr[cpu] < 2)
+			m->cpu_of[ci * 2 + m->thr[cpu]] = cpu;
+	}
+	m->nc = nc;
+	m->pair = malloc((c->nr + 1) * sizeof(*m->pair));
+	m->map = malloc(nc * sizeof(*m->map));
+	m->flip = calloc(nc, sizeof(*m->flip));
+	m->done_f = calloc(nc, sizeof(*m->done_f));
+	m->done_y = calloc(nc, sizeof(*m->done_y));
+	m->old = malloc((c->nr + 1) * sizeof(*m->old));
+	if (!m->pair || !m->map || !m->flip || !m->done_f || !m->done_y || !m->old)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Pass 1: for each (plan core, current core, flip), how many IRQs that
+ * relabelling would leave where they are; returns how many pairs. */
+static unsigned int count_pairs(const struct ctx *c, struct core_map *m)
+{
+	unsigned int ids = c->topo->nr_ids, npair = 0, np = 0;
+	const int *cidx = m->cidx, *thr = m->thr, *nthr = m->nthr;
+	struct core_pair *pair = m->pair;
+
+	/* Cores of more than two threads are left alone: their threads are
+	 * not matched here. */
+	for (unsigned int i = 0; i < c->nr; i++) {
+		const struct plan_irq *pi = &c->irqs[i];
+		int t = c->on[i], p = pi->pinned;
+
+		if (pi->fixed || t < 0 || p < 0 || (unsigned int)p >= ids ||
+		    cidx[t] < 0 || cidx[p] < 0 || nthr[cidx[t]] > 2 ||
+		    nthr[cidx[p]] != nthr[cidx[t]] ||
+		    c->topo->cpus[t].node != c->topo->cpus[p].node)
+			continue;
+		pair[npair++] = (struct core_pair){ 1, (unsigned int)cidx[t],
+						    (unsigned int)cidx[p], thr[t] != thr[p] };
+	}
+	/* Count each (f, y, flip) once: at most one entry per IRQ, where a
+	 * cores x cores table would be 2 x 4096^2 counters at 8192 CPUs. */
+	if (npair)
+		qsort(pair, npair, sizeof(*pair), pair_key_cmp);
+	for (unsigned int k = 0; k < npair; k++) {
+		if (np && pair_key_cmp(&pair[np - 1], &pair[k]) == 0)
+			pair[np - 1].v++;
+		else
+			pair[np++] = pair[k];
+	}
+	return np;
+}
+
+/* Pass 2: every plan core its current core (map, flip), the pairs
+ * sharing the most IRQs first, then the cores left in order. */
+static void match_cores(const struct ctx *c, struct core_map *m, unsigned int np)
+{
+	unsigned int nc = m->nc;
+	const int *nthr = m->nthr, *leader = m->leader;
+	struct core_pair *pair = m->pair;
+
+	for (unsigned int x = 0; x < nc; x++)
+		m->map[x] = (int)x;
+	/* Greedy, the pair of cores sharing the most IRQs first: taking them
+	 * in that order is the repeated search for the best pair left, in one
+	 * sort instead of a scan of every pair per core matched (O(cores^3),
+	 * half a minute at 4096 cores). core_fits() depends on the plan only,
+	 * which this loop does not change: a pair that does not fit never will. */
+	if (np)
+		qsort(pair, np, sizeof(*pair), pair_best_cmp);
+	for (unsigned int k = 0; k < np; k++) {
+		unsigned int f = pair[k].f, y = pair[k].y;
+
+		if (m->done_f[f] || m->done_y[y] || nthr[f] != nthr[y] || nthr[f] > 2 ||
+		    (pair[k].flip && nthr[f] != 2) ||
+		    c->topo->cpus[leader[f]].node !=
+		    c->topo->cpus[leader[y]].node ||
+		    !core_fits(c, m->cpu_of, nthr, f, y, pair[k].flip))
+			continue;
+		m->map[f] = (int)y;
+		m->flip[f] = pair[k].flip;
+		m->done_f[f] = m->done_y[y] = true;
+	}
+	/* Unmatched cores fill the unmatched places in order. */
+	for (unsigned int f = 0, y = 0; f < nc; f++) {
+		if (m->done_f[f])
+			continue;
+		while (y < nc && (m->done_y[y] || nthr[y] != nthr[f] ||
+				  c->topo->cpus[leader[f]].node !=
+				  c->topo->cpus[leader[y]].node))
+			y++;
+		if (y >= nc) {
+			m->map[f] = (int)f;	/* cannot happen: the same cores */
+			continue;
+		}
+		m->map[f] = (int)y;
+		m->done_y[y] = true;
+		y = 0;
+	}
+}
+
+/* Pass 3: move every IRQ to its relabelled CPU; back where it was if
+ * policy or the fixed load did not follow (@goal). */
+static void apply_map(struct ctx *c, struct core_map *m, double goal)
+{
+	const int *cidx = m->cidx, *thr = m->thr, *nthr = m->nthr;
+	int *old = m->old;
+	bool ok = true;
+
+	for (unsigned int i = 0; i < c->nr; i++)
+		old[i] = c->irqs[i].target;
+	reset(c);
+	for (unsigned int i = 0; i < c->nr; i++) {
+		struct plan_irq *pi = &c->irqs[i];
+		int t = old[i], to = t;
+
+		if (pi->fixed)
+			continue;
+		if (t >= 0 && cidx[t] >= 0 && nthr[cidx[t]] <= 2) {
+			int f = cidx[t], th = m->flip[f] ? 1 - thr[t] : thr[t];
+
+			to = m->cpu_of[m->map[f] * 2 + th];
+		}
+		pi->target = to;
+		if (to == pi->pinned && pi->reason != REASON_AVOIDED &&
+		    pi->reason != REASON_PIN && pi->reason != REASON_NODE)
+			pi->reason = REASON_KEEP;
+		else if (to != pi->pinned && pi->reason == REASON_KEEP)
+			pi->reason = is_heavy(c, pi) ? REASON_BALANCE : REASON_IDLE;
+		account(c, i, to, +1);
+	}
+	for (unsigned int i = 0; i < c->nr && ok; i++)
+		ok = c->irqs[i].fixed || is_candidate(c, &c->irqs[i], c->irqs[i].target);
+	if (!ok || peak_of(c, c->load) > goal) {
+		/* policy or the fixed load did not follow: as it was */
+		reset(c);
+		for (unsigned int i = 0; i < c->nr; i++) {
+			if (c->irqs[i].fixed)
+				continue;
+			c->irqs[i].target = old[i];
+			account(c, i, old[i], +1);
+		}
+	}
+}
+
+/* Where the fresh plan only permutes what is where, follow the current
+ * placement instead: whole physical cores of a plan trade places with
+ * cores of the same node and thread count, threads kept together, so that
+ * as many IRQs as possible stay where they are. Loads per core, the
+ * spreading and NIC rules and NUMA locality are untouched by such a
+ * relabelling; fixed load is not, so the result must still meet @goal, or
+ * the plan is left as it was. Greedy: the pair of cores sharing the most
+ * IRQs first. */
+int relabel(struct ctx *c, double goal)
+{
+	struct core_map m = { 0 };
+	int r = core_map_init(c, &m);
+
+	if (r == 0) {
+		match_cores(c, &m, count_pairs(c, &m));
+		apply_map(c, &m, goal);
+	}
+	core_map_release(&m);
+	return r;
+}
+
+static const struct ctx *revert_ctx;
+
+/* Lightest first: undoing light moves keeps the most IRQs still. */
+static int revert_cmp(const void *pa, const void *pb)
+{
+	const struct plan_irq *a = &revert_ctx->irqs[*(const unsigned int *)pa];
+	const struct plan_irq *b = &revert_ctx->irqs[*(const unsigned int *)pb];
+
+	if (a->load != b->load)
+		return a->load < b->load ? -1 : 1;
+	return (a->irq > b->irq) - (a->irq < b->irq);
+}
+
+/* Take back moves of a fresh plan that it does not need: an IRQ returns to
+ * its current CPU when that keeps every CPU within @goal, its device's
+ * share of the core, the NIC rule, and (idle IRQs) the count margin. Passes
+ * repeat while they take something back: one return can make room for
+ * another. */
+int revert_moves(struct ctx *c, double goal)
+{
+	unsigned int *order = malloc((c->nr + 1) * sizeof(*order));
+	bool changed = true;
+
+	if (!order)
+		return -ENOMEM;
+	for (int pass = 0; changed && pass < 4; pass++) {
+		unsigned int n = 0;
+
+		changed = false;
+		for (unsigned int i = 0; i < c->nr; i++) {
+			struct plan_irq *pi = &c->irqs[i];
+
+			if (!pi->fixed && pi->target != pi->pinned &&
+			    forced_reason(c, pi) == REASON_KEEP)
+				order[n++] = i;
+		}
+		revert_ctx = c;
+		qsort(order, n, sizeof(*order), revert_cmp);
+		revert_ctx = NULL;
+		for (unsigned int k = 0; k < n; k++) {
+			unsigned int i = order[k];
+			struct plan_irq *pi = &c->irqs[i];
+			int from = c->on[i], to = pi->pinned;
+			struct score s_from, s_to;
+			bool ok;
+
+			if (is_heavy(c, pi)) {
+				tally(c, i, from, -1);
+				s_from = score_of(c, pi, from);
+				s_to = score_of(c, pi, to);
+				tally(c, i, from, +1);
+				ok = s_to.load - s_to.sibling / 2 <= goal + c->eps &&
+				     s_to.same_dev < spread_cap(c, pi) &&
+				     s_to.other_nic <= s_from.other_nic;
+			} else {
+				/* the margin the next run's idle pass keeps */
+				account(c, i, from, -1);
+				rank_cpus(c, pi, &s_from, 1);
+				s_to = score_of(c, pi, to);
+				account(c, i, from, +1);
+				ok = s_to.count <= s_from.count + 1;
+			}
+			if (!ok)
+				continue;
+			move_irq(c, i, to);
+			pi->reason = REASON_KEEP;
+			changed = true;
+		}
+	}
+	free(order);
+	spread_idle(c);
+	return 0;
+}

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* plan_int.h - what the planner's three files share, and nothing outside
+ * them includes: the state of one plan_compute() (struct ctx), the tallies
+ * the rules keep, and the calls between the rules (plan.c), the ranking
+ * index (plan_index.c) and the improvement passes (plan_improve.c). The
+ * contract with the rest of irqtune is plan.h alone. */
+#ifndef IRQTUNE_PLAN_INT_H
+#define IRQTUNE_PLAN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+struct gc_entry {
+	uint64_t key;		/* group << 32 | core, 0 = empty */
+	unsigned int count;
+	unsigned int at;	/* place in its device's list of cores */
+};
+
+struct cpu_heap;
+struct elig;
+struct step;
+struct unit;
+
+/* rank_cpus()'s queues (plan_index.c), built once by classes_init() and
+ * brought up to the tallies at each query. */
+struct rank_index {
+	struct elig *cls;	/* eligibility classes */
+	unsigned int nr_cls;
+	unsigned int *irq_cls;	/* per IRQ: its class */
+	unsigned int *core_first;	/* per core leader id: into core_cpu */
+	int *core_cpu;		/* eligible CPUs, core by core */
+	unsigned int *mem_first;	/* per CPU: into mem_cls, mem_idx */
+	unsigned int *mem_cls;	/* classes a CPU is in... */
+	int *mem_idx;		/* ...and its index there */
+	unsigned int *gcl_first, *gcl_n;	/* per device: into gcl */
+	int *gcl;		/* cores holding busy queues of a device */
+	unsigned char *dirty;	/* per core leader id: tallies changed */
+	int *dirty_list;
+	unsigned int nr_dirty;
+	bool rebuild;		/* every tally changed (reset) */
+	double scale;		/* sum of all loads: bounds any tally */
+	struct step *frontier;	/* a query's scratch, sized for any class */
+	struct unit *units, *out_units, *unit_tmp;	/* unit_tmp: sort_units() */
+	int *taken_out, *cand_buf, *walk;
+	unsigned int stamp;	/* the current query, for elig.mark */
+};
+
+/* One plan_compute(): the machine as the rules see it, the tallies of the
+ * plan being built, and the index and heaps kept in step with them. */
+struct ctx {
+	const struct topology *topo;
+	const struct plan_policy *pol;
+	struct plan_irq *irqs;
+	unsigned int nr;
+	double *load;		/* per CPU */
+	double *core_load;	/* per core leader id */
+	unsigned int *count;	/* IRQs per CPU */
+	unsigned int *netq;	/* busy NIC queues per core leader id */
+	struct gc_entry *gc;	/* IRQs per (device, core) */
+	size_t gc_cap;
+	unsigned int gc_shift;	/* 64 - log2(gc_cap) */
+	unsigned int *group_busy;	/* busy movable IRQs per device */
+	unsigned int nr_groups;
+	int *all;		/* every eligible CPU, ascending */
+	unsigned int nr_all;
+	int **node_cpus;	/* eligible CPUs per node */
+	unsigned int *node_n;
+	unsigned int *node_cores;	/* physical cores among node_cpus */
+	unsigned int all_cores;
+	int *on;		/* per IRQ: CPU whose load it carries, -1 none */
+	int *head, *next, *prev;	/* IRQs per CPU, for the improve step */
+	double eps;		/* loads closer than this are equal */
+	struct cpu_heap *heap[2];	/* improve()'s, kept by move_irq() */
+	struct rank_index ix;
+};
+
+/* How an IRQ would fare on a CPU; compared field by field. */
+struct score {
+	unsigned int same_dev;	/* its device's queues on that core */
+	unsigned int other_nic;	/* other NICs' busy queues on that core */
+	double load;		/* CPU load with it */
+	double sibling;		/* load of the rest of the core */
+	unsigned int count;	/* IRQs on the CPU */
+	int cpu;
+};
+
+/* Inline: scoring calls these for every CPU it looks at. */
+static inline uint64_t gc_key(int group, int core)
+{
+	return ((uint64_t)(unsigned int)group + 1) << 32 | (uint32_t)core;
+}
+
+/* The top bits of a Fibonacci hash: they depend on every bit of the key.
+ * Bits 20 to 31 of it, as taken before, never saw the device (bits 32 and
+ * up of the key) in a table of up to 4,096 slots, so every device's entry
+ * for a core probed one cluster: score_of() took 6.9 M instructions on
+ * make bench's big machine, 3.9 M with this. */
+static inline size_t gc_hash(const struct ctx *c, uint64_t key)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> c->gc_shift);
+}
+
+static inline struct gc_entry *gc_slot(struct ctx *c, int group, int core)
+{
+	uint64_t key = gc_key(group, core);
+	size_t i = gc_hash(c, key);
+
+	while (c->gc[i].key && c->gc[i].key != key)
+		i = (i + 1) & (c->gc_cap - 1);
+	c->gc[i].key = key;
+	return &c->gc[i];
+}
+
+static inline unsigned int gc_get(struct ctx *c, int group, int core)
+{
+	uint64_t key = gc_key(group, core);
+	size_t i = gc_hash(c, key);
+
+	while (c->gc[i].key) {
+		if (c->gc[i].key == key)
+			return c->gc[i].count;
+		i = (i + 1) & (c->gc_cap - 1);
+	}
+	return 0;
+}
+
+static inline bool is_heavy(const struct ctx *c, const struct plan_irq *pi)
+{
+	return pi->load >= c->pol->idle_load;
+}
+
+/* Busy queues of one device spread over cores only if it has several. Idle
+ * vectors (a NIC's misc vector, unused SR-IOV queues) are no queues here:
+ * they neither claim a core nor widen a device's share of one. */
+static inline bool multiqueue(const struct ctx *c, const struct plan_irq *pi)
+{
+	return pi->group >= 0 && (unsigned int)pi->group < c->nr_groups &&
+	       is_heavy(c, pi) && c->group_busy[pi->group] > 1;
+}
+
+static inline int core_of(const struct ctx *c, int cpu)
+{
+	int core = c->topo->cpus[cpu].core;
+
+	return core >= 0 && (unsigned int)core < c->topo->nr_ids ? core : cpu;
+}
+
+/* Site policy narrows the candidates; it never widens them. */
+static inline bool allowed(const struct plan_irq *pi, int cpu)
+{
+	return !pi->allowed || cpuset_test(pi->allowed, (unsigned int)cpu);
+}
+
+/* The tallies of @core changed: the next query re-buckets its CPUs. */
+static inline void mark_dirty(struct ctx *c, int core)
+{
+	if (c->ix.dirty[core])
+		return;
+	c->ix.dirty[core] = 1;
+	c->ix.dirty_list[c->ix.nr_dirty++] = core;
+}
+
+/* plan.c: the rules and the tallies they are judged on. */
+void tally(struct ctx *c, unsigned int i, int cpu, int sign);
+void account(struct ctx *c, unsigned int i, int cpu, int sign);
+bool is_candidate(const struct ctx *c, const struct plan_irq *pi, int cpu);
+struct score score_of(struct ctx *c, const struct plan_irq *pi, int cpu);
+int score_cmp(const struct ctx *c, bool heavy, const struct score *a,
+	      const struct score *b);
+unsigned int spread_cap(const struct ctx *c, const struct plan_irq *pi);
+enum plan_reason forced_reason(const struct ctx *c, const struct plan_irq *pi);
+void reset(struct ctx *c);
+void spread_idle(struct ctx *c);
+double peak_of(const struct ctx *c, const double *load);
+
+/* plan_index.c: the ranking index. */
+int classes_init(struct ctx *c);
+void classes_release(struct ctx *c);
+/* The CPUs an IRQ may go to: its node's eligible CPUs, or every eligible
+ * CPU when the node is unknown or has none (the only spill-over rule). Site
+ * policy (allowed) can only narrow this; a node it rules out entirely is
+ * treated as having no eligible CPU. Worked out once per class. */
+const int *candidates(const struct ctx *c, const struct plan_irq *pi,
+		      unsigned int *n);
+unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
+		       struct score *best, unsigned int nbest);
+void gcl_add(struct ctx *c, unsigned int g, struct gc_entry *e, int core);
+void gcl_del(struct ctx *c, unsigned int g, struct gc_entry *e);
+
+/* plan_improve.c: the passes over a built plan. */
+int improve(struct ctx *c, double stop);
+int relabel(struct ctx *c, double goal);
+int revert_moves(struct ctx *c, double goal);
+
+#endif
