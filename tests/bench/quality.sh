@@ -5,7 +5,9 @@
 # under irqtune's rules, from the model's true loads), against irqtune's own
 # planner fed the true loads (tests/sim/planprobe: planner error apart from
 # estimate error) and, where installed, against irqbalance --oneshot run on
-# the same machines under the same preloads. Prints markdown tables;
+# the same machines under the same preloads, and against the plan irqtune
+# makes from the measured (bpf) source as modelled (tests/sim/bpfplan.sh:
+# a replay with the window's exact per-IRQ times). Prints markdown tables;
 # docs/quality.md explains every column.
 #
 #	make bench
@@ -77,7 +79,7 @@ accuracy() { awk -f "$top/tests/sim/accuracy.awk" "$1" "$2"; }	# accuracy LOG SH
 # measure TOOL MACHINE: one row in each of the tables.
 measure() {
 	local tool=$1 m=$2 D=$work/$1-$2 desc=tests/sim/machines/$2.txt
-	local p1=- prev sh k=2 pr=- rc
+	local p1=- b1=- prev sh k=2 pr=- rc
 
 	"$sim" build "$desc" "$D" >/dev/null || { echo "| $m | $tool | build failed |" >>"$work/t1"; return; }
 	"$sim" oracle "$D" >"$D.o0"
@@ -99,6 +101,12 @@ measure() {
 	affs "$D" >"$D.a2"
 
 	if [ "$tool" = irqtune ]; then
+		# the measured source's plan, on a copy of the machine as built
+		"$sim" build "$desc" "$D.bpf" >/dev/null &&
+			"$top/tests/sim/bpfplan.sh" "$D.bpf" >"$D.b0" &&
+			"$sim" score "$D.bpf" >"$D.bs0" &&
+			b1="$(awk -v a="$(key max_load "$D.bs0")" -v o="$(key oracle_max_load "$D.o0")" \
+				'BEGIN { printf "%+.1f", (o > 0 ? 100 * (a / o - 1) : 0) }')"
 		p1=$(f3 "$(key probe_ratio "$D.p0")")
 		[ "$(key probe_moves_second "$D.p0")" = 0 ] ||
 			p1="$p1 (2nd: $(key probe_moves_second "$D.p0"))"
@@ -107,8 +115,9 @@ measure() {
 	fi
 	echo "| $m | $tool | $(f3 "$(key load_ratio "$D.s0")") | $(f3 "$(key load_ratio "$D.s1")") |" \
 	     "$(f3 "$(key oracle_ratio "$D.o0")") | $(f3 "$(key oracle_spread_ratio "$D.o0")") |" \
+	     "$(f3 "$(key oracle_any_node_ratio "$D.o0")") |" \
 	     "$(awk -v a="$(key max_load "$D.s1")" -v o="$(key oracle_max_load "$D.o0")" \
-		'BEGIN { printf "%+.1f", (o > 0 ? 100 * (a / o - 1) : 0) }') | $p1 |" \
+		'BEGIN { printf "%+.1f", (o > 0 ? 100 * (a / o - 1) : 0) }') | $p1 | $b1 |" \
 	     "$(key numa_local_load_pct "$D.s1") | $(changed "$D.a0" "$D.a1") | $(changed "$D.a1" "$D.a2") |" >>"$work/t1"
 	echo "| $m | $tool |" \
 	     "$(awk '$1 ~ /\.spread_cores$/ { g += $2 } $1 ~ /\.spread_target$/ { t += $2 }
@@ -163,7 +172,7 @@ cron() {
 	printf 'state-dir = %s/state\n' "$D" >"$D.conf"
 	chmod 644 "$D.conf"
 	"$sim" oracle "$D" >"$D.o0"
-	row="| $m | $(f3 "$(key oracle_ratio "$D.o0")") |"
+	row="| $m | $(f3 "$(key oracle_ratio "$D.o0")") | $(f3 "$(key oracle_any_node_ratio "$D.o0")") |"
 	for r in $(seq 1 "$cron_runs"); do
 		# a minute from the start of one run to the next, as from cron
 		[ "$r" -gt 1 ] && "$sim" step "$D" 59 >/dev/null
@@ -202,8 +211,8 @@ echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -srm), $(nproc) CPUs"
 echo
 echo "Balance (load ratio = busiest CPU / lower bound; oracle = best possible):"
 echo
-echo "| machine | tool | ratio before | ratio after | oracle | oracle, spread | vs oracle % | true-load plan | NUMA local % | moves | 2nd run moves |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| machine | tool | ratio before | ratio after | oracle | oracle, spread | oracle, any node | vs oracle % | true-load plan | bpf plan vs oracle % | NUMA local % | moves | 2nd run moves |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 cat "$work/t1"
 echo
 echo "Placement rules after the first run (avoidable cases in parentheses):"
@@ -230,9 +239,9 @@ if [ -s "$work/t5" ]; then
 	echo "Cron mode: irqtune $cron_runs times a minute apart with the load history, then once a minute after each shift" \
 	     "(per run: load ratio (vs oracle) / moves / estimate's total error):"
 	echo
-	printf '| machine | oracle |'
+	printf '| machine | oracle | oracle, any node |'
 	for r in $(seq 1 "$cron_runs"); do printf ' run %s |' "$r"; done
-	printf ' after each shift |\n|---|---|'
+	printf ' after each shift |\n|---|---|---|'
 	for r in $(seq 1 "$cron_runs"); do printf -- '---|'; done
 	printf -- '---|\n'
 	cat "$work/t5"

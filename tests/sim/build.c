@@ -399,10 +399,13 @@ static int parse_device(struct ctx *x, const struct kind_info *k, char **tok,
 	return 0;
 }
 
+/* How CPU ids run over packages, cores and threads (the cpus directive). */
+enum { NUMBER_INTERLEAVED, NUMBER_ADJACENT, NUMBER_ROUNDROBIN };
+
 static int parse_cpus_line(struct ctx *x, char **tok, int ntok,
 			   unsigned long *p, unsigned long *c, unsigned long *t,
 			   unsigned long *nodes, unsigned long *possible,
-			   bool *adjacent, unsigned long *llc,
+			   int *numbering, unsigned long *llc,
 			   unsigned long *clusters)
 {
 	*p = 1;
@@ -410,7 +413,7 @@ static int parse_cpus_line(struct ctx *x, char **tok, int ntok,
 	*t = 1;
 	*nodes = 1;
 	*possible = 0;
-	*adjacent = false;
+	*numbering = NUMBER_INTERLEAVED;
 	*llc = 0;
 	*clusters = 0;
 	for (int i = 1; i < ntok; i++) {
@@ -435,8 +438,14 @@ static int parse_cpus_line(struct ctx *x, char **tok, int ntok,
 		else if (strcmp(key, "clusters") == 0)
 			r = parse_count(x, "clusters (cores per cluster)", v, 1024, clusters);
 		else if (strcmp(key, "numbering") == 0 && v &&
-			 (strcmp(v, "interleaved") == 0 || strcmp(v, "adjacent") == 0))
-			r = 0, *adjacent = v[0] == 'a';
+			 strcmp(v, "interleaved") == 0)
+			r = 0, *numbering = NUMBER_INTERLEAVED;
+		else if (strcmp(key, "numbering") == 0 && v &&
+			 strcmp(v, "adjacent") == 0)
+			r = 0, *numbering = NUMBER_ADJACENT;
+		else if (strcmp(key, "numbering") == 0 && v &&
+			 strcmp(v, "roundrobin") == 0)
+			r = 0, *numbering = NUMBER_ROUNDROBIN;
 		else
 			return fail(x, "cpus: unknown or malformed \"%s\"", tok[i]);
 		if (r < 0)
@@ -450,7 +459,7 @@ static int parse_cpus_line(struct ctx *x, char **tok, int ntok,
 }
 
 static void make_topology(struct sim *s, unsigned long P, unsigned long C,
-			  unsigned long T, unsigned long N, bool adjacent,
+			  unsigned long T, unsigned long N, int numbering,
 			  unsigned long llc, unsigned long clusters)
 {
 	for (unsigned long p = 0; p < P; p++)
@@ -460,8 +469,15 @@ static void make_topology(struct sim *s, unsigned long P, unsigned long C,
 				struct sim_cpu *cpu;
 
 				/* Intel numbering puts SMT siblings a package
-				 * count apart; some firmware lists them adjacent. */
-				id = adjacent ? gcore * T + t : t * P * C + gcore;
+				 * count apart; some firmware lists them
+				 * adjacent; some (Dell's) deals cores to the
+				 * packages in turn: even CPUs on package 0. */
+				if (numbering == NUMBER_ADJACENT)
+					id = gcore * T + t;
+				else if (numbering == NUMBER_ROUNDROBIN)
+					id = t * P * C + c * P + p;
+				else
+					id = t * P * C + gcore;
 				cpu = &s->cpu[id];
 				cpu->present = true;
 				cpu->online = true;
@@ -1272,6 +1288,62 @@ static int parse_fault(struct ctx *x, char **tok, int ntok)
 	return n < 0 ? n : r;
 }
 
+/* affinity TARGET cpu=LIST [queues=A[-B]]: where these IRQs start, as an
+ * admin's or an older tool's pin left them (mlx5 queues on the wrong node).
+ * Managed IRQs keep the kernel's masks: a pin cannot be written to them. */
+static int parse_affinity(struct ctx *x, char **tok, int ntok)
+{
+	struct sim *s = x->s;
+	unsigned long lo = 0, hi = ULONG_MAX;
+	const char *cpus = NULL;
+	unsigned int *idx;
+	int n, r = 0;
+
+	if (ntok < 3)
+		return fail(x, "affinity TARGET cpu=LIST [queues=A-B]");
+	for (int i = 2; i < ntok && r == 0; i++) {
+		char *key, *v, *dash;
+
+		kv(tok[i], &key, &v);
+		if (strcmp(key, "cpu") == 0 && v) {
+			cpus = v;
+			r = parse_cpus(x, v, x->tmp);
+		} else if (strcmp(key, "queues") == 0 && v) {
+			dash = strchr(v, '-');
+			if (dash)
+				*dash = '\0';
+			r = parse_count(x, key, v, MAX_QUEUES, &lo);
+			hi = lo;
+			if (r == 0 && dash)
+				r = parse_count(x, key, dash + 1, MAX_QUEUES, &hi);
+		} else {
+			return fail(x, "affinity: unknown \"%s\"", tok[i]);
+		}
+	}
+	if (r < 0)
+		return r;
+	if (!cpus)
+		return fail(x, "affinity: cpu= is required");
+	idx = calloc(s->nr_irqs, sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	n = resolve(x, tok[1], false, idx, s->nr_irqs);
+	for (int i = 0; i < n; i++) {
+		struct sim_irq *q = &s->irqs[idx[i]];
+
+		if (q->queue >= 0 && ((unsigned long)q->queue < lo ||
+				      (unsigned long)q->queue > hi))
+			continue;
+		if (q->managed) {
+			r = fail(x, "affinity: IRQ %u is managed", q->irq);
+			break;
+		}
+		sim_set_copy(s, q->aff, x->tmp);
+	}
+	free(idx);
+	return n < 0 ? n : r;
+}
+
 /* ---- events and denied paths ----------------------------------------- */
 
 /* event WHEN ACTION [ARGS]: WHEN at=T, at=+S (S seconds after the build)
@@ -1497,8 +1569,11 @@ static int global_directive(struct ctx *x, struct line *l)
 				r = parse_count(x, key, val, ULONG_MAX, &s->noise_seed);
 			else if (strcmp(key, "period") == 0)
 				r = parse_num(x, key, val, &s->noise_period);
+			else if (strcmp(key, "on") == 0 && val &&
+				 (strcmp(val, "rate") == 0 || strcmp(val, "cost") == 0))
+				s->noise_cost = val[0] == 'c';
 			else
-				return fail(x, "noise A [seed=N] [period=S]");
+				return fail(x, "noise A [seed=N] [period=S] [on=rate|cost]");
 		}
 		if (r == 0 && !(s->noise_period > 0))
 			return fail(x, "noise: period must be above 0");
@@ -1666,7 +1741,8 @@ int sim_build(const char *desc, const char *dir, FILE *err)
 	struct line *lines = NULL;
 	unsigned int nlines = 0;
 	unsigned long P = 0, C, T, N, possible, llc, clusters;
-	bool adjacent = false, have_cpus = false;
+	int numbering = NUMBER_INTERLEAVED;
+	bool have_cpus = false;
 	struct sim_out o = { .dir = dir };
 	FILE *f;
 	char *text = NULL;
@@ -1697,7 +1773,7 @@ int sim_build(const char *desc, const char *dir, FILE *err)
 			goto out_free;
 		}
 		r = parse_cpus_line(&x, lines[i].tok, lines[i].ntok, &P, &C, &T,
-				    &N, &possible, &adjacent, &llc,
+				    &N, &possible, &numbering, &llc,
 				    &clusters);
 		if (r < 0)
 			goto out_free;
@@ -1720,7 +1796,7 @@ int sim_build(const char *desc, const char *dir, FILE *err)
 	snprintf(x.s->machine, sizeof(x.s->machine), "%.*s",
 		 (int)(sizeof(x.s->machine) - 1),
 		 strrchr(desc, '/') ? strrchr(desc, '/') + 1 : desc);
-	make_topology(x.s, P, C, T, N, adjacent, llc, clusters);
+	make_topology(x.s, P, C, T, N, numbering, llc, clusters);
 	for (unsigned int c = 0; c < x.s->nr_cpus; c++)
 		sim_set_add(x.s->default_aff, c);
 	x.next_irq = x.s->gsi_top;
@@ -1730,7 +1806,8 @@ int sim_build(const char *desc, const char *dir, FILE *err)
 
 		x.line = lines[i].no;
 		if (strcmp(d, "cpus") && strcmp(d, "shift") && strcmp(d, "fault") &&
-		    strcmp(d, "event") && strcmp(d, "deny") && !find_kind(d))
+		    strcmp(d, "event") && strcmp(d, "deny") &&
+		    strcmp(d, "affinity") && !find_kind(d))
 			r = global_directive(&x, &lines[i]);
 	}
 	for (unsigned int i = 0; i < nlines && r == 0; i++) {
@@ -1801,6 +1878,8 @@ int sim_build(const char *desc, const char *dir, FILE *err)
 			r = parse_shift(&x, lines[i].tok, lines[i].ntok);
 		else if (strcmp(lines[i].tok[0], "fault") == 0)
 			r = parse_fault(&x, lines[i].tok, lines[i].ntok);
+		else if (strcmp(lines[i].tok[0], "affinity") == 0)
+			r = parse_affinity(&x, lines[i].tok, lines[i].ntok);
 	}
 	if (r < 0)
 		goto out_free;

@@ -21,7 +21,8 @@ static void usage(FILE *f)
 	      "       irqsim set DIR IRQ CPULIST\n"
 	      "       irqsim show DIR\n"
 	      "       irqsim oracle [-v] DIR\n"
-	      "       irqsim rules DIR\n", f);
+	      "       irqsim rules DIR\n"
+	      "       irqsim measure DIR FROM TO\n", f);
 }
 
 static int load(const char *dir, struct sim **ret)
@@ -123,6 +124,20 @@ int main(int argc, char **argv)
 		r = sim_rules(s, stdout);
 		sim_free(s);
 		return r < 0 ? 1 : 0;
+	}
+	if (strcmp(cmd, "measure") == 0 && argc == 5) {
+		double from, to;
+
+		if (sim_parse_double(argv[3], &from) < 0 ||
+		    sim_parse_double(argv[4], &to) < 0 || !(to > from)) {
+			usage(stderr);
+			return 2;
+		}
+		if (load(argv[2], &s) < 0)
+			return 1;
+		sim_measure(s, from, to, stdout);
+		sim_free(s);
+		return 0;
 	}
 	if (strcmp(cmd, "show") == 0 && argc == 3) {
 		if (load(argv[2], &s) < 0)

@@ -153,7 +153,8 @@ struct sim {
 	bool keep_current;	/* x86: a new mask holding the current CPU keeps it */
 	bool offline_ignore;	/* no online CPU in a write: succeed, no-op */
 	enum sim_isa isa;	/* x86 or arm64: layouts and effective CPUs */
-	double noise;		/* per-window rate noise, fraction (0: none) */
+	double noise;		/* per-window noise, fraction (0: none) */
+	bool noise_cost;	/* on the cost of an interrupt, not the rate */
 	double noise_period;	/* seconds of one noise window */
 	unsigned long noise_seed;
 	double bg_user, bg_system;	/* background load, fraction of a CPU */
@@ -297,6 +298,9 @@ void sim_score(const struct sim *s, FILE *out, bool verbose);
 /* sim_score()'s lower_bound, so that other ratios read like load_ratio. */
 double sim_lower_bound(const struct sim *s);
 void sim_show(const struct sim *s, FILE *out);
+/* The kernel program's measurement over model time [from, to], as a
+ * capture's "measure" member: what the bpf load source would have seen. */
+void sim_measure(const struct sim *s, double from, double to, FILE *out);
 
 /* IRQ load in CPUs (1.0 = one CPU busy). */
 static inline double sim_irq_load(const struct sim_irq *q)

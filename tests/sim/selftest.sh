@@ -210,6 +210,47 @@ check "noise: the mean over 400 windows is the rate (within 1%)" \
 check "noise: the score keeps the true mean load" \
 	"$("$IRQSIM" show "$noisy" | awk '$1 == 24 { print $5, $6 }')" "$("$IRQSIM" show "$work/tiny" | awk '$1 == 24 { print $5, $6 }')"
 
+# noise on=cost: counts at the mean rate, the time of each window noisy
+sed 's/^cpus .*/&\nnoise 10% seed=7 on=cost/' "$here/machines/tiny.txt" > "$work/costly.txt"
+costly=$work/costly
+"$IRQSIM" build "$work/costly.txt" "$costly" > /dev/null || fail "build costly"
+si() { awk '$1 == "softirq" { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 + $10 + $11 }' "$1/proc/stat"; }
+a=$(steps "$costly")
+check "noise on=cost: counts at the mean rate (1000/s)" "$a" "1000 1000 1000 "
+x=$(si "$costly")
+"$IRQSIM" step "$costly" 1 > /dev/null
+y=$(si "$costly")
+"$IRQSIM" step "$costly" 1 > /dev/null
+check "noise on=cost: softirq time differs from window to window" \
+	"$(awk -v a="$x" -v b="$y" -v c="$(si "$costly")" 'BEGIN { print (b - a != c - b) ? "yes" : "no" }')" yes
+
+# numbering=roundrobin: even CPUs on package 0, odd on 1; siblings P*C apart
+sed 's/^cpus .*/cpus packages=2 cores=4 threads=2 nodes=2 numbering=roundrobin/' \
+	"$here/machines/tiny.txt" > "$work/rr.txt"
+rr=$work/rr
+"$IRQSIM" build "$work/rr.txt" "$rr" > /dev/null || fail "build roundrobin"
+check "numbering=roundrobin: packages of CPUs 0-3, 8's siblings, node 0" \
+	"$(cat "$rr"/sys/devices/system/cpu/cpu[0-3]/topology/physical_package_id \
+		"$rr/sys/devices/system/cpu/cpu8/topology/thread_siblings_list" \
+		"$rr/sys/devices/system/node/node0/cpulist" | tr '\n' ' ')" "0 1 0 1 0,8 0,2,4,6,8,10,12,14 "
+
+# affinity: queues start where it says; a managed IRQ refuses it
+sed 's/^start .*/start all/; $a affinity eth0 queues=1 cpu=1' "$here/machines/tiny.txt" > "$work/pin.txt"
+"$IRQSIM" build "$work/pin.txt" "$work/pin" > /dev/null || fail "build pin"
+check "affinity: queue 1 starts on CPU 1, queue 0 on all" \
+	"$(cat "$work"/pin/proc/irq/2[45]/smp_affinity_list | tr '\n' ' ')" "0-1 1 "
+sed '$a affinity nvme0 cpu=1' "$here/machines/tiny.txt" > "$work/pinm.txt"
+check "affinity: a managed IRQ refuses it" \
+	"$("$IRQSIM" build "$work/pinm.txt" "$work/pinm" 2>&1 >/dev/null | grep -c managed)" 1
+
+# measure: the window's exact time of each IRQ, and its softirq per CPU
+m=$("$IRQSIM" measure "$work/tiny" 5 6)
+check "measure: eth0-TxRx-0, 1000 interrupts of 2 us, 40 us NET_RX each" \
+	"$(echo "$m" | awk '$1 == "irq" && $7 == "eth0-TxRx-0" { print $4, $6 } $1 == "napi" && $3 == 24 { print $4, $5 }' | tr '\n' ' ')" \
+	"2000000 1000 40000000 1000 "
+check "measure: a soft line per CPU, ten vectors of time and of runs" \
+	"$(echo "$m" | awk '$1 == "soft" { n++; if (NF != 22) bad++ } END { print n, bad + 0 }')" "2 0"
+
 echo
 if [ "$fails" -eq 0 ]; then
 	echo "selftest: all checks passed"
