@@ -37,6 +37,7 @@
 #include "policy.h"
 #include "replay.h"
 #include "report.h"
+#include "netfollow.h"
 #include "sample.h"
 #include "source.h"
 #include "fileio.h"
@@ -105,6 +106,7 @@ struct run {
 	struct plan_irq *pi;
 	enum report_outcome *out;
 	struct plan_result res;
+	struct netfollow_result *net;	/* XPS and NAPI threads; NULL: not reached */
 	bool planned;
 	unsigned int nr;
 	double started, locked;		/* CLOCK_REALTIME */
@@ -1133,10 +1135,14 @@ static int finish(struct run *run, int status)
 		rr.irqs = ri;
 		rr.nr_irqs = run->nr;
 		totals(run, ri, &rr.totals);
-		if (rr.totals.failed && status == 0)
+		if ((rr.totals.failed || (run->net && run->net->failed)) && status == 0)
 			status = EXIT_PARTIAL;
 		print_text(run, ri, &rr.totals);
+		if (!opt.quiet && !opt.json)
+			netfollow_print(stdout, run->net, opt.verbose || opt.dry_run);
 		log_moves(run, ri, &rr.totals);
+		netfollow_log(run->net, opt.dry_run);
+		rr.netpath = run->net;
 	}
 	rr.status = status;
 	rr.duration = elapsed(&run->t0);
@@ -1177,6 +1183,7 @@ static void run_release(struct run *run)
 	free(run->pi);
 	free(run->out);
 	plan_result_release(&run->res);
+	netfollow_result_free(run->net);
 }
 
 /* The costs a measured run recorded, when they are this boot's and fresh;
@@ -1455,6 +1462,19 @@ static int end_history(struct run *run, struct history *h, long hz, const char *
 }
 
 /* Sample, plan and apply; the status so far, for finish(). */
+/* The network path follows the placement: XPS masks, NAPI threads. */
+static int follow_network(struct run *run)
+{
+	struct netfollow_ctx ctx = {
+		.map = run->map, .topo = run->topo, .pi = run->pi, .out = run->out,
+		.xps = run->cfg.xps != CONFIG_FOLLOW_OFF,
+		.napi = run->cfg.napi_threads != CONFIG_FOLLOW_OFF,
+		.dry_run = opt.dry_run, .src = &run->fs,
+	};
+
+	return netfollow_run(&ctx, &run->net);
+}
+
 static int balance(struct run *run)
 {
 	struct plan_policy pol = {
@@ -1565,6 +1585,8 @@ static int balance(struct run *run)
 		if (run->out[i] == OUT_KEPT && plan_moves(&run->pi[i]))
 			run->out[i] = OUT_WOULD_MOVE;
 	run->planned = true;
+	if (follow_network(run) < 0)
+		goto out;
 	ret = 0;
 out:
 	history_release(&hist);
