@@ -374,6 +374,21 @@ static int set_load_source(struct parse *p, const char *v)
 	return 1;
 }
 
+/* xps and napi-threads: "auto" or "off". */
+static int set_follow(struct parse *p, const char *key, const char *v,
+		      enum config_follow *ret, unsigned int *line)
+{
+	if (!once(p, key, line))
+		return 0;
+	if (strcmp(v, "auto") == 0)
+		*ret = CONFIG_FOLLOW_AUTO;
+	else if (strcmp(v, "off") == 0)
+		*ret = CONFIG_FOLLOW_OFF;
+	else
+		return fail(p, "%s '%s': must be 'auto' or 'off'", key, v);
+	return 1;
+}
+
 static int handler(void *user, const char *section, const char *name,
 		   const char *value)
 {
@@ -402,7 +417,12 @@ static int handler(void *user, const char *section, const char *name,
 			return set_metrics_file(p, value);
 		if (strcmp(name, "state-dir") == 0)
 			return set_state_dir(p, value);
-		return fail(p, "unknown key '%s' (expected window, threshold, bancpus, banirq, affinity-hint, load-source, irqbalance-env, other-balancer, metrics-file or state-dir before any [section])",
+		if (strcmp(name, "xps") == 0)
+			return set_follow(p, "xps", value, &p->cfg->xps, &p->cfg->line_xps);
+		if (strcmp(name, "napi-threads") == 0)
+			return set_follow(p, "napi-threads", value, &p->cfg->napi_threads,
+					  &p->cfg->line_napi_threads);
+		return fail(p, "unknown key '%s' (expected window, threshold, bancpus, banirq, affinity-hint, load-source, irqbalance-env, other-balancer, metrics-file, state-dir, xps or napi-threads before any [section])",
 			    name);
 	}
 	for (int c = 0; c < CLASS_NR; c++) {

@@ -35,6 +35,13 @@ enum config_balancer {
 	CONFIG_BALANCER_IGNORE,
 };
 
+/* xps and napi-threads: follow placement (the default) or leave alone. */
+enum config_follow {
+	CONFIG_FOLLOW_UNSET,
+	CONFIG_FOLLOW_AUTO,
+	CONFIG_FOLLOW_OFF,
+};
+
 struct config {
 	double window;			/* seconds; 0: not set */
 	double threshold;		/* fraction; < 0: not set */
@@ -51,11 +58,13 @@ struct config {
 	enum config_balancer other_balancer;
 	char *metrics_file;		/* NULL: none */
 	char *state_dir;		/* NULL: /run/irqtune, on the kernel's own /proc only */
+	enum config_follow xps;		/* transmit queues' XPS masks */
+	enum config_follow napi_threads;	/* threaded NAPI's kernel threads */
 	/* Where each scalar was set (0: not set), for "given twice". */
 	unsigned int line_window, line_threshold, line_bancpus, line_hint;
 	unsigned int line_load_source;
 	unsigned int line_irqbalance_env, line_other_balancer, line_metrics_file;
-	unsigned int line_state_dir;
+	unsigned int line_state_dir, line_xps, line_napi_threads;
 	unsigned int line_class[CLASS_NR];
 };
 

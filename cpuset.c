@@ -423,3 +423,31 @@ int cpulist_format(const struct cpuset *set, char *buf, size_t len)
 	}
 	return 0;
 }
+
+int cpumask_format(const struct cpuset *set, char *buf, size_t len)
+{
+	int last = cpuset_last(set), n;
+	unsigned int g, top;
+	size_t off = 0;
+
+	if (len == 0)
+		return -ENOSPC;
+	buf[0] = '\0';
+	top = last < 0 ? 0 : (unsigned int)last / MASK_GROUP_BITS;
+	/* The highest group unpadded, as the kernel reads any width; the
+	 * others in full, since a group's digits are its position. */
+	for (g = top + 1; g-- > 0;) {
+		uint32_t v = 0;
+
+		for (unsigned int b = 0; b < MASK_GROUP_BITS; b++)
+			if (cpuset_test(set, g * MASK_GROUP_BITS + b))
+				v |= UINT32_C(1) << b;
+		n = snprintf(buf + off, len - off, g == top ? "%x" : ",%08x", v);
+		if (n < 0 || (size_t)n >= len - off) {
+			buf[0] = '\0';
+			return -ENOSPC;
+		}
+		off += (size_t)n;
+	}
+	return 0;
+}

@@ -40,5 +40,8 @@ int cpumask_parse(const char *s, struct cpuset *set);
 
 /* Format as a cpulist ("" when empty); -ENOSPC if @len is too small. */
 int cpulist_format(const struct cpuset *set, char *buf, size_t len);
+/* Format as a cpumask ("0" when empty, "3", "1,00000000"), as xps_cpus
+ * and smp_affinity take it; -ENOSPC if @len is too small. */
+int cpumask_format(const struct cpuset *set, char *buf, size_t len);
 
 #endif

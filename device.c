@@ -125,12 +125,14 @@ static int add_pci_irqs(struct scan *sc, struct udev_device *dev,
 	return 0;
 }
 
-/* IRQTUNE_CPUS and IRQTUNE_BAN of @dev, each unless already found (the
- * PCI function is read first, then its children in child_kinds order). */
+/* IRQTUNE_CPUS, IRQTUNE_BAN and IRQTUNE_XPS of @dev, each unless already
+ * found (the PCI function is read first, then its children in child_kinds
+ * order). */
 static int read_policy(struct device_group *g, struct udev_device *dev)
 {
 	const char *cpus = udev_device_get_property_value(dev, "IRQTUNE_CPUS");
 	const char *ban = udev_device_get_property_value(dev, "IRQTUNE_BAN");
+	const char *xps = udev_device_get_property_value(dev, "IRQTUNE_XPS");
 	const char *name = udev_device_get_sysname(dev);
 
 	if (cpus && !g->policy_cpus) {
@@ -144,6 +146,12 @@ static int read_policy(struct device_group *g, struct udev_device *dev)
 		if (!g->policy_ban)
 			return -ENOMEM;
 		copy_name(g->ban_from, name ? name : "");
+	}
+	if (xps && !g->policy_xps) {
+		g->policy_xps = strdup(xps);
+		if (!g->policy_xps)
+			return -ENOMEM;
+		copy_name(g->xps_from, name ? name : "");
 	}
 	return 0;
 }
@@ -613,6 +621,7 @@ static void groups_free(struct device_group *groups, unsigned int n)
 	for (unsigned int i = 0; groups && i < n; i++) {
 		free(groups[i].policy_cpus);
 		free(groups[i].policy_ban);
+		free(groups[i].policy_xps);
 	}
 	free(groups);
 }
@@ -634,13 +643,15 @@ static void scan_release(struct scan *sc)
  * function in scan order (its index is its group), every string escaped
  * (str_escape_field()), its IRQs last:
  *	device SYSPATH SUBSYSTEM ID DRIVER PCI_CLASS NUMA_NODE CHILD CHILD_NAME
- *	       CPUS CPUS_FROM BAN BAN_FROM IRQS
+ *	       CPUS CPUS_FROM BAN BAN_FROM IRQS [XPS XPS_FROM]
  * DRIVER, PCI_CLASS and NUMA_NODE as libudev gave them, CHILD the
  * subsystem of the class device that named it (net, nvme, block,
  * scsi_host) or "-": a replay derives class, label and node from them
- * with the live scan's code. */
+ * with the live scan's code. XPS and XPS_FROM (IRQTUNE_XPS) come only
+ * where it is set, so captures without it read as before. */
 #define DEVICES_MEMBER	"devices"
 #define DEVICE_FIELDS	14
+#define DEVICE_FIELDS_XPS	16
 
 static int format_devices(const struct scan *sc, char **ret, size_t *ret_len)
 {
@@ -679,7 +690,14 @@ static int format_devices(const struct scan *sc, char **ret, size_t *ret_len)
 				fprintf(f, "%s%u", any ? "," : "", sc->owners[i].irq);
 				any = true;
 			}
-		fputs(any ? "\n" : "-\n", f);
+		if (!any)
+			fputc('-', f);
+		if (dg->policy_xps) {
+			str_escape_field(esc[0], sizeof(esc[0]), dg->policy_xps);
+			str_escape_field(esc[1], sizeof(esc[1]), dg->xps_from);
+			fprintf(f, " %s %s", esc[0], esc[1]);
+		}
+		fputc('\n', f);
 	}
 	if (fclose(f) != 0) {
 		free(text);
@@ -703,8 +721,8 @@ static int child_parse(const char *s)
 }
 
 
-/* One "device" line into the next group. */
-static int parse_device(struct scan *sc, char **fv)
+/* One "device" line of @nr fields into the next group. */
+static int parse_device(struct scan *sc, char **fv, int nr)
 {
 	char buf[4 * PATH_MAX], *save = NULL;
 	struct device_group *g;
@@ -749,6 +767,13 @@ static int parse_device(struct scan *sc, char **fv)
 		return none < 0 ? -EINVAL : -ENOMEM;
 	if (capture_unescape(fv[12], g->ban_from, sizeof(g->ban_from)) < 0)
 		return -EINVAL;
+	if (nr == DEVICE_FIELDS_XPS) {
+		none = capture_unescape(fv[14], buf, sizeof(buf));
+		if (none < 0 || (!none && !(g->policy_xps = strdup(buf))))
+			return none < 0 ? -EINVAL : -ENOMEM;
+		if (capture_unescape(fv[15], g->xps_from, sizeof(g->xps_from)) < 0)
+			return -EINVAL;
+	}
 	if (strcmp(fv[13], "-") == 0)
 		return 0;
 	for (char *t = strtok_r(fv[13], ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -778,17 +803,19 @@ static int scan_captured(struct source *src, struct scan *sc, unsigned int *ret_
 	if (!text)
 		return -ENOMEM;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *fv[DEVICE_FIELDS + 1];
+		char *fv[DEVICE_FIELDS_XPS + 1];
+		int n;
 
 		nr++;
 		if (line[0] == '#')
 			continue;
-		if (capture_split(line, fv, DEVICE_FIELDS + 1) != DEVICE_FIELDS ||
+		n = capture_split(line, fv, DEVICE_FIELDS_XPS + 1);
+		if ((n != DEVICE_FIELDS && n != DEVICE_FIELDS_XPS) ||
 		    strcmp(fv[0], "device") != 0) {
 			r = -EINVAL;
 			break;
 		}
-		r = parse_device(sc, fv);
+		r = parse_device(sc, fv, n);
 		if (r < 0)
 			break;
 	}

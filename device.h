@@ -23,8 +23,10 @@ struct device_group {
 	 * net, nvme, disk or scsi_host child; NULL when not set. */
 	char *policy_cpus;		/* IRQTUNE_CPUS: a cpulist */
 	char *policy_ban;		/* IRQTUNE_BAN: "1" bans its IRQs */
+	char *policy_xps;		/* IRQTUNE_XPS: "0" leaves its XPS masks */
 	char cpus_from[DEVICE_NAME_MAX];	/* sysname that had each */
 	char ban_from[DEVICE_NAME_MAX];
+	char xps_from[DEVICE_NAME_MAX];
 };
 
 struct irq_info {

@@ -24,14 +24,14 @@
 #include "cpuset.h"
 #include "device.h"
 #include "fileio.h"
-#include "strutil.h"
 #include "history.h"
+#include "irqthread.h"
 #include "json.h"
 #include "loadsrc.h"
-#include "irqthread.h"
 #include "lock.h"
 #include "log.h"
 #include "metrics.h"
+#include "netfollow.h"
 #include "pathnames.h"
 #include "plan.h"
 #include "policy.h"
@@ -39,7 +39,7 @@
 #include "report.h"
 #include "sample.h"
 #include "source.h"
-#include "fileio.h"
+#include "strutil.h"
 #include "topology.h"
 
 /* Exit statuses; documented in irqtune(8). */
@@ -127,6 +127,7 @@ struct run {
 	struct plan_irq *pi;
 	enum report_outcome *out;
 	struct plan_result res;
+	struct netfollow_result *net;	/* XPS and NAPI threads; NULL: not reached */
 	bool planned;
 	unsigned int nr;
 	double started, locked;		/* CLOCK_REALTIME */
@@ -1142,6 +1143,22 @@ static int apply_plan(struct run *run, const struct plan_policy *pol)
 
 /* The plan written, or a dry run's moves marked as such. -EIO: some
  * writes were refused (the run's report says which). */
+/* The network path follows the placement: XPS masks, NAPI threads. */
+static int follow_network(struct run *run)
+{
+	struct netfollow_ctx ctx = {
+		.map = run->map, .topo = run->topo, .pi = run->pi, .out = run->out,
+		.xps = run->cfg.xps != CONFIG_FOLLOW_OFF,
+		.napi = run->cfg.napi_threads != CONFIG_FOLLOW_OFF,
+		.dry_run = run->opt->dry_run, .src = &run->fs,
+	};
+	int r = netfollow_run(&ctx, &run->net);
+
+	if (r < 0)
+		log_msg(LOG_ERR, "cannot follow the network path: %s", strerror(-r));
+	return r;
+}
+
 static int apply(struct run *run)
 {
 	int r;
@@ -1157,10 +1174,15 @@ static int apply(struct run *run)
 		if (run->out[i] == OUT_KEPT && plan_moves(&run->pi[i]))
 			run->out[i] = OUT_WOULD_MOVE;
 	run->planned = true;
+	/* After the IRQs, whatever became of some of them: the network
+	 * path follows those that were placed. */
+	r = follow_network(run);
+	if (r < 0)
+		return r;
 	for (unsigned int i = 0; i < run->nr; i++)
 		if (run->out[i] == OUT_FAILED)
 			return -EIO;
-	return 0;
+	return run->net && run->net->failed ? -EIO : 0;
 }
 
 struct step_fn {
@@ -1309,6 +1331,7 @@ static int build_report(const struct run *run, struct report_run *rr, struct rep
 	rr->started = run->started;
 	rr->hostname = run->fs.mode == SOURCE_REPLAY ? run->host : NULL;
 	rr->locked = run->locked;
+	rr->netpath = run->net;
 	return report_build(&in, rr, st);
 }
 
@@ -1328,10 +1351,14 @@ static int finish(struct run *run, int status)
 	}
 	if (opt->verbose && !opt->json)
 		report_bans(stdout, rr.bans, rr.nr_bans);
-	if (run->planned && !opt->quiet && !opt->json)
+	if (run->planned && !opt->quiet && !opt->json) {
 		report_text(stdout, &rr, opt->verbose, opt->verbose && run->src.proc_act);
-	if (run->planned)
+		netfollow_print(stdout, run->net, opt->verbose || opt->dry_run);
+	}
+	if (run->planned) {
 		log_moves(&rr);
+		netfollow_log(run->net, opt->dry_run);
+	}
 	rr.status = status;
 	rr.duration = elapsed(&run->t0);
 	rr.finished = realtime();
@@ -1448,6 +1475,7 @@ static void run_release(struct run *run)
 	free(run->pi);
 	free(run->out);
 	plan_result_release(&run->res);
+	netfollow_result_free(run->net);
 	history_release(&run->hist);
 	free(run->class);
 	free(run->target);

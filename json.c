@@ -5,10 +5,12 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
 
 #include "json.h"
+#include "netfollow.h"
 #include "strutil.h"
 
 static int add(struct json_object *o, const char *key, struct json_object *v)
@@ -100,6 +102,69 @@ static struct json_object *bans(const struct report_run *run)
 		}
 	}
 	return a;
+}
+
+/* {"changes": [...], "notes": [...], "napi_matched_by": ...}: the network
+ * path's writes and why; NULL (no member) when there is nothing, so the
+ * JSON of machines without multi-queue NICs or NAPI threads is as before. */
+static int netpath(struct json_object *root, const struct netfollow_result *res)
+{
+	struct json_object *o, *a, *n;
+	int r = 0;
+
+	if (!res || (res->nr == 0 && res->nr_notes == 0))
+		return 0;
+	o = json_object_new_object();
+	a = json_object_new_array();
+	n = json_object_new_array();
+	if (!o || !a || !n) {
+		json_object_put(o);
+		json_object_put(a);
+		json_object_put(n);
+		return -ENOMEM;
+	}
+	r |= add(o, "changes", a);
+	r |= add(o, "notes", n);
+	r |= res->napi_source ? add(o, "napi_matched_by", json_object_new_string(res->napi_source)) :
+				add_null(o, "napi_matched_by");
+	r |= add(root, "netpath", o);
+	if (r)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < res->nr; i++) {
+		const struct netfollow_change *c = &res->changes[i];
+		struct json_object *e = json_object_new_object();
+
+		if (!e)
+			return -ENOMEM;
+		r |= add(e, "kind", json_object_new_string(c->xps ? "xps" : "napi_thread"));
+		r |= add(e, "interface", text(c->ifname));
+		r |= add(e, "what", text(c->what));
+		r |= c->xps ? add_null(e, "pid") : add(e, "pid", json_object_new_int(c->pid));
+		r |= add(e, "from", text(c->from));
+		r |= c->to[0] ? add(e, "to", text(c->to)) : add_null(e, "to");
+		r |= add(e, "outcome", json_object_new_string(netfollow_outcome_key(c->outcome)));
+		r |= add(e, "reason", text(c->reason));
+		if (c->outcome == NETFOLLOW_FAILED || c->outcome == NETFOLLOW_GONE)
+			r |= add(e, "error", json_object_new_string(strerror(c->err)));
+		if (r || json_object_array_add(a, e)) {
+			json_object_put(e);
+			return -ENOMEM;
+		}
+	}
+	for (unsigned int i = 0; i < res->nr_notes; i++) {
+		struct json_object *e = json_object_new_object();
+
+		if (!e)
+			return -ENOMEM;
+		r |= add(e, "kind", json_object_new_string(res->notes[i].xps ? "xps" : "napi_thread"));
+		r |= add(e, "interface", text(res->notes[i].ifname));
+		r |= add(e, "note", text(res->notes[i].text));
+		if (r || json_object_array_add(n, e)) {
+			json_object_put(e);
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 static struct json_object *build(const struct report_run *run)
@@ -202,6 +267,8 @@ static struct json_object *build(const struct report_run *run)
 			r = -ENOMEM;
 		}
 	}
+	if (r == 0)
+		r = netpath(root, run->netpath);
 	if (r) {
 		json_object_put(root);
 		return NULL;

@@ -37,6 +37,9 @@
  * /proc/PID/stat (name, flags) and schedstat (run time). */
 #define _PATH_PROC_KTHREADS	"/proc/2/task/2/children"
 
+/* Network interfaces: queues/tx-N/xps_cpus, threaded, ifindex. */
+#define _PATH_SYS_CLASS_NET	"/sys/class/net"
+
 /* Relative to a root prefix ("" on a live machine) so tests can point
  * topology_read() at a captured tree. */
 #define _PATH_SYS_CPU		"/sys/devices/system/cpu"

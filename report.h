@@ -61,6 +61,8 @@ struct report_ban {
 	const char *source;		/* "--bancpus", "IRQBALANCE_BANNED_CPULIST in FILE:LINE" */
 };
 
+struct netfollow_result;
+
 struct report_run {
 	bool dry_run;
 	double window;			/* seconds */
@@ -86,6 +88,7 @@ struct report_run {
 	double duration;		/* CLOCK_MONOTONIC, seconds */
 	int status;			/* exit status */
 	const char *hostname;		/* a replay's captured one; NULL: this host's */
+	const struct netfollow_result *netpath;	/* XPS, NAPI threads; NULL: none */
 };
 
 /* What a run hands report_build(): its modules' results as they are,

@@ -28,7 +28,14 @@
  *    going offline, IRQs vanishing or appearing at a virtual time in a
  *    sleep or on the Nth affinity write, and signals to the program (a kill
  *    in the middle of its writes); and its denied paths (a container
- *    without /proc/irq): opens and stats of them fail.
+ *    without /proc/irq): opens and stats of them fail;
+ *  - plays the network path's kernel: a write-open of a testbed
+ *    .../queues/tx-N/xps_cpus that is read-only (0444) fails with EACCES,
+ *    as a refusing kernel would, root or not; sched_setaffinity() of a PID
+ *    rewrites the Cpus_allowed_list of DIR/proc/PID/status and is ESRCH
+ *    for a PID the testbed does not hold, so no host thread is ever
+ *    moved; generic netlink sockets (netdev napi-get) are
+ *    EPROTONOSUPPORT, so the host's NICs never answer for the machine's.
  * Without UMOCKDEV_DIR it does nothing but pass every call through; it only
  * ever writes under UMOCKDEV_DIR. Without DIR/sim.state (a captured, not
  * simulated, machine) clocks and writes pass through to umockdev. */
@@ -43,8 +50,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <linux/netlink.h>
 #include <sys/uio.h>
 #include <dirent.h>
 #include <time.h>
@@ -114,6 +124,7 @@ static struct {
 	int (*lstat64)(const char *, struct stat64 *);
 	int (*access)(const char *, int);
 	DIR *(*opendir)(const char *);
+	int (*socket)(int, int, int);
 	/* libc's own, for our I/O on real paths: umockdev's wrappers would
 	 * look for an emulated device under /dev (the testbed is in /dev/shm)
 	 * and leave a socket open per call, in the program's fd table. */
@@ -196,6 +207,7 @@ static void fk_init(void)
 	RESOLVE(lstat64, "lstat64");
 	RESOLVE(access, "access");
 	RESOLVE(opendir, "opendir");
+	RESOLVE(socket, "socket");
 	libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	if (libc) {
 		LIBC_RESOLVE(open);
@@ -697,6 +709,22 @@ EXPORT DIR *opendir(const char *path)
 
 /* Common to every open: false means "not ours, pass through";
  * otherwise *@ret is the fd (or -1 with errno). */
+/* A testbed xps_cpus made read-only: the kernel refusing that write. */
+static bool xps_refused(int dirfd, const char *path)
+{
+	static const char tail[] = "/xps_cpus";
+	char tb[PATH_MAX + 16];
+	size_t len = strlen(path);
+	struct stat st;
+
+	if (path[0] != '/' || (dirfd != AT_FDCWD && path[0] != '/') ||
+	    strncmp(path, "/sys/", 5) != 0 || len < sizeof(tail) ||
+	    strcmp(path + len - (sizeof(tail) - 1), tail) != 0 ||
+	    !in_testbed(path, tb, sizeof(tb)) || LIBC(stat)(tb, &st) < 0)
+		return false;
+	return (st.st_mode & 0222) == 0;
+}
+
 static bool fk_open(int dirfd, const char *path, int flags, int mode, int *ret)
 {
 	char kp[PATH_MAX], tb[PATH_MAX + 16];
@@ -715,6 +743,11 @@ static bool fk_open(int dirfd, const char *path, int flags, int mode, int *ret)
 		return true;
 	}
 	if (denied(dirfd, path)) {
+		*ret = -1;
+		return true;
+	}
+	if (writing && xps_refused(dirfd, path)) {
+		errno = EACCES;
 		*ret = -1;
 		return true;
 	}
@@ -1046,4 +1079,67 @@ EXPORT FILE *fdopen(int fd, const char *mode)
 	if (mode_writes(mode) && tracked_info(fd, &tg))
 		return cookie_file(fd, tg.irq, tg.list, mode);
 	return REAL(fdopen)(fd, mode);
+}
+
+/* The machine's threads are the testbed's: DIR/proc/PID/status gets the
+ * new Cpus_allowed_list; a PID it does not hold is no thread of it. */
+EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
+{
+	char path[PATH_MAX + 64], list[4096], line[4096];
+	size_t off = 0;
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *in, *out;
+	int r = 0;
+
+	if (!active())
+		return (int)syscall(SYS_sched_setaffinity, pid, size, mask);
+	list[0] = '\0';
+	for (int cpu = 0; (size_t)cpu < size * 8; cpu++) {
+		if (!CPU_ISSET_S(cpu, size, mask))
+			continue;
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d", off ? "," : "", cpu);
+		if (off >= sizeof(list))
+			break;
+	}
+	enter();
+	snprintf(path, sizeof(path), "%s/proc/%d/status", fk.dir, (int)pid);
+	in = pid > 0 ? LIBC(fopen)(path, "r") : NULL;
+	if (!in) {
+		leave();
+		errno = ESRCH;
+		return -1;
+	}
+	out = open_memstream(&text, &text_len);
+	while (out && fgets(line, sizeof(line), in)) {
+		if (strncmp(line, "Cpus_allowed_list:", 18) == 0)
+			fprintf(out, "Cpus_allowed_list:\t%s\n", list);
+		else
+			fputs(line, out);
+	}
+	fclose(in);
+	if (!out || fclose(out) != 0) {
+		r = -1;
+		errno = ENOMEM;
+	} else {
+		in = LIBC(fopen)(path, "w");
+		if (!in || fwrite(text, 1, text_len, in) != text_len) {
+			r = -1;
+			errno = EIO;
+		}
+		if (in)
+			fclose(in);
+	}
+	free(text);
+	leave();
+	return r;
+}
+
+EXPORT int socket(int domain, int type, int protocol)
+{
+	if (active() && domain == AF_NETLINK && protocol == NETLINK_GENERIC) {
+		errno = EPROTONOSUPPORT;
+		return -1;
+	}
+	return REAL(socket)(domain, type, protocol);
 }

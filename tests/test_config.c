@@ -87,6 +87,8 @@ static void test_full(void **state)
 		"affinity-hint = follow\n"
 		"load-source = proc\n"
 		"state-dir = /var/lib/irqtune\n"
+		"xps = off\n"
+		"napi-threads = auto\n"
 		"\n"
 		"[storage]\n"
 		"  cpus = 0-7\n"
@@ -109,11 +111,13 @@ static void test_full(void **state)
 	assert_int_equal(cfg.hint, CONFIG_HINT_FOLLOW);
 	assert_int_equal(cfg.load_source, CONFIG_LOAD_PROC);
 	assert_string_equal(cfg.state_dir, "/var/lib/irqtune");
+	assert_int_equal(cfg.xps, CONFIG_FOLLOW_OFF);
+	assert_int_equal(cfg.napi_threads, CONFIG_FOLLOW_AUTO);
 	assert_string_equal(list(cfg.class_cpus[CLASS_STORAGE]), "0-7");
 	assert_string_equal(list(cfg.class_cpus[CLASS_NET]), "8-15,32");
 	assert_null(cfg.class_cpus[CLASS_OTHER]);
 	assert_int_equal(cfg.line_window, 2);
-	assert_int_equal(cfg.line_class[CLASS_NET], 15);
+	assert_int_equal(cfg.line_class[CLASS_NET], 17);
 	config_release(&cfg);
 }
 
@@ -208,6 +212,10 @@ static const struct bad {
 	{ "affinity-hint = follow\naffinity-hint = ignore\n", 2, "given twice" },
 	{ "state-dir = run/irqtune\n", 1, "state-dir 'run/irqtune': not an absolute path" },
 	{ "state-dir = /a\nstate-dir = /b\n", 2, "given twice" },
+	{ "xps = on\n", 1, "xps 'on': must be 'auto' or 'off'" },
+	{ "xps = auto\nxps = off\n", 2, "'xps' given twice" },
+	{ "napi-threads = 1\n", 1, "napi-threads '1': must be 'auto' or 'off'" },
+	{ "napi-threads =\n", 1, "napi-threads '': must be" },
 	{ "load-source = ebpf\n", 1, "load-source 'ebpf': must be 'auto', 'bpf' or 'proc'" },
 	{ "load-source =\n", 1, "load-source '': must be" },
 	{ "load-source = bpf\nload-source = auto\n", 2, "given twice" },

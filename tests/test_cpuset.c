@@ -284,6 +284,50 @@ static void test_mask_parse_wide(void **state)
 	cpuset_free(set);
 }
 
+/* cpumask_format: what the kernel's bitmap_parse() reads back, and a
+ * round trip through cpumask_parse(). */
+static void test_mask_format(void **state)
+{
+	static const struct {
+		unsigned int nbits;
+		const char *list, *mask;
+	} t[] = {
+		{ 4, "", "0" },
+		{ 4, "0", "1" },
+		{ 8, "0-1", "3" },
+		{ 8, "7", "80" },
+		{ 64, "31", "80000000" },
+		{ 64, "32", "1,00000000" },
+		{ 64, "0,33", "2,00000001" },
+		{ 128, "100", "10,00000000,00000000,00000000" },
+	};
+	char buf[64];
+
+	(void)state;
+	for (unsigned int i = 0; i < ARRAY_SIZE(t); i++) {
+		struct cpuset *set = cpuset_new(t[i].nbits), *back = cpuset_new(t[i].nbits);
+
+		assert_non_null(set);
+		assert_non_null(back);
+		assert_int_equal(cpulist_parse(t[i].list, set), 0);
+		check(cpumask_format(set, buf, sizeof(buf)) == 0, t[i].list);
+		check(strcmp(buf, t[i].mask) == 0, t[i].list);
+		check(cpumask_parse(buf, back) == 0 && cpuset_equal(set, back), t[i].list);
+		cpuset_free(set);
+		cpuset_free(back);
+	}
+	{
+		struct cpuset *set = cpuset_new(64);
+
+		assert_non_null(set);
+		cpuset_set(set, 32);
+		/* "1,00000000" needs 11 bytes */
+		assert_int_equal(cpumask_format(set, buf, 10), -ENOSPC);
+		assert_string_equal(buf, "");
+		cpuset_free(set);
+	}
+}
+
 static void test_format_nospace(void **state)
 {
 	struct cpuset *set = cpuset_new(16);
@@ -458,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_mask_parse_err),
 		cmocka_unit_test(test_mask_parse_wide),
 		cmocka_unit_test(test_format_nospace),
+		cmocka_unit_test(test_mask_format),
 		cmocka_unit_test(test_format_shapes),
 		cmocka_unit_test(test_new_bounds),
 		cmocka_unit_test(test_bits),

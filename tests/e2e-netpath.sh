@@ -1,0 +1,141 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# End-to-end tests of the network path (irqtune(8), NETWORK PATH): the real
+# irqtune against the router machine (two 8-queue NICs) given what a
+# kernel with XPS and threaded NAPI shows: queues/tx-N/xps_cpus, threaded,
+# napi/X-ID kernel threads (kthreadd's children, their stat, status and
+# comm). After a run every transmit queue's mask is its completion IRQ's
+# CPU and every NAPI thread runs on its IRQ's CPU; a dry run writes
+# nothing; a refused xps_cpus write, a thread that exits before it is
+# pinned and a malformed mask are each reported and leave the rest
+# applied; xps = off and napi-threads = off write nothing of the path;
+# IRQTUNE_XPS=0 (through a capture's devices member) leaves that NIC.
+#
+# Prints "PASS name" or "FAIL name: why" per test.
+set -u
+. "$(dirname "$0")/lib.sh"
+e2e_setup netpath
+
+cpumask() {	# cpumask CPU: the kernel's hex mask of one CPU
+	local c=$1 g=$(($1 / 32)) out
+	out=$(printf '%x' $((1 << (c % 32))))
+	while [ "$g" -gt 0 ]; do out="$out,00000000"; g=$((g - 1)); done
+	echo "$out"
+}
+# setup: router in $D, with XPS and threaded NAPI on both NICs. eth0's
+# threads are PIDs 9100-9107, NAPI ids 8193-8200 (queue order), listed out
+# of order; 9107 exits before it can be pinned (its comm is gone).
+# eth1's tx-3 refuses writes; its tx-5 holds a malformed mask.
+setup() {
+	machine router || exit 1
+	local ifn q pid kids=
+	for ifn in eth0 eth1; do
+		echo 1 >"$D/sys/class/net/$ifn/threaded"
+		for q in 0 1 2 3 4 5 6 7; do
+			mkdir -p "$D/sys/class/net/$ifn/queues/tx-$q"
+			echo ffff >"$D/sys/class/net/$ifn/queues/tx-$q/xps_cpus"
+		done
+	done
+	chmod 0444 "$D/sys/class/net/eth1/queues/tx-3/xps_cpus"
+	echo "zz,ff" >"$D/sys/class/net/eth1/queues/tx-5/xps_cpus"
+	for q in 7 3 0 5 1 6 2 4; do
+		pid=$((9100 + q))
+		kids="$kids $pid"
+		mkdir -p "$D/proc/$pid"
+		echo "$pid (napi/eth0-$((8193 + q))) S 2 0 0 0 -1 2129984 0 0 0 0 0 25 0 0 20 0 1 0 380" \
+			>"$D/proc/$pid/stat"
+		printf 'Name:\tnapi/eth0-%d\nCpus_allowed:\tffff\nCpus_allowed_list:\t0-15\n' \
+			$((8193 + q)) >"$D/proc/$pid/status"
+		echo "napi/eth0-$((8193 + q))" >"$D/proc/$pid/comm"
+	done
+	rm "$D/proc/9107/comm"
+	mkdir -p "$D/proc/2/task/2"
+	echo "${kids# }" >"$D/proc/2/task/2/children"
+}
+xps() { cat "$D/sys/class/net/$1/queues/tx-$2/xps_cpus"; }
+allowed() { awk '/^Cpus_allowed_list:/ { print $2 }' "$D/proc/$1/status"; }
+
+### a dry run: says what it would set, writes nothing
+setup
+run -n -v -w 0.5
+why="exit $RC: $ERR"; check "dry run: exits 0" [ "$RC" = 0 ]
+n=$(printf '%s\n' "$OUT" | grep -c "network path: eth0 tx-[0-7] xps_cpus ffff\|network path: eth0 tx-[0-7] xps_cpus 0-15 -> [0-9]*, would set")
+why="$OUT"; check "dry run: all 8 of eth0's queues would be set" [ "$n" = 8 ]
+why=$(xps eth0 0; allowed 9100)
+check "dry run: nothing written" sh -c '[ "$1" = ffff ] && [ "$2" = 0-15 ]' _ "$(xps eth0 0)" "$(allowed 9100)"
+
+### a real run: each queue's mask is its completion IRQ's CPU, each thread
+### its IRQ's CPU; the refusal and the exited thread are reported
+run -v -w 0.5
+why="exit $RC: $ERR"; check "run: a refused write makes it exit 1 (partial)" [ "$RC" = 1 ]
+bad=
+for ifn in eth0 eth1; do
+	for q in 0 1 2 3 4 5 6 7; do
+		[ "$ifn/$q" = eth1/3 ] && continue
+		cpu=$(aff "$(irq_of "$ifn-TxRx-$q")")
+		[ "$(xps "$ifn" "$q")" = "$(cpumask "$cpu")" ] || bad="$bad $ifn/tx-$q:$(xps "$ifn" "$q")-not-cpu-$cpu"
+	done
+done
+why="$bad"; check "run: every transmit queue's xps_cpus is its TxRx IRQ's CPU (malformed one too)" [ -z "$bad" ]
+why=$(xps eth1 3); check "run: the refused queue keeps its mask" [ "$(xps eth1 3)" = ffff ]
+why="$ERR"; check "run: the refusal is a warning naming the queue, the mask and the errno" \
+	sh -c 'printf "%s\n" "$1" | grep -q "^irqtune: eth1 tx-3 xps_cpus: cannot set to [0-9]*: Permission denied, left at 0-15"' _ "$ERR"
+bad=
+for q in 0 1 2 3 4 5 6; do
+	cpu=$(aff "$(irq_of "eth0-TxRx-$q")")
+	[ "$(allowed $((9100 + q)))" = "$cpu" ] || bad="$bad $((9100 + q)):$(allowed $((9100 + q)))-not-$cpu"
+done
+why="$bad"; check "run: each NAPI thread runs on the CPU of its queue's IRQ (ids in queue order)" [ -z "$bad" ]
+why="$OUT"; check "run: the thread that exited is reported gone, and left" \
+	sh -c '[ "$2" = 0-15 ] && printf "%s\n" "$1" | grep -q "napi/eth0-8200 (pid 9107) 0-15, gone"' _ "$OUT" "$(allowed 9107)"
+why="$OUT"; check "run: -v says how threads were matched" \
+	sh -c 'printf "%s\n" "$1" | grep -q "NAPI threads matched to IRQs by their names and NAPI ids"' _ "$OUT"
+
+### JSON: each change with its outcome and reason
+run -w 0.5 --json
+why="exit $RC: $ERR"; check "json: exits 1 (the refusal stays)" [ "$RC" = 1 ]
+got=$(printf '%s\n' "$OUT" | jq -c '[.netpath.changes[] | select(.interface == "eth1" and .what == "tx-3")][0] | [.kind, .outcome, .error]')
+why="$got"; check "json: the refused queue is 'failed' with its error" [ "$got" = '["xps","failed","Permission denied"]' ]
+got=$(printf '%s\n' "$OUT" | jq -c '[.netpath.changes[] | select(.kind == "napi_thread" and .outcome == "kept")] | length')
+why="$got"; check "json: a second run keeps the 7 pinned threads" [ "$got" = 7 ]
+got=$(printf '%s\n' "$OUT" | jq -r '.netpath.napi_matched_by')
+why="$got"; check "json: napi_matched_by names" [ "$got" = names ]
+
+### xps = off, napi-threads = off: nothing of the path is written
+setup
+cfg=$work/off.conf
+printf 'xps = off\nnapi-threads = off\n' >"$cfg"
+chmod 0644 "$cfg"
+run -v -w 0.5 -c "$cfg"
+why="exit $RC: $ERR"; check "off: exits 0" [ "$RC" = 0 ]
+why=$(xps eth0 1; allowed 9101)
+check "off: no xps_cpus and no thread written" sh -c '[ "$1" = ffff ] && [ "$2" = 0-15 ] && ! printf "%s\n" "$3" | grep -q "network path"' \
+	_ "$(xps eth0 1)" "$(allowed 9101)" "$OUT"
+
+### a NIC whose IRQs irqtune does not place: its path is left
+setup
+run -v -w 0.5 --banirq "$(irq_of eth0-TxRx-2)"
+why="$OUT"; check "banned: eth0's XPS is left, with the reason" \
+	sh -c '[ "$2" = ffff ] && printf "%s\n" "$1" | grep -q "eth0: XPS left: irq [0-9]* (eth0-TxRx-2) is not irqtune.s to place (banned)"' _ "$OUT" "$(xps eth0 0)"
+why="$OUT"; check "banned: eth0's threads are left" \
+	sh -c '[ "$2" = 0-15 ] && printf "%s\n" "$1" | grep -q "napi/eth0-8193 (pid 9100) 0-15, left"' _ "$OUT" "$(allowed 9100)"
+cpu=$(aff "$(irq_of eth1-TxRx-0)")
+why=$(xps eth1 0); check "banned: eth1's path still follows" [ "$(xps eth1 0)" = "$(cpumask "$cpu")" ]
+
+### IRQTUNE_XPS=0 on a device, as a capture keeps it: its XPS is left
+setup
+cap=$work/np.cap
+run -n -w 0.5 --capture "$cap"
+why="exit $RC: $ERR"; check "capture: exits 0" [ "$RC" = 0 ]
+x=$work/x && rm -rf "$x" && mkdir -p "$x" && tar -C "$x" -xzf "$cap"
+awk '$1 == "device" && $4 == "0000:18:00.0" { $0 = $0 " 0 eth0" } { print }' "$x/devices" >"$x/devices.new" &&
+	mv "$x/devices.new" "$x/devices"
+(cd "$x" && tar -czf "$work/xps0.cap" irqtune-capture $(ls | grep -vx irqtune-capture))
+out=$("$top/irqtune" --replay "$work/xps0.cap" -v 2>&1); rc=$?
+why="exit $rc: $out"; check "IRQTUNE_XPS=0: the replay exits 0" [ "$rc" = 0 ]
+why="$out"; check "IRQTUNE_XPS=0: eth0's XPS is left, saying why; eth1's is not" \
+	sh -c 'printf "%s\n" "$1" | grep -q "eth0: XPS left: IRQTUNE_XPS=0 on eth0" &&
+	       ! printf "%s\n" "$1" | grep -q "eth0 tx-0 xps_cpus" &&
+	       printf "%s\n" "$1" | grep -q "eth1 tx-0 xps_cpus 0-15 -> [0-9]*, would set"' _ "$out"
+why="$out"; check "replay: the threads come from the capture, matched by names" \
+	sh -c 'printf "%s\n" "$1" | grep -q "napi/eth0-8193 (pid 9100) 0-15 -> [0-9]*, would set"' _ "$out"
