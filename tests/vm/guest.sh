@@ -412,5 +412,54 @@ if [ "$machine" = a ]; then
 	put unplug.out /tmp/unplug.out
 	put unplug.err /tmp/unplug.err
 	put unplug.interrupts /proc/interrupts
+
+	### 7. the network path: NAPI threads and XPS follow the IRQs
+	step netpath
+	# The e1000e back in this namespace (deleting the namespace returns a
+	# physical NIC to the initial one): irqtune sees the interfaces of its
+	# own namespace only.
+	$IP netns del peer 2>/dev/null
+	sleep 1
+	for n in $vnic $enic; do
+		ip link set "$n" up
+		echo 1 >/sys/class/net/$n/threaded 2>/tmp/threaded.err || say threaded "$n refused: $(cat /tmp/threaded.err)"
+	done
+	sleep 1
+	# "PID COMM CPUS" per NAPI thread; "IF/tx-N MASK" per transmit queue
+	napis() {
+		for p in /proc/[0-9]*; do
+			c=$(cat "$p/comm" 2>/dev/null)
+			case "$c" in napi/*)
+				echo "${p##*/} $c $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$p/status")" ;;
+			esac
+		done
+	}
+	xpsmasks() {
+		for q in /sys/class/net/*/queues/tx-*; do
+			[ -e "$q" ] || continue
+			m=$(cat "$q/xps_cpus" 2>&1) || m="unreadable:$(echo "$m" | sed 's/.*: //' | tr ' ' _)"
+			echo "$(echo "$q" | cut -d/ -f5)/${q##*/} $m"
+		done
+	}
+	napis >/tmp/napi.before
+	xpsmasks >/tmp/xps.before
+	run netpath --json -w 1 --no-state
+	napis >/tmp/napi.after
+	xpsmasks >/tmp/xps.after
+	affinities /tmp/netpath.aff
+	# With both keys off nothing of the network path is written: every
+	# thread first on every CPU, then a run that must leave them so.
+	for p in $(cut -d' ' -f1 /tmp/napi.after); do taskset -pc "$(cat /sys/devices/system/cpu/online)" "$p" >/dev/null 2>&1; done
+	printf 'xps = off\nnapi-threads = off\n' >/tmp/off.conf
+	napis >/tmp/napi.off.before
+	xpsmasks >/tmp/xps.off.before
+	run netoff --json -w 1 --no-state -c /tmp/off.conf
+	napis >/tmp/napi.off.after
+	xpsmasks >/tmp/xps.off.after
+	for f in napi.before xps.before napi.after xps.after netpath.aff napi.off.before xps.off.before \
+		 napi.off.after xps.off.after; do
+		put "$f" "/tmp/$f"
+	done
+	put netpath.interrupts /proc/interrupts
 fi
 step done
