@@ -15,9 +15,9 @@ tests/polltime.so: tests/sim/polltime.c | .deps.stamp
 
 # irqtune's planner on the model's true loads (tests/sim/planprobe.c): tells
 # planner error from estimate error.
-PROBE_OBJS = plan.o plan_index.o plan_improve.o topology.o cpuset.o fileio.o strutil.o source.o capture.o
+PROBE_OBJS = $(addprefix $(B)/,plan.o plan_index.o plan_improve.o topology.o cpuset.o fileio.o strutil.o source.o capture.o)
 tests/sim/planprobe: tests/sim/planprobe.c $(SIM_MODEL) $(PROBE_OBJS) | .deps.stamp
-	$(CC) $(ALL_CFLAGS) -I. -Itests/sim $(LDFLAGS) -o $@ tests/sim/planprobe.c tests/sim/model.c $(PROBE_OBJS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Itests/sim $(LDFLAGS) -o $@ tests/sim/planprobe.c tests/sim/model.c $(PROBE_OBJS) $(LDLIBS)
 
 bench: all tests/fakekernel.so tests/sim/irqsim tests/polltime.so tests/sim/planprobe
 	tests/bench/quality.sh

@@ -33,7 +33,7 @@ deb: .deps-deb.stamp
 		git ls-files -co --exclude-standard | while IFS= read -r f; do \
 			[ -e "$$f" ] && printf '%s\n' "$$f"; done; \
 	else \
-		find . -path ./.git -prune -o -path ./dist -prune -o -path ./tests/out -prune \
+		find . -path ./.git -prune -o -path ./dist -prune -o -path ./tests/out -prune -o -path ./$(B) -prune \
 			-o -type f -print; \
 	fi | tar -cf - -T - | tar -xf - -C $(DEB_SRC)
 	@echo "deb: dpkg-buildpackage in $(DEB_SRC) (log: $(DEB_BUILD)/build.log)"

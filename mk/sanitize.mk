@@ -33,7 +33,7 @@ CHECK_EXTRA += check-asan check-valgrind
 check-asan: all
 	@echo "check-asan: building in $(ASAN_DIR)"
 	@rm -rf $(ASAN_DIR) && mkdir -p $(ASAN_DIR)
-	@tar -cf - --exclude=./tests/out --exclude=./.git . | tar -xf - -C $(ASAN_DIR)
+	@tar -cf - --exclude=./tests/out --exclude=./$(B) --exclude=./.git . | tar -xf - -C $(ASAN_DIR)
 	@$(MAKE) --no-print-directory -C $(ASAN_DIR) clean >/dev/null
 	@touch $(ASAN_DIR)/.deps.stamp
 	@# the preload libraries stay uninstrumented: they are also loaded into
