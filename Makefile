@@ -32,16 +32,23 @@ B         = build
 # Headers are included by name ("cpuset.h") from the folder of each layer;
 # -iquote, so that they come before the libraries' own (json-c's pkg-config
 # directory has a json.h too) and never stand in for a <system> header.
-SRC_DIRS  =
+SRC_DIRS  = lib input capture load history plan netpath report
 INCLUDES  = -iquote . $(SRC_DIRS:%=-iquote %) -iquote $(B)
+HEADERS   = $(wildcard *.h $(SRC_DIRS:%=%/*.h))
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 $(WERROR) \
              -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(INCLUDES) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDLIBS   += $(PKG_LIBS) -lm
 
 # The pure and parsing modules; everything but main.
-LIB_SRCS  = fileio.c capture.c source.c replay.c cpuset.c topology.c sample.c procfs.c estimate.c measure.c bpfload.c irqthread.c \
-            loadsrc.c costs.c state.c history.c devfit.c device.c plan.c plan_index.c plan_improve.c apply.c report.c lock.c config.c policy.c \
-            log.c json.c metrics.c compat.c strutil.c netpath.c netpathio.c netfollow.c
+LIB_SRCS  = topology.c sample.c apply.c \
+            lib/fileio.c lib/cpuset.c lib/lock.c lib/log.c lib/strutil.c \
+            input/procfs.c input/device.c input/config.c input/compat.c \
+            capture/capture.c capture/source.c capture/replay.c \
+            load/estimate.c load/measure.c load/bpfload.c load/irqthread.c load/loadsrc.c load/costs.c load/devfit.c \
+            history/state.c history/history.c \
+            plan/plan.c plan/plan_index.c plan/plan_improve.c plan/policy.c \
+            netpath/netpath.c netpath/netpathio.c netpath/netfollow.c \
+            report/report.c report/json.c report/metrics.c
 LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/%.o)
 UNIT      = cpuset topology sample estimate measure costs state history devfit plan config compat capture irqthread \
             report replay window strutil netpath
@@ -75,7 +82,7 @@ $(B)/%.o: %.c | .deps.stamp
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-# The kernel program (bpf/irqload.bpf.c), built once per way of attaching
+# The kernel program (load/bpf/irqload.bpf.c), built once per way of attaching
 # it (IRQLOAD_CTX, _BTF, _RAW): for the BPF target with BTF (-g), so its
 # field accesses are relocated against the running kernel (CO-RE), then
 # embedded as light skeletons, whose loader does that relocation in the
@@ -87,18 +94,18 @@ BPF_ARCH  := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 		-e 's/ppc64le/powerpc/' -e 's/s390x/s390/' -e 's/riscv64/riscv/')
 BPF_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall $(WERROR) \
-	     $(if $(BPF_MULTIARCH),-I/usr/include/$(BPF_MULTIARCH)) -Ibpf
+	     $(if $(BPF_MULTIARCH),-I/usr/include/$(BPF_MULTIARCH)) -Iload/bpf
 BPF_MODES  = ctx btf raw
 BPF_SKELS  = $(BPF_MODES:%=$(B)/irqload_%.lskel.h)
 
-$(B)/irqload_%.bpf.o: bpf/irqload.bpf.c bpf/irqload.h bpf/acct.h | .deps.stamp
+$(B)/irqload_%.bpf.o: load/bpf/irqload.bpf.c load/bpf/irqload.h load/bpf/acct.h | .deps.stamp
 	@mkdir -p $(@D)
 	$(BPF_CLANG) $(BPF_CFLAGS) -DIRQLOAD_$(shell echo $* | tr a-z A-Z) -c -o $@ $<
 
 $(B)/irqload_%.lskel.h: $(B)/irqload_%.bpf.o
 	$(BPFTOOL) gen skeleton -L $< name irqload_$* >$@.tmp && mv -f $@.tmp $@
 
-$(B)/bpfload.o: $(BPF_SKELS)
+$(B)/load/bpfload.o: $(BPF_SKELS)
 
 # The configuration file's path is compiled in.
 $(B)/irqtune.o: ALL_CFLAGS += -D_PATH_CONFIG='"$(SYSCONFDIR)/irqtune.conf"'
@@ -196,4 +203,7 @@ uninstall:
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 .PHONY: all deps run check check-tests clean install uninstall
-.SECONDARY:
+# Kept, though only a pattern rule names them. Not every target: a missing
+# object must be rebuilt even when the program is newer than its source
+# (as after a module moves to its folder).
+.SECONDARY: $(BPF_SKELS:.lskel.h=.bpf.o) $(TESTS:%=%.o)

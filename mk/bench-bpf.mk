@@ -13,7 +13,7 @@
 
 BENCH_BPF_OUT = tests/out/bench-bpf
 
-BENCH_BPF_OBJS = $(addprefix $(B)/,bpfload.o measure.o sample.o procfs.o strutil.o source.o capture.o fileio.o cpuset.o)
+BENCH_BPF_OBJS = $(addprefix $(B)/,load/bpfload.o load/measure.o sample.o input/procfs.o lib/strutil.o capture/source.o capture/capture.o lib/fileio.o lib/cpuset.o)
 $(BENCH_BPF_OUT)/bpfbench: tests/bench/bpfbench.c $(BENCH_BPF_OBJS) | .deps.stamp
 	@mkdir -p $(BENCH_BPF_OUT)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)

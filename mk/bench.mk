@@ -15,7 +15,7 @@ tests/polltime.so: tests/sim/polltime.c | .deps.stamp
 
 # irqtune's planner on the model's true loads (tests/sim/planprobe.c): tells
 # planner error from estimate error.
-PROBE_OBJS = $(addprefix $(B)/,plan.o plan_index.o plan_improve.o topology.o cpuset.o fileio.o strutil.o source.o capture.o)
+PROBE_OBJS = $(addprefix $(B)/,plan/plan.o plan/plan_index.o plan/plan_improve.o topology.o lib/cpuset.o lib/fileio.o lib/strutil.o capture/source.o capture/capture.o)
 tests/sim/planprobe: tests/sim/planprobe.c $(SIM_MODEL) $(PROBE_OBJS) | .deps.stamp
 	$(CC) $(ALL_CFLAGS) -Itests/sim $(LDFLAGS) -o $@ tests/sim/planprobe.c tests/sim/model.c $(PROBE_OBJS) $(LDLIBS)
 
