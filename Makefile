@@ -110,15 +110,15 @@ $(B)/load/bpfload.o: $(BPF_SKELS)
 # The configuration file's path is compiled in.
 $(B)/irqtune.o: ALL_CFLAGS += -D_PATH_CONFIG='"$(SYSCONFDIR)/irqtune.conf"'
 
-$(B)/tests/%.o: tests/%.c | .deps.stamp
+$(B)/tests/unit/%.o: tests/unit/%.c | .deps.stamp
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(shell pkg-config --cflags cmocka) -c -o $@ $<
 
-$(B)/tests/test_%: $(B)/tests/test_%.o $(LIB_OBJS)
+$(TESTS): $(B)/tests/test_%: $(B)/tests/unit/test_%.o $(LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cmocka)
 
 # The planner's tests compare it with the planner it replaced.
-$(B)/tests/test_plan: $(B)/tests/plan_ref.o
+$(B)/tests/test_plan: $(B)/tests/unit/plan_ref.o
 
 # The simulated machines: irqsim builds and scores them, fakekernel.so plays
 # their kernel under LD_PRELOAD (see tests/sim/README.md).
@@ -134,17 +134,17 @@ tests/sim/udevls: tests/sim/udevls.c | .deps.stamp
 tests/sim/fkprobe: tests/sim/fkprobe.c | .deps.stamp
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
-tests/fakekernel.so: tests/fakekernel.c $(SIM_MODEL) | .deps.stamp
-	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ tests/fakekernel.c tests/sim/model.c -ldl -lm
+tests/shims/fakekernel.so: tests/shims/fakekernel.c $(SIM_MODEL) | .deps.stamp
+	$(CC) $(ALL_CFLAGS) -iquote tests -fPIC -shared -fvisibility=hidden -o $@ tests/shims/fakekernel.c tests/sim/model.c -ldl -lm
 
-# Helpers of the admin tests (tests/e2e-admin.sh): a stand-in syslog daemon;
-# of the live tests (tests/live-bpf.sh): the BPF syscall failing on demand.
-TEST_HELPERS = tests/logsink tests/bpffault.so
+# Helpers of the admin tests (tests/e2e/e2e-admin.sh): a stand-in syslog daemon;
+# of the live tests (tests/live/live-bpf.sh): the BPF syscall failing on demand.
+TEST_HELPERS = tests/shims/logsink tests/shims/bpffault.so
 
-tests/logsink: tests/logsink.c | .deps.stamp
+tests/shims/logsink: tests/shims/logsink.c | .deps.stamp
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
-tests/bpffault.so: tests/bpffault.c | .deps.stamp
+tests/shims/bpffault.so: tests/shims/bpffault.c | .deps.stamp
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< -ldl
 
 # A real balancing pass on this machine (needs root).
@@ -157,12 +157,12 @@ CHECK_EXTRA ?=
 check: deps
 	$(MAKE) --no-print-directory check-tests
 
-check-tests: all $(TESTS) $(TEST_HELPERS) tests/fakekernel.so $(SIM_BINS)
+check-tests: all $(TESTS) $(TEST_HELPERS) tests/shims/fakekernel.so $(SIM_BINS)
 	tests/run
 	@for t in $(CHECK_EXTRA); do $(MAKE) --no-print-directory $$t || exit 1; done
 
 clean:
-	rm -f irqtune $(TEST_HELPERS) $(SIM_BINS) tests/fakekernel.so .deps.stamp
+	rm -f irqtune $(TEST_HELPERS) $(SIM_BINS) tests/shims/fakekernel.so .deps.stamp
 	rm -rf $(B) tests/out
 
 # Files that name the installed binary are made from NAME.in at install
@@ -206,4 +206,4 @@ uninstall:
 # Kept, though only a pattern rule names them. Not every target: a missing
 # object must be rebuilt even when the program is newer than its source
 # (as after a module moves to its folder).
-.SECONDARY: $(BPF_SKELS:.lskel.h=.bpf.o) $(TESTS:%=%.o)
+.SECONDARY: $(BPF_SKELS:.lskel.h=.bpf.o)

@@ -40,7 +40,7 @@ $(BENCH_OUT)/parsebench: tests/bench/parsebench.c $(PARSEBENCH_OBJS) | .deps.sta
 	@mkdir -p $(BENCH_OUT)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/bench/parsebench.c $(PARSEBENCH_OBJS) $(LDLIBS)
 
-bench-speed: irqtune tests/fakekernel.so tests/sim/irqsim $(BENCH_TOOLS)
+bench-speed: irqtune tests/shims/fakekernel.so tests/sim/irqsim $(BENCH_TOOLS)
 	BENCH_SIZES="$(BENCH_SIZES)" BENCH_KEEP="$(BENCH_KEEP)" tests/bench/bench-speed.sh
 
 bench-speed-clean:

@@ -11,7 +11,7 @@
 # Prints "PASS name" or "FAIL name: why" per test. $VALGRIND, when set,
 # runs every irqtune under it (make check-valgrind).
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 e2e_setup faults
 
 # machine NAME: a fresh tree in $D of the description on stdin

@@ -11,7 +11,7 @@
 # and a "cron:" line per machine with the load ratio after each run, for
 # docs/quality.md.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 e2e_setup e2e-history
 
 key() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }
