@@ -29,10 +29,13 @@ FUZZ_SRC_state    = history/state.c
 FUZZ_SRC_config  = input/config.c plan/policy.c
 FUZZ_SRC_compat  = input/compat.c
 # --replay's reader and every parser a replay runs on a capture's members.
-FUZZ_SRC_capture = capture/replay.c topology.c input/device.c load/measure.c input/compat.c report/report.c load/costs.c
-FUZZ_LIBS_capture = $(shell pkg-config --libs libudev 2>/dev/null || echo -ludev)
+# replay.c parses the kept configuration; report.c names the planner's
+# reasons (plan.c).
+FUZZ_SRC_capture = capture/replay.c topology.c input/device.c load/measure.c input/compat.c report/report.c load/costs.c \
+		   input/config.c plan/plan.c plan/plan_index.c plan/plan_improve.c
+FUZZ_LIBS_capture = $(shell pkg-config --libs libudev inih 2>/dev/null || echo -ludev -linih)
 FUZZ_LIBS_config = $(shell pkg-config --libs inih 2>/dev/null || echo -linih)
-FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE $(INCLUDES) -Itests/fuzz -g -O1 \
+FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(INCLUDES) -Itests/fuzz -g -O1 \
 		-fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all
 # Per target: the longest input worth trying, and read-only seed dirs.
@@ -84,7 +87,7 @@ fuzz: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/fuzz_%) $(FUZZ_OUT)/seeds/estimate
 # Replays every seed and every past crash through the same targets built
 # with $(CC) and a plain main() (tests/fuzz/standalone.c): no clang needed.
 FUZZ_REGRESS_CC     ?= $(CC)
-FUZZ_REGRESS_CFLAGS ?= -std=gnu11 -D_GNU_SOURCE $(INCLUDES) -Itests/fuzz -g -O1 \
+FUZZ_REGRESS_CFLAGS ?= -std=gnu11 -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(INCLUDES) -Itests/fuzz -g -O1 \
 		-fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all
 $(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c capture/replay.c input/device.c load/measure.c $(wildcard input/config.c plan/policy.c input/compat.c) $(HEADERS)
@@ -115,7 +118,7 @@ fuzz-coverage: $(FUZZ_OUT)/seeds/estimate | fuzz-deps
 			$(FUZZ_LIBSRC) $$(case $$t in topology) echo topology.c ;; \
 			config) echo input/config.c plan/policy.c ;; \
 			compat) echo input/compat.c report/report.c ;; \
-			capture) echo capture/replay.c topology.c input/device.c load/measure.c input/compat.c report/report.c load/costs.c -ludev ;; esac) \
+			capture) echo $(FUZZ_SRC_capture) $(FUZZ_LIBS_capture) ;; esac) \
 			-lm $(FUZZ_LIBS_ALL) \
 			$$([ $$t = config ] && echo "$(FUZZ_LIBS_config)"); \
 		set --; for d in $(FUZZ_OUT)/corpus/$$t tests/fuzz/seeds/$$t tests/fuzz/regress/$$t; do \
