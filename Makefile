@@ -24,18 +24,35 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # from glibc 2.34; -ldl is for older ones.
 LINK_PKGS  = $(filter-out libarchive,$(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null || echo -ludev -largtable2 -linih -ljson-c -lbpf -lelf -lz) -ldl
+# Every build product but the program itself goes under build/, in the
+# tree's shape (build/lib/cpuset.o from lib/cpuset.c), so that the tree
+# shows sources only. The program stays ./irqtune: the README and the man
+# page run it there.
+B         = build
+# Headers are included by name ("cpuset.h") from the folder of each layer;
+# -iquote, so that they come before the libraries' own (json-c's pkg-config
+# directory has a json.h too) and never stand in for a <system> header.
+SRC_DIRS  = lib input capture load history plan netpath report
+INCLUDES  = -iquote . $(SRC_DIRS:%=-iquote %) -iquote $(B)
+HEADERS   = $(wildcard *.h $(SRC_DIRS:%=%/*.h))
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 $(WERROR) \
-             -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+             -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(INCLUDES) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDLIBS   += $(PKG_LIBS) -lm
 
 # The pure and parsing modules; everything but main.
-LIB_OBJS  = fileio.o capture.o source.o replay.o cpuset.o topology.o sample.o procfs.o estimate.o measure.o bpfload.o irqthread.o \
-            loadsrc.o costs.o state.o history.o devfit.o device.o plan.o plan_index.o plan_improve.o apply.o report.o lock.o config.o policy.o \
-            log.o json.o metrics.o compat.o strutil.o netpath.o netpathio.o netfollow.o
-TESTS     = tests/test_cpuset tests/test_topology tests/test_sample tests/test_estimate \
-            tests/test_measure tests/test_costs tests/test_state tests/test_history tests/test_devfit tests/test_plan \
-            tests/test_config tests/test_compat tests/test_capture tests/test_irqthread \
-            tests/test_report tests/test_replay tests/test_window tests/test_strutil tests/test_netpath
+LIB_SRCS  = topology.c sample.c apply.c \
+            lib/fileio.c lib/cpuset.c lib/lock.c lib/log.c lib/strutil.c \
+            input/procfs.c input/device.c input/config.c input/compat.c \
+            capture/capture.c capture/source.c capture/replay.c \
+            load/estimate.c load/measure.c load/bpfload.c load/irqthread.c load/loadsrc.c load/costs.c load/devfit.c \
+            history/state.c history/history.c \
+            plan/plan.c plan/plan_index.c plan/plan_improve.c plan/policy.c \
+            netpath/netpath.c netpath/netpathio.c netpath/netfollow.c \
+            report/report.c report/json.c report/metrics.c
+LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/%.o)
+UNIT      = cpuset topology sample estimate measure costs state history devfit plan config compat capture irqthread \
+            report replay window strutil netpath
+TESTS     = $(UNIT:%=$(B)/tests/test_%)
 
 all: irqtune
 
@@ -54,17 +71,18 @@ deps:
 	tools/deps build check
 	@touch .deps.stamp
 
-irqtune: irqtune.o $(LIB_OBJS)
+irqtune: $(B)/irqtune.o $(LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # -MMD -MP: each object's header dependencies, written beside it as it is
 # compiled, so a changed header rebuilds exactly what includes it.
 DEPFLAGS  = -MMD -MP
 
-%.o: %.c | .deps.stamp
+$(B)/%.o: %.c | .deps.stamp
+	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
-# The kernel program (bpf/irqload.bpf.c), built once per way of attaching
+# The kernel program (load/bpf/irqload.bpf.c), built once per way of attaching
 # it (IRQLOAD_CTX, _BTF, _RAW): for the BPF target with BTF (-g), so its
 # field accesses are relocated against the running kernel (CO-RE), then
 # embedded as light skeletons, whose loader does that relocation in the
@@ -76,29 +94,31 @@ BPF_ARCH  := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
 		-e 's/ppc64le/powerpc/' -e 's/s390x/s390/' -e 's/riscv64/riscv/')
 BPF_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall $(WERROR) \
-	     $(if $(BPF_MULTIARCH),-I/usr/include/$(BPF_MULTIARCH)) -Ibpf
+	     $(if $(BPF_MULTIARCH),-I/usr/include/$(BPF_MULTIARCH)) -Iload/bpf
 BPF_MODES  = ctx btf raw
-BPF_SKELS  = $(BPF_MODES:%=irqload_%.lskel.h)
+BPF_SKELS  = $(BPF_MODES:%=$(B)/irqload_%.lskel.h)
 
-irqload_%.bpf.o: bpf/irqload.bpf.c bpf/irqload.h bpf/acct.h | .deps.stamp
+$(B)/irqload_%.bpf.o: load/bpf/irqload.bpf.c load/bpf/irqload.h load/bpf/acct.h | .deps.stamp
+	@mkdir -p $(@D)
 	$(BPF_CLANG) $(BPF_CFLAGS) -DIRQLOAD_$(shell echo $* | tr a-z A-Z) -c -o $@ $<
 
-irqload_%.lskel.h: irqload_%.bpf.o
+$(B)/irqload_%.lskel.h: $(B)/irqload_%.bpf.o
 	$(BPFTOOL) gen skeleton -L $< name irqload_$* >$@.tmp && mv -f $@.tmp $@
 
-bpfload.o: $(BPF_SKELS)
+$(B)/load/bpfload.o: $(BPF_SKELS)
 
 # The configuration file's path is compiled in.
-irqtune.o: ALL_CFLAGS += -D_PATH_CONFIG='"$(SYSCONFDIR)/irqtune.conf"'
+$(B)/irqtune.o: ALL_CFLAGS += -D_PATH_CONFIG='"$(SYSCONFDIR)/irqtune.conf"'
 
-tests/%.o: tests/%.c | .deps.stamp
-	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -I. $(shell pkg-config --cflags cmocka) -c -o $@ $<
+$(B)/tests/unit/%.o: tests/unit/%.c | .deps.stamp
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(shell pkg-config --cflags cmocka) -c -o $@ $<
 
-tests/test_%: tests/test_%.o $(LIB_OBJS)
+$(TESTS): $(B)/tests/test_%: $(B)/tests/unit/test_%.o $(LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cmocka)
 
 # The planner's tests compare it with the planner it replaced.
-tests/test_plan: tests/plan_ref.o
+$(B)/tests/test_plan: $(B)/tests/unit/plan_ref.o
 
 # The simulated machines: irqsim builds and scores them, fakekernel.so plays
 # their kernel under LD_PRELOAD (see tests/sim/README.md).
@@ -114,17 +134,17 @@ tests/sim/udevls: tests/sim/udevls.c | .deps.stamp
 tests/sim/fkprobe: tests/sim/fkprobe.c | .deps.stamp
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
-tests/fakekernel.so: tests/fakekernel.c $(SIM_MODEL) | .deps.stamp
-	$(CC) $(ALL_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ tests/fakekernel.c tests/sim/model.c -ldl -lm
+tests/shims/fakekernel.so: tests/shims/fakekernel.c $(SIM_MODEL) | .deps.stamp
+	$(CC) $(ALL_CFLAGS) -iquote tests -fPIC -shared -fvisibility=hidden -o $@ tests/shims/fakekernel.c tests/sim/model.c -ldl -lm
 
-# Helpers of the admin tests (tests/e2e-admin.sh): a stand-in syslog daemon;
-# of the live tests (tests/live-bpf.sh): the BPF syscall failing on demand.
-TEST_HELPERS = tests/logsink tests/bpffault.so
+# Helpers of the admin tests (tests/e2e/e2e-admin.sh): a stand-in syslog daemon;
+# of the live tests (tests/live/live-bpf.sh): the BPF syscall failing on demand.
+TEST_HELPERS = tests/shims/logsink tests/shims/bpffault.so
 
-tests/logsink: tests/logsink.c | .deps.stamp
+tests/shims/logsink: tests/shims/logsink.c | .deps.stamp
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
-tests/bpffault.so: tests/bpffault.c | .deps.stamp
+tests/shims/bpffault.so: tests/shims/bpffault.c | .deps.stamp
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< -ldl
 
 # A real balancing pass on this machine (needs root).
@@ -137,14 +157,13 @@ CHECK_EXTRA ?=
 check: deps
 	$(MAKE) --no-print-directory check-tests
 
-check-tests: all $(TESTS) $(TEST_HELPERS) tests/fakekernel.so $(SIM_BINS)
+check-tests: all $(TESTS) $(TEST_HELPERS) tests/shims/fakekernel.so $(SIM_BINS)
 	tests/run
 	@for t in $(CHECK_EXTRA); do $(MAKE) --no-print-directory $$t || exit 1; done
 
 clean:
-	rm -f irqtune *.o tests/*.o $(TESTS) $(TEST_HELPERS) $(SIM_BINS) tests/fakekernel.so .deps.stamp \
-		irqload_*.lskel.h irqload_*.lskel.h.tmp *.d tests/*.d
-	rm -rf tests/out
+	rm -f irqtune $(TEST_HELPERS) $(SIM_BINS) tests/shims/fakekernel.so .deps.stamp
+	rm -rf $(B) tests/out
 
 # Files that name the installed binary are made from NAME.in at install
 # time, so they always match this PREFIX: $(call fill_in,SRC,DEST,MODE).
@@ -181,7 +200,10 @@ uninstall:
 # Further targets (benchmarks, fuzzing, sanitizer runs), one file each.
 -include mk/*.mk
 
--include $(wildcard *.d tests/*.d)
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 .PHONY: all deps run check check-tests clean install uninstall
-.SECONDARY:
+# Kept, though only a pattern rule names them. Not every target: a missing
+# object must be rebuilt even when the program is newer than its source
+# (as after a module moves to its folder).
+.SECONDARY: $(BPF_SKELS:.lskel.h=.bpf.o)

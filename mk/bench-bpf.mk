@@ -13,10 +13,10 @@
 
 BENCH_BPF_OUT = tests/out/bench-bpf
 
-$(BENCH_BPF_OUT)/bpfbench: tests/bench/bpfbench.c bpfload.o measure.o sample.o procfs.o strutil.o source.o capture.o \
-		fileio.o cpuset.o | .deps.stamp
+BENCH_BPF_OBJS = $(addprefix $(B)/,load/bpfload.o load/measure.o sample.o input/procfs.o lib/strutil.o capture/source.o capture/capture.o lib/fileio.o lib/cpuset.o)
+$(BENCH_BPF_OUT)/bpfbench: tests/bench/bpfbench.c $(BENCH_BPF_OBJS) | .deps.stamp
 	@mkdir -p $(BENCH_BPF_OUT)
-	$(CC) $(ALL_CFLAGS) -I. $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bench-bpf: all $(BENCH_BPF_OUT)/bpfbench
 	@echo "== the program alone"

@@ -35,13 +35,12 @@ $(BENCH_OUT)/floorcat: tests/bench/floorcat.c | .deps.stamp
 # The parser alone: the project's own procfs.o, as irqtune links it.
 # procfs.c reads through source.c, which can keep what it reads for a capture,
 # and parses effective affinities with cpuset.c.
-$(BENCH_OUT)/parsebench: tests/bench/parsebench.c sample.o procfs.o strutil.o source.o capture.o fileio.o cpuset.o \
-		| .deps.stamp
+PARSEBENCH_OBJS = $(addprefix $(B)/,sample.o input/procfs.o lib/strutil.o capture/source.o capture/capture.o lib/fileio.o lib/cpuset.o)
+$(BENCH_OUT)/parsebench: tests/bench/parsebench.c $(PARSEBENCH_OBJS) | .deps.stamp
 	@mkdir -p $(BENCH_OUT)
-	$(CC) $(ALL_CFLAGS) -I. $(LDFLAGS) -o $@ tests/bench/parsebench.c sample.o procfs.o strutil.o source.o capture.o \
-		fileio.o cpuset.o $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/bench/parsebench.c $(PARSEBENCH_OBJS) $(LDLIBS)
 
-bench-speed: irqtune tests/fakekernel.so tests/sim/irqsim $(BENCH_TOOLS)
+bench-speed: irqtune tests/shims/fakekernel.so tests/sim/irqsim $(BENCH_TOOLS)
 	BENCH_SIZES="$(BENCH_SIZES)" BENCH_KEEP="$(BENCH_KEEP)" tests/bench/bench-speed.sh
 
 bench-speed-clean:

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Placement quality: "make bench" runs tests/bench/quality.sh, which balances
 # every simulated machine with irqtune (and irqbalance --oneshot, where
-# installed) and prints the figures of docs/quality.md; tests/e2e-quality.sh
+# installed) and prints the figures of docs/quality.md; tests/e2e/e2e-quality.sh
 # (run by make check) asserts them.
 
 # irqsim's oracle and rule figures (tests/sim/oracle.c): the rule for
@@ -10,22 +10,22 @@ tests/sim/irqsim: tests/sim/oracle.c tests/sim/oracle.h
 
 # Turns poll(2) timeouts into sleeps the fake kernel sees, for irqbalance's
 # glib main loop (tests/sim/polltime.c; the .so sits beside fakekernel.so).
-tests/polltime.so: tests/sim/polltime.c | .deps.stamp
+tests/sim/polltime.so: tests/sim/polltime.c | .deps.stamp
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< -ldl
 
 # irqtune's planner on the model's true loads (tests/sim/planprobe.c): tells
 # planner error from estimate error.
-PROBE_OBJS = plan.o plan_index.o plan_improve.o topology.o cpuset.o fileio.o strutil.o source.o capture.o
+PROBE_OBJS = $(addprefix $(B)/,plan/plan.o plan/plan_index.o plan/plan_improve.o topology.o lib/cpuset.o lib/fileio.o lib/strutil.o capture/source.o capture/capture.o)
 tests/sim/planprobe: tests/sim/planprobe.c $(SIM_MODEL) $(PROBE_OBJS) | .deps.stamp
-	$(CC) $(ALL_CFLAGS) -I. -Itests/sim $(LDFLAGS) -o $@ tests/sim/planprobe.c tests/sim/model.c $(PROBE_OBJS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Itests/sim $(LDFLAGS) -o $@ tests/sim/planprobe.c tests/sim/model.c $(PROBE_OBJS) $(LDLIBS)
 
-bench: all tests/fakekernel.so tests/sim/irqsim tests/polltime.so tests/sim/planprobe
+bench: all tests/shims/fakekernel.so tests/sim/irqsim tests/sim/polltime.so tests/sim/planprobe
 	tests/bench/quality.sh
 
-check-tests: tests/polltime.so tests/sim/planprobe
+check-tests: tests/sim/polltime.so tests/sim/planprobe
 
 clean: clean-quality
 clean-quality:
-	rm -f tests/polltime.so tests/sim/planprobe
+	rm -f tests/sim/polltime.so tests/sim/planprobe
 
 .PHONY: bench clean-quality

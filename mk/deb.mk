@@ -4,7 +4,7 @@
 #   make deb          dist/irqtune_VERSION_ARCH.deb, built with debhelper
 #                     from debian/, then checked with lintian (errors and
 #                     warnings fail it)
-#   make check-deb    make deb, then tests/deb.sh on the package: its
+#   make check-deb    make deb, then tests/pkg/deb.sh on the package: its
 #                     files, conffiles, maintainer scripts and purge;
 #                     make check runs it after tests/run
 #   make deb-clean    remove dist/
@@ -33,7 +33,7 @@ deb: .deps-deb.stamp
 		git ls-files -co --exclude-standard | while IFS= read -r f; do \
 			[ -e "$$f" ] && printf '%s\n' "$$f"; done; \
 	else \
-		find . -path ./.git -prune -o -path ./dist -prune -o -path ./tests/out -prune \
+		find . -path ./.git -prune -o -path ./dist -prune -o -path ./tests/out -prune -o -path ./$(B) -prune \
 			-o -type f -print; \
 	fi | tar -cf - -T - | tar -xf - -C $(DEB_SRC)
 	@echo "deb: dpkg-buildpackage in $(DEB_SRC) (log: $(DEB_BUILD)/build.log)"
@@ -46,10 +46,10 @@ deb: .deps-deb.stamp
 		cat $(DEB_BUILD)/lintian.log; \
 		[ $$rc -eq 0 ] || { echo "deb: lintian FAILED"; exit 1; }
 
-# Not on .deps-deb.stamp: tests/deb.sh skips, saying why, where the tools
+# Not on .deps-deb.stamp: tests/pkg/deb.sh skips, saying why, where the tools
 # cannot be installed.
 check-deb:
-	@mkdir -p tests/out; tests/deb.sh >tests/out/deb.log 2>&1; rc=$$?; \
+	@mkdir -p tests/out; tests/pkg/deb.sh >tests/out/deb.log 2>&1; rc=$$?; \
 	cat tests/out/deb.log; \
 	p=$$(grep -c '^PASS ' tests/out/deb.log); f=$$(grep -c '^FAIL ' tests/out/deb.log); \
 	[ $$rc -eq 0 ] || [ $$f -ne 0 ] || f=1; \

@@ -16,23 +16,26 @@ FUZZ_CC      ?= clang
 FUZZ_OUT      = tests/out/fuzz
 FUZZ_REALDATA ?= $(or $(IRQTUNE_REALDATA),$(abspath ..)/shared/realdata)
 # The config and udev property parsers join when their module exists.
-FUZZ_CONFIG  := $(and $(wildcard config.c),$(wildcard policy.c),$(wildcard tests/fuzz/fuzz_config.c),config)
+FUZZ_CONFIG  := $(and $(wildcard input/config.c),$(wildcard plan/policy.c),$(wildcard tests/fuzz/fuzz_config.c),config)
 FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology costs state $(FUZZ_CONFIG) compat capture
 # sample.c and procfs.c read through source.c, which keeps and serves capture
 # members.
-FUZZ_LIBSRC   = fileio.c strutil.c cpuset.c sample.c procfs.c estimate.c devfit.c source.c capture.c
+FUZZ_LIBSRC   = lib/fileio.c lib/strutil.c lib/cpuset.c sample.c input/procfs.c load/estimate.c load/devfit.c capture/source.c capture/capture.c
 FUZZ_LIBS_ALL = $(shell pkg-config --libs libarchive 2>/dev/null || echo -larchive)
 # Per target: more sources and libraries.
 FUZZ_SRC_topology = topology.c
-FUZZ_SRC_costs    = costs.c measure.c
-FUZZ_SRC_state    = state.c
-FUZZ_SRC_config  = config.c policy.c
-FUZZ_SRC_compat  = compat.c
+FUZZ_SRC_costs    = load/costs.c load/measure.c
+FUZZ_SRC_state    = history/state.c
+FUZZ_SRC_config  = input/config.c plan/policy.c
+FUZZ_SRC_compat  = input/compat.c
 # --replay's reader and every parser a replay runs on a capture's members.
-FUZZ_SRC_capture = replay.c topology.c device.c measure.c compat.c report.c costs.c
-FUZZ_LIBS_capture = $(shell pkg-config --libs libudev 2>/dev/null || echo -ludev)
+# replay.c parses the kept configuration; report.c names the planner's
+# reasons (plan.c).
+FUZZ_SRC_capture = capture/replay.c topology.c input/device.c load/measure.c input/compat.c report/report.c load/costs.c \
+		   input/config.c plan/plan.c plan/plan_index.c plan/plan_improve.c
+FUZZ_LIBS_capture = $(shell pkg-config --libs libudev inih 2>/dev/null || echo -ludev -linih)
 FUZZ_LIBS_config = $(shell pkg-config --libs inih 2>/dev/null || echo -linih)
-FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -I. -Itests/fuzz -g -O1 \
+FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(INCLUDES) -Itests/fuzz -g -O1 \
 		-fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all
 # Per target: the longest input worth trying, and read-only seed dirs.
@@ -47,7 +50,7 @@ FUZZ_SEEDS_estimate   = $(FUZZ_OUT)/seeds/estimate
 fuzz-deps:
 	tests/fuzz/deps
 
-$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c replay.c device.c measure.c $(wildcard config.c policy.c compat.c) $(wildcard *.h) | fuzz-deps
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c capture/replay.c input/device.c load/measure.c $(wildcard input/config.c plan/policy.c input/compat.c) $(HEADERS) | fuzz-deps
 	@mkdir -p $(FUZZ_OUT)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBSRC) $(FUZZ_SRC_$*) -lm $(FUZZ_LIBS_$*) $(FUZZ_LIBS_ALL)
 
@@ -84,10 +87,10 @@ fuzz: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/fuzz_%) $(FUZZ_OUT)/seeds/estimate
 # Replays every seed and every past crash through the same targets built
 # with $(CC) and a plain main() (tests/fuzz/standalone.c): no clang needed.
 FUZZ_REGRESS_CC     ?= $(CC)
-FUZZ_REGRESS_CFLAGS ?= -std=gnu11 -D_GNU_SOURCE -I. -Itests/fuzz -g -O1 \
+FUZZ_REGRESS_CFLAGS ?= -std=gnu11 -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(INCLUDES) -Itests/fuzz -g -O1 \
 		-fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all
-$(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c replay.c device.c measure.c $(wildcard config.c policy.c compat.c) $(wildcard *.h)
+$(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c capture/replay.c input/device.c load/measure.c $(wildcard input/config.c plan/policy.c input/compat.c) $(HEADERS)
 	@mkdir -p $(FUZZ_OUT)
 	$(FUZZ_REGRESS_CC) $(FUZZ_REGRESS_CFLAGS) -o $@ $< tests/fuzz/standalone.c $(FUZZ_LIBSRC) $(FUZZ_SRC_$*) -lm $(FUZZ_LIBS_$*) $(FUZZ_LIBS_ALL)
 
@@ -105,17 +108,17 @@ fuzz-regress: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/replay_%) $(FUZZ_OUT)/seeds/estimate
 
 # Line coverage of the product sources by each target's corpus (what the
 # fuzzing reached), with clang's source-based coverage.
-FUZZ_COV_SRC = sample.c procfs.c strutil.c estimate.c cpuset.c fileio.c topology.c $(wildcard config.c policy.c) compat.c costs.c \
-	       state.c capture.c source.c replay.c device.c
+FUZZ_COV_SRC = sample.c input/procfs.c lib/strutil.c load/estimate.c lib/cpuset.c lib/fileio.c topology.c $(wildcard input/config.c plan/policy.c) input/compat.c load/costs.c \
+	       history/state.c capture/capture.c capture/source.c capture/replay.c input/device.c
 fuzz-coverage: $(FUZZ_OUT)/seeds/estimate | fuzz-deps
 	@mkdir -p $(FUZZ_OUT)/cov
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -fprofile-instr-generate \
 			-fcoverage-mapping -o $(FUZZ_OUT)/cov/$$t tests/fuzz/fuzz_$$t.c \
 			$(FUZZ_LIBSRC) $$(case $$t in topology) echo topology.c ;; \
-			config) echo config.c policy.c ;; \
-			compat) echo compat.c report.c ;; \
-			capture) echo replay.c topology.c device.c measure.c compat.c report.c costs.c -ludev ;; esac) \
+			config) echo input/config.c plan/policy.c ;; \
+			compat) echo input/compat.c report/report.c ;; \
+			capture) echo $(FUZZ_SRC_capture) $(FUZZ_LIBS_capture) ;; esac) \
 			-lm $(FUZZ_LIBS_ALL) \
 			$$([ $$t = config ] && echo "$(FUZZ_LIBS_config)"); \
 		set --; for d in $(FUZZ_OUT)/corpus/$$t tests/fuzz/seeds/$$t tests/fuzz/regress/$$t; do \

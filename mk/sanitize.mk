@@ -16,7 +16,7 @@
 ASAN_DIR     = tests/out/asan
 ASAN_CFLAGS  = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	       -fno-sanitize-recover=all
-# verify_asan_link_order=0: under LD_PRELOAD of tests/fakekernel.so and
+# verify_asan_link_order=0: under LD_PRELOAD of tests/shims/fakekernel.so and
 # libumockdev-preload.so.0 the ASan runtime is not first in the library
 # list; those two are not instrumented and need not be. Child processes
 # that are not instrumented (sh, cat) ignore these.
@@ -33,12 +33,12 @@ CHECK_EXTRA += check-asan check-valgrind
 check-asan: all
 	@echo "check-asan: building in $(ASAN_DIR)"
 	@rm -rf $(ASAN_DIR) && mkdir -p $(ASAN_DIR)
-	@tar -cf - --exclude=./tests/out --exclude=./.git . | tar -xf - -C $(ASAN_DIR)
+	@tar -cf - --exclude=./tests/out --exclude=./$(B) --exclude=./.git . | tar -xf - -C $(ASAN_DIR)
 	@$(MAKE) --no-print-directory -C $(ASAN_DIR) clean >/dev/null
 	@touch $(ASAN_DIR)/.deps.stamp
 	@# the preload libraries stay uninstrumented: they are also loaded into
 	@# sh and cat, which ASan's runtime would not come first in
-	@$(MAKE) --no-print-directory -s -C $(ASAN_DIR) tests/fakekernel.so tests/bpffault.so
+	@$(MAKE) --no-print-directory -s -C $(ASAN_DIR) tests/shims/fakekernel.so tests/shims/bpffault.so
 	@$(MAKE) --no-print-directory -s -C $(ASAN_DIR) all $(TESTS) $(SIM_BINS) \
 		CFLAGS="$(ASAN_CFLAGS)" CHECK_EXTRA=
 	@echo "check-asan: the whole suite under ASan+UBSan"
@@ -50,8 +50,8 @@ check-asan: all
 	@$(MAKE) --no-print-directory -s fuzz-regress
 
 # The suites run side by side (each runs one irqtune at a time).
-check-valgrind: all tests/fakekernel.so $(SIM_BINS)
-	@suites=$$(ls tests/e2e*.sh); \
+check-valgrind: all tests/shims/fakekernel.so $(SIM_BINS)
+	@suites=$$(ls tests/e2e/e2e*.sh); \
 	for s in $$suites; do \
 		log=tests/out/valgrind-$$(basename $$s .sh).log; \
 		{ VALGRIND="$(VALGRIND_CMD)" $$s >$$log 2>&1; echo $$? >$$log.rc; } & \

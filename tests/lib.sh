@@ -2,9 +2,9 @@
 # tests/lib.sh - what every end-to-end script shares: a scratch directory on
 # /dev/shm, the PASS/FAIL/SKIP lines tests/run counts, and running the real
 # irqtune against a simulated machine in $D (umockdev shows it the fake
-# /sys, tests/fakekernel.so plays the kernel). Sourced, never run:
+# /sys, tests/shims/fakekernel.so plays the kernel). Sourced, never run:
 #
-#	. "$(dirname "$0")/lib.sh"
+#	. "$(dirname "$0")/../lib.sh"	# from tests/e2e/ or tests/live/
 #	e2e_setup NAME		# cd to the top, $top $sim $work, cleanup trap
 #
 # $VALGRIND, when set, runs every irqtune under it (make check-valgrind).
@@ -27,10 +27,10 @@ e2e_setup() {
 			'mount --bind /dev/null /dev/log || exit 1; exec bash "$0"' \
 			"$0"
 	fi
-	cd "$(dirname "$0")/.." || exit 1
+	cd "$(dirname "$0")/../.." || exit 1
 	top=$PWD
 	sim=$top/tests/sim/irqsim
-	PRELOAD="$top/tests/fakekernel.so libumockdev-preload.so.0"
+	PRELOAD="$top/tests/shims/fakekernel.so libumockdev-preload.so.0"
 	work=$(mktemp -d "/dev/shm/irqtune-$1.XXXXXX") || exit 1
 	trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 }

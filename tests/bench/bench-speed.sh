@@ -90,7 +90,7 @@ sweeps=${BENCH_SWEEPS:-1}
 steady=${BENCH_STEADY-256 1024}
 with_preload=${BENCH_PRELOAD:-1}
 history=${BENCH_HISTORY-speed-1024/steady}
-preload="$tools/benchshim.so $top/tests/fakekernel.so libumockdev-preload.so.0"
+preload="$tools/benchshim.so $top/tests/shims/fakekernel.so libumockdev-preload.so.0"
 results=$out/bench-speed.txt
 rows=$out/bench-speed.rows
 stats=$out/benchshim.stats
@@ -111,8 +111,8 @@ die() { echo "bench-speed: $*" >&2; exit 1; }
 for t in benchshim.so benchrun floorcat parsebench; do
 	[ -e "$tools/$t" ] || die "$tools/$t missing: run it as make bench-speed"
 done
-[ -x "$top/irqtune" ] && [ -x "$sim" ] && [ -e "$top/tests/fakekernel.so" ] ||
-	die "build irqtune, tests/sim/irqsim and tests/fakekernel.so first (make bench-speed does)"
+[ -x "$top/irqtune" ] && [ -x "$sim" ] && [ -e "$top/tests/shims/fakekernel.so" ] ||
+	die "build irqtune, tests/sim/irqsim and tests/shims/fakekernel.so first (make bench-speed does)"
 
 # strace counts the system calls; Debian's, installed when missing.
 if ! command -v strace >/dev/null; then
@@ -237,7 +237,7 @@ prepare_steady() {
 	for r in 1 2; do
 		# shellcheck disable=SC2086
 		timeout -s KILL "$limit" env UMOCKDEV_DIR="$S" \
-			LD_PRELOAD="$top/tests/fakekernel.so libumockdev-preload.so.0" \
+			LD_PRELOAD="$top/tests/shims/fakekernel.so libumockdev-preload.so.0" \
 			"$top/irqtune" $itargs >/dev/null 2>&1
 		[ $? -gt 1 ] && { say "$name/steady: balancing run $r failed"; rm -rf "$S"; return 1; }
 	done

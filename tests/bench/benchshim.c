@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* benchshim.c - LD_PRELOAD shim for make bench-speed, placed before
- * tests/fakekernel.so:
+ * tests/shims/fakekernel.so:
  *
  *	BENCH_MODE=replay UMOCKDEV_DIR=DIR LD_PRELOAD="benchshim.so \
  *	    fakekernel.so libumockdev-preload.so.0" prog

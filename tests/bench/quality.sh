@@ -19,20 +19,20 @@
 #
 # Cron mode (irqtune only, QUALITY_CRON_RUNS runs, 4 by default, 0: none):
 # on a fresh build, that many runs a minute apart (irqsim step 59) keeping the load history
-# (state-dir in the machine's directory, as tests/e2e-history.sh does),
+# (state-dir in the machine's directory, as tests/e2e/e2e-history.sh does),
 # then each shift and one run a minute after it; per run the load ratio, its
 # distance from the oracle, the moves and the estimate's total error.
 #
 # Nothing here touches the host's /proc/irq: every run is under
-# tests/fakekernel.so and umockdev, on a tree in /dev/shm (QUALITY_KEEP=1
+# tests/shims/fakekernel.so and umockdev, on a tree in /dev/shm (QUALITY_KEEP=1
 # keeps it).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 top=$PWD
 sim=$top/tests/sim/irqsim
 probe=$top/tests/sim/planprobe
-fk=$top/tests/fakekernel.so
-pt=$top/tests/polltime.so
+fk=$top/tests/shims/fakekernel.so
+pt=$top/tests/sim/polltime.so
 window=${QUALITY_WINDOW:-1}
 cron_runs=${QUALITY_CRON_RUNS:-4}
 base=/dev/shm

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # accuracy.awk - how well irqtune's per-IRQ load estimate ranks and sizes
-# the model's true loads. Used by tests/e2e-quality.sh and
+# the model's true loads. Used by tests/e2e/e2e-quality.sh and
 # tests/bench/quality.sh:
 #
 #	awk -f tests/sim/accuracy.awk IRQTUNE_V_OUTPUT IRQSIM_SHOW_OUTPUT

@@ -20,7 +20,7 @@ D=$1
 cap=$D.bpfplan
 rm -rf "$cap" "$cap".*
 mkdir -p "$cap" || exit 1
-UMOCKDEV_DIR=$D LD_PRELOAD="$top/tests/fakekernel.so libumockdev-preload.so.0" \
+UMOCKDEV_DIR=$D LD_PRELOAD="$top/tests/shims/fakekernel.so libumockdev-preload.so.0" \
 	"$top/irqtune" -n -w 1 --no-state --no-config --capture "$cap.cap" >/dev/null 2>"$cap.err" || {
 	echo "bpfplan.sh: capture failed: $(head -c 500 "$cap.err")" >&2; exit 1; }
 tar xzf "$cap.cap" -C "$cap" || exit 1

@@ -4,7 +4,7 @@
  * when time passes, an affinity is written or a CPU goes away.
  *
  * Shared by irqsim (tests/sim/irqsim.c) and the preload library
- * (tests/fakekernel.c). The state lives in DIR/sim.state; the files a program
+ * (tests/shims/fakekernel.c). The state lives in DIR/sim.state; the files a program
  * reads (DIR/proc/...) are rendered from it. Independent of irqtune's own
  * parsers on purpose: the simulator must not share their bugs. */
 #ifndef IRQSIM_MODEL_H

@@ -2,8 +2,8 @@
 /* polltime.c - LD_PRELOAD shim for programs that wait in poll(2) instead of
  * sleeping, such as irqbalance's glib main loop, on a simulated machine:
  *
- *	UMOCKDEV_DIR=DIR LD_PRELOAD="$PWD/tests/polltime.so \
- *	    $PWD/tests/fakekernel.so libumockdev-preload.so.0" irqbalance --oneshot
+ *	UMOCKDEV_DIR=DIR LD_PRELOAD="$PWD/tests/sim/polltime.so \
+ *	    $PWD/tests/shims/fakekernel.so libumockdev-preload.so.0" irqbalance --oneshot
  *
  * fakekernel.so turns sleeps into model time and serves CLOCK_MONOTONIC
  * from the model, but a poll(2) timeout is real time: glib would wait for a

@@ -4,7 +4,7 @@
 # read it through umockdev (cat and libudev), step it, sleep and write
 # through fakekernel.so, and check the answers. Exits non-zero on failure.
 #
-# Uses tests/sim/{irqsim,udevls,fkprobe} and tests/fakekernel.so when they
+# Uses tests/sim/{irqsim,udevls,fkprobe} and tests/shims/fakekernel.so when they
 # exist (override with IRQSIM, UDEVLS, FKPROBE, FAKEKERNEL), else compiles
 # them into the scratch directory.
 set -u
@@ -42,8 +42,8 @@ pick() {	# pick VAR default-path build-command...
 pick IRQSIM "$here/irqsim" $cc $cflags "$here/irqsim.c" "$here/build.c" "$here/model.c" "$here/oracle.c"
 pick UDEVLS "$here/udevls" $cc $cflags "$here/udevls.c" -ludev
 pick FKPROBE "$here/fkprobe" $cc $cflags "$here/fkprobe.c"
-pick FAKEKERNEL "$top/tests/fakekernel.so" $cc $cflags -fPIC -shared \
-	-fvisibility=hidden "$top/tests/fakekernel.c" "$here/model.c" -ldl
+pick FAKEKERNEL "$top/tests/shims/fakekernel.so" $cc $cflags -fPIC -shared \
+	-fvisibility=hidden -iquote "$top/tests" "$top/tests/shims/fakekernel.c" "$here/model.c" -ldl
 case $FAKEKERNEL in /*) ;; *) FAKEKERNEL=$PWD/$FAKEKERNEL ;; esac
 
 dir=$work/tiny

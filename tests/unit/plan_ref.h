@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* plan_ref.h - the reference planner of the tests (tests/plan_ref.c). */
+/* plan_ref.h - the reference planner of the tests (tests/unit/plan_ref.c). */
 #ifndef IRQTUNE_PLAN_REF_H
 #define IRQTUNE_PLAN_REF_H
 

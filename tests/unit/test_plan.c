@@ -965,7 +965,7 @@ static void same_plan(const struct random_case *rc, uint64_t seed, int round)
 }
 
 /* The planner ranks CPUs with priority queues; the old planner
- * (tests/plan_ref.c) ranked every CPU for every IRQ. Thousands of random
+ * (tests/unit/plan_ref.c) ranked every CPU for every IRQ. Thousands of random
  * machines, small and a few large, must get the same plans from both, and
  * so must the run after, from the plan as the new placement. */
 static void test_plan_matches_reference(void **state)

@@ -13,7 +13,7 @@
 #
 # Prints "PASS name" or "FAIL name: why" per test.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 e2e_setup netpath
 
 cpumask() {	# cpumask CPU: the kernel's hex mask of one CPU

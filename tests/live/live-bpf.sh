@@ -19,10 +19,10 @@
 if [ -z "${IRQTUNE_LIVE_NS:-}" ] && [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 	exec unshare -m env IRQTUNE_LIVE_NS=1 bash "$0" "$@"
 fi
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 e2e_setup live-bpf
 irqtune=$top/irqtune
-[ -f "$top/tests/bpffault.so" ] || make -s -C "$top" tests/bpffault.so >/dev/null 2>&1
+[ -f "$top/tests/shims/bpffault.so" ] || make -s -C "$top" tests/shims/bpffault.so >/dev/null 2>&1
 TR=/sys/kernel/tracing
 inst=$TR/instances/irqtune-live-$$
 loadpid=
@@ -244,7 +244,7 @@ check "history: a second run weighs its loads with the first's" \
 # Under a disk load, so that the program has interrupts to see.
 start_load "$disk_load"
 faulty() {	# FAULT ARGS...: a dry run with the BPF syscall failing as FAULT
-	BPFFAULT=$1 LD_PRELOAD=$top/tests/bpffault.so "$irqtune" -n -w 0.5 --json "${@:2}" \
+	BPFFAULT=$1 LD_PRELOAD=$top/tests/shims/bpffault.so "$irqtune" -n -w 0.5 --json "${@:2}" \
 		>"$disk/fault.json" 2>"$disk/fault.err"
 	RC=$?
 	SRC=$(jq -r .load_source "$disk/fault.json" 2>/dev/null)
@@ -368,7 +368,7 @@ if [ -n "${ASAN_OPTIONS:-}" ]; then
 elif command -v valgrind >/dev/null; then
 	start_load "$disk_load"
 	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-		--suppressions="$top/tests/valgrind-bpf.supp" "$irqtune" -n -w 0.5 --json \
+		--suppressions="$top/tests/live/valgrind-bpf.supp" "$irqtune" -n -w 0.5 --json \
 		--load-source=bpf >"$disk/vg.json" 2>"$disk/vg.err"
 	rc=$?
 	stop_load

@@ -14,12 +14,12 @@
 # never touched. A test that cannot run here prints "SKIP name: why".
 # Prints "PASS name" or "FAIL name: why" per test.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 e2e_setup admin
 disk=$work/files	# installs, units, hooks; nothing of ours goes to /tmp
 mkdir -p "$disk"
 # make check builds it; a pass in another tree (check-asan) may not have
-[ -x "$top/tests/logsink" ] || make -s -C "$top" tests/logsink >/dev/null 2>&1
+[ -x "$top/tests/shims/logsink" ] || make -s -C "$top" tests/shims/logsink >/dev/null 2>&1
 
 has() { printf '%s\n' "$1" | grep -qE -- "$2"; }	# has TEXT ERE
 lacks() { ! printf '%s\n' "$1" | grep -qE -- "$2"; }
@@ -525,7 +525,7 @@ check "concurrency: a final run exits 0 and leaves the machine balanced (within 
 ### syslog: a non-interactive run logs each move to /dev/log, one line each,
 ### tag irqtune with its pid, and stays silent on stdout with -q. glibc's
 ### syslog() connects to /dev/log with an internal call no preload sees, so
-### this runs in a namespace whose /dev is private, with tests/logsink as
+### this runs in a namespace whose /dev is private, with tests/shims/logsink as
 ### the syslog daemon.
 # in_devns SCRIPT...: sh -c SCRIPT with a private /dev holding logsink's
 # /dev/log; the received lines land in $work/syslog
@@ -548,7 +548,7 @@ in_devns() {
 		mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts 2>/dev/null &&
 			ln -s pts/ptmx /dev/ptmx || true
 		ln -s /proc/self/fd /dev/fd
-		"$2/tests/logsink" /dev/log 120 >"$3/syslog" &
+		"$2/tests/shims/logsink" /dev/log 120 >"$3/syslog" &
 		sink=$!
 		n=0; while [ ! -S /dev/log ] && [ $n -lt 200 ]; do sleep 0.02; n=$((n + 1)); done
 		shift 3

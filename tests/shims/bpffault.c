@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* bpffault.c - an LD_PRELOAD library that makes the BPF syscall fail the
- * ways kernels do, for the live fallback tests (tests/live-bpf.sh). libbpf
+ * ways kernels do, for the live fallback tests (tests/live/live-bpf.sh). libbpf
  * issues bpf(2) through syscall(3), which this wraps; BPFFAULT says what
  * goes wrong:
  *	nobtf		/sys/kernel/btf/vmlinux does not exist

@@ -11,7 +11,7 @@
 # Prints "PASS name" or "FAIL name: why" per test. $VALGRIND, when set,
 # runs every irqtune under it (make check-valgrind).
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 e2e_setup faults
 
 # machine NAME: a fresh tree in $D of the description on stdin
@@ -348,9 +348,15 @@ check "corrupt sysfs cpu/online: nothing written" cmp -s "$D.before" <(affinitie
 
 #### safe root behaviour ####
 
+# The product's sources, as the Makefile compiles them into irqtune (the
+# root's and each layer folder's).
+srcs=($(cd "$top" && make -s --no-print-directory --eval 'print-srcs: ; @echo irqtune.c $(LIB_SRCS)' print-srcs 2>/dev/null))
+srcs=("${srcs[@]/#/$top/}")
+[ "${#srcs[@]}" -gt 1 ] || fail "safe root behaviour" "cannot list the sources from the Makefile"
+
 ### no shell, no exec: in the sources and in what the binary imports
 calls=$(grep -nE '\b(system|popen|exec[lv]p?e?|execve|fexecve|posix_spawnp?|fork|vfork)[[:space:]]*\(' \
-	"$top"/*.c 2>/dev/null | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|//)' || true)
+	"${srcs[@]}" 2>/dev/null | grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/?\*|//)' || true)
 why="$calls"; check "no system/popen/exec/fork in the product sources" [ -z "$calls" ]
 imports=$(nm -D --undefined-only "$top/irqtune" 2>/dev/null | awk '{ print $NF }' |
 	grep -E '^(system|popen|exec[lv]p?e?|execve|fexecve|posix_spawnp?|fork|vfork)(@|$)' || true)
@@ -362,7 +368,7 @@ bad=$(awk 'FNR == 1 { stmt = ""; n = 0 }
 	n > 0 { if (stmt != $0) stmt = stmt $0; if (--n == 0 || $0 ~ /;[[:space:]]*$/) {
 		if (stmt !~ /O_CLOEXEC/) print FILENAME ":" start; stmt = ""; n = 0 } }
 	/[^a-z_]fopen[[:space:]]*\(/ && !/^[[:space:]]*(\*|\/\*)/ && !/"[rwa]\+?e/ { print FILENAME ":" FNR }' \
-	"$top"/*.c)
+	"${srcs[@]}")
 why="$bad"; check "every open() has O_CLOEXEC and fopen() \"e\" in the sources" [ -z "$bad" ]
 
 ### ... and in a live run, stopped at its 2nd write (not under valgrind,

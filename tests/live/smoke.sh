@@ -3,7 +3,7 @@
 # Live smoke test: irqtune --dry-run on this very machine. It must list every
 # IRQ of /proc/interrupts that has a handler, exit 0, and write nothing.
 set -u
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 out=tests/out/smoke
 mkdir -p "$out"
 pass() { echo "PASS $1"; }

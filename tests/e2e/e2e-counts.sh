@@ -8,7 +8,7 @@
 # sample is rendered ahead, as make bench-speed freezes its machines, and
 # tests/bench/benchshim.so turns the window into a swap of the three files,
 # so that both runs see one and the same window.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 e2e_setup counts
 
 shim=$top/tests/out/bench/benchshim.so

@@ -12,7 +12,7 @@
 # Prints "PASS name", "FAIL name: why" or "SKIP name: why"; make check-deb
 # counts them.
 set -u
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 top=$PWD
 . tests/lib.sh		# pass, fail, skip, check
 work=$(mktemp -d /dev/shm/irqtune-deb.XXXXXX) || exit 1

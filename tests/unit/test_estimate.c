@@ -322,7 +322,7 @@ static void test_estimate_pairs_by_irq(void **state)
  * pairing them with the old ones would read 3000000000 -> 1000 as a
  * 32-bit wrap of 1.3e9 events. Same number, same description: same IRQ,
  * whatever its counts did (a handler added to a shared line is new text,
- * hence new, too: one window without history). tests/e2e-faults.sh
+ * hence new, too: one window without history). tests/e2e/e2e-faults.sh
  * "reused number" plays it on a simulated machine. */
 static void test_estimate_reused_number(void **state)
 {

@@ -11,7 +11,7 @@
 # the member), exit 65, and no crash.
 # Prints "PASS name" or "FAIL name: why" per test.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 e2e_setup replay
 
 # replay ARGS...: irqtune on this host, with no simulated machine at all:

@@ -3,7 +3,7 @@
  * machine (tests/sim) for a program run under umockdev:
  *
  *	UMOCKDEV_DIR=DIR \
- *	LD_PRELOAD="$PWD/tests/fakekernel.so libumockdev-preload.so.0" prog
+ *	LD_PRELOAD="$PWD/tests/shims/fakekernel.so libumockdev-preload.so.0" prog
  *
  * It must come before libumockdev-preload.so.0, which then redirects /sys
  * and /proc to DIR. This library:

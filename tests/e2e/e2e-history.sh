@@ -11,7 +11,7 @@
 # and a "cron:" line per machine with the load ratio after each run, for
 # docs/quality.md.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 e2e_setup e2e-history
 
 key() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }
@@ -201,7 +201,7 @@ hrun "history: of a newer irqtune" -n
 why="$(cat "$D.err")"
 check "history: a newer one is named, with what happens next" \
 	grep -q "state/state: version 7, written by a newer irqtune; planning from this window alone" "$D.err"
-version=$(awk '$1 == "#define" && $2 == "STATE_VERSION" { print $3 }' "$top/state.h")
+version=$(awk '$1 == "#define" && $2 == "STATE_VERSION" { print $3 }' "$top/history/state.h")
 check "history: and replaced by this run's" grep -q "^irqtune-state $version\$" "$D/state/state"
 printf 'irqtune-state %s\nboot x\ntime 1\nirq 1 - x 100000000 0 1 1000000 1000000' "$version" >"$D/state/state"
 hrun "history: of another boot" -n

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end tests: the real irqtune binary against simulated machines. The
 # real libudev reads the fake /sys through umockdev's preload, and
-# tests/fakekernel.so plays the kernel (sampling sleeps advance the model,
+# tests/shims/fakekernel.so plays the kernel (sampling sleeps advance the model,
 # affinity writes are answered as the kernel would). Nothing here can touch
 # the host's /proc/irq: every write-open of /proc/irq goes to the testbed.
 # Prints "PASS name" or "FAIL name: why" per test.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 e2e_setup e2e
 
 score() { "$sim" score "$D" | awk -v k="$1" '$1 == k { print $2 }'; }

@@ -15,7 +15,7 @@
 # Under VALGRIND (make check-valgrind) only a few small machines run: the
 # placement code paths, not the figures, are what memcheck is for.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 e2e_setup e2e-quality
 probe=$top/tests/sim/planprobe
 [ -x "$probe" ] || probe=	# not built (e.g. the sanitizer tree): skip
@@ -185,7 +185,7 @@ else
 		  twosocket-noise crowd-a crowd-b"
 	# storage is not held here: one window after its rebuild shift, with
 	# no history, lands 3-11% above the oracle over the draws of tick
-	# phases (docs/quality.md); tests/e2e-history.sh holds its cron runs
+	# phases (docs/quality.md); tests/e2e/e2e-history.sh holds its cron runs
 	# to the 5% target
 fi
 for m in $machines; do

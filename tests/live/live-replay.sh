@@ -7,7 +7,7 @@
 # IRQ, the text report byte for byte, and two replays must be identical.
 # Prints "PASS name", "FAIL name: why" or "SKIP name: why".
 set -u
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 top=$PWD
 VALGRIND=${VALGRIND:-}
 pass() { echo "PASS $1"; }

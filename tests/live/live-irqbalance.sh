@@ -13,7 +13,7 @@
 # IRQs.
 # Prints "PASS name", "FAIL name: why" or "SKIP name: why".
 set -u
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 out=tests/out/live-irqbalance
 mkdir -p "$out"
 pass() { echo "PASS $1"; }

@@ -7,7 +7,7 @@
 # after each of the machine's load shifts a -v and a --json run; then the
 # capture replayed (-v and --json). Beside them, a history that cannot be
 # trusted or kept (history-faults). Each run's exit status, stdout and
-# stderr are compared with tests/expected/golden/NAME.txt.
+# stderr are compared with tests/e2e/expected/golden/NAME.txt.
 #
 # What differs from run to run and is not irqtune's behaviour is
 # normalised before the comparison (norm below):
@@ -23,13 +23,13 @@
 # captures taken on the simulated machines.
 #
 # UPDATE_EXPECTED=1 writes the expected files instead of comparing; review
-# the diff (git diff tests/expected) and commit it. Under $VALGRIND the
-# machines that differ in kind only, as tests/e2e-replay.sh does.
+# the diff (git diff tests/e2e/expected) and commit it. Under $VALGRIND the
+# machines that differ in kind only, as tests/e2e/e2e-replay.sh does.
 # Prints "PASS name" or "FAIL name: why" per machine.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 e2e_setup golden
-exp=$top/tests/expected/golden
+exp=$top/tests/e2e/expected/golden
 update=${UPDATE_EXPECTED:-}
 [ -n "$update" ] && mkdir -p "$exp"
 

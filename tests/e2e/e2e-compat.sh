@@ -6,12 +6,12 @@
 # partitions and by irqtune's own bancpus all add up, -v and --json name the
 # source of each, a malformed value is a warning and nothing more, and a run
 # that would write while irqbalance runs refuses. The real binary against
-# simulated machines: tests/fakekernel.so sends /etc/default/irqbalance,
+# simulated machines: tests/shims/fakekernel.so sends /etc/default/irqbalance,
 # /etc/sysconfig/irqbalance and the listing of /proc to the machine's tree,
 # umockdev its /sys, so the host's files and processes are never consulted.
 # Prints "PASS name" or "FAIL name: why" per test.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 e2e_setup compat
 
 has() { printf '%s\n' "$1" | grep -qE -- "$2"; }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_measure.c - the measured load source's arithmetic: the per-CPU clock
- * state machine of the kernel program (bpf/acct.h) replayed on recorded
+ * state machine of the kernel program (load/bpf/acct.h) replayed on recorded
  * event sequences, the attribution of softirq and NAPI time to IRQs, and
  * the checks that a measurement describes the machine /proc shows. */
 #include <stdarg.h>
