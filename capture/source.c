@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "fileio.h"
+#include "pathnames.h"
 #include "source.h"
 
 static int member_name(char *buf, size_t len, const char *tag, const char *path)
@@ -176,6 +177,18 @@ int source_subdirs(struct source *src, const char *dir,
 		   int (*fn)(void *ctx, const char *name), void *ctx)
 {
 	return source_subdirs_tag(src, NULL, dir, fn, ctx);
+}
+
+int source_kthreads(struct source *src, int (*fn)(void *ctx, const char *name), void *ctx)
+{
+	char buf[65536], *p, *save = NULL;
+	int r = 0;
+
+	if (source_read(src, _PATH_PROC_KTHREADS, buf, sizeof(buf)) < 0)
+		return source_subdirs(src, _PATH_PROC, fn, ctx);
+	for (p = strtok_r(buf, " \n", &save); p && r == 0; p = strtok_r(NULL, " \n", &save))
+		r = fn(ctx, p);
+	return r;
 }
 
 int source_subdirs_tag(struct source *src, const char *tag, const char *dir,

@@ -43,6 +43,11 @@ int source_subdirs(struct source *src, const char *dir,
 		   int (*fn)(void *ctx, const char *name), void *ctx);
 int source_subdirs_tag(struct source *src, const char *tag, const char *dir,
 		       int (*fn)(void *ctx, const char *name), void *ctx);
+/* Call @fn with the PID of every process that may be a kernel thread:
+ * kthreadd's children where the kernel lists them (a hundred files to
+ * read, not one per process), else every process. Returns as
+ * source_subdirs(). */
+int source_kthreads(struct source *src, int (*fn)(void *ctx, const char *name), void *ctx);
 /* A stream of the whole of @path (member "@tag/..." when @tag is not
  * NULL). 0 with *@ret set, or -errno (-ENOENT: not there). */
 int source_fopen(struct source *src, const char *tag, const char *path, FILE **ret);

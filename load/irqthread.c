@@ -125,19 +125,9 @@ static int consider(void *ctx, const char *name)
 int irqthread_find(struct source *src, struct irqthreads *ret)
 {
 	struct find_ctx c = { src, ret };
-	char buf[65536], *p, *save = NULL;
-	long n;
-	int r = 0;
 
 	memset(ret, 0, sizeof(*ret));
-	/* Kernel threads are kthreadd's children: a hundred files to read,
-	 * not one per process. */
-	n = source_read(src, _PATH_PROC_KTHREADS, buf, sizeof(buf));
-	if (n < 0)
-		return source_subdirs(src, _PATH_PROC, consider, &c);
-	for (p = strtok_r(buf, " \n", &save); p && r == 0; p = strtok_r(NULL, " \n", &save))
-		r = consider(&c, p);
-	return r;
+	return source_kthreads(src, consider, &c);
 }
 
 void irqthread_sample(struct source *src, const char *tag, struct irqthreads *t,

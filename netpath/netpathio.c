@@ -209,18 +209,9 @@ int netpathio_find_threads(struct source *src, unsigned int nr_ids,
 			   struct netpathio_threads *ret)
 {
 	struct find_ctx c = { src, ret, nr_ids };
-	char buf[65536], *p, *save = NULL;
-	long n;
-	int r = 0;
 
 	memset(ret, 0, sizeof(*ret));
-	/* NAPI threads are kthreadd's children, as irq threads are. */
-	n = source_read(src, _PATH_PROC_KTHREADS, buf, sizeof(buf));
-	if (n < 0)
-		return source_subdirs(src, _PATH_PROC, consider, &c);
-	for (p = strtok_r(buf, " \n", &save); p && r == 0; p = strtok_r(NULL, " \n", &save))
-		r = consider(&c, p);
-	return r;
+	return source_kthreads(src, consider, &c);
 }
 
 void netpathio_threads_release(struct netpathio_threads *t)
