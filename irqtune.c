@@ -735,29 +735,6 @@ static int take_window(struct run *run)
 	return r < 0 ? window_failed(run, w, r) : 0;
 }
 
-/* /proc/interrupts lists online CPUs only: a CPU with no column in the
- * second sample went offline after the topology was read (in the window),
- * and nothing may be planned on it. */
-static void forget_offline(struct topology *topo, const struct interrupts *intr)
-{
-	bool changed = false;
-	unsigned int j;
-	int cpu;
-
-	for (cpu = cpuset_first(topo->online); cpu >= 0;
-	     cpu = cpuset_next(topo->online, cpu)) {
-		for (j = 0; j < intr->nr_cols; j++)
-			if (intr->col_cpu[j] == (unsigned int)cpu)
-				break;
-		if (j == intr->nr_cols) {
-			topo->cpus[cpu].online = false;
-			changed = true;
-		}
-	}
-	if (changed)
-		topology_update_sets(topo);
-}
-
 /* The CPUs still online at the window's end (-ENOSPC: none is left for
  * IRQs), and the device behind each IRQ. */
 static int map_devices(struct run *run)
@@ -765,7 +742,9 @@ static int map_devices(struct run *run)
 	unsigned int line = 0;
 	int r;
 
-	forget_offline(run->topo, run->win.b.intr);
+	/* /proc/interrupts lists online CPUs only: a CPU with no column in
+	 * the second sample went offline in the window. */
+	topology_keep_online(run->topo, run->win.b.intr->col_cpu, run->win.b.intr->nr_cols);
 	if (cpuset_count(run->topo->eligible) == 0) {
 		log_msg(LOG_ERR, "no CPU left for IRQs: every online CPU is isolated, nohz_full or banned");
 		return -ENOSPC;

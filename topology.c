@@ -761,3 +761,23 @@ void topology_update_sets(struct topology *topo)
 			cpuset_set(topo->eligible, i);
 	}
 }
+
+void topology_keep_online(struct topology *topo, const unsigned int *cpus, unsigned int nr)
+{
+	bool changed = false;
+	unsigned int j;
+	int cpu;
+
+	for (cpu = cpuset_first(topo->online); cpu >= 0;
+	     cpu = cpuset_next(topo->online, cpu)) {
+		for (j = 0; j < nr; j++)
+			if (cpus[j] == (unsigned int)cpu)
+				break;
+		if (j == nr) {
+			topo->cpus[cpu].online = false;
+			changed = true;
+		}
+	}
+	if (changed)
+		topology_update_sets(topo);
+}

@@ -56,5 +56,8 @@ int topology_read_from(struct source *src, const char *root, const struct cpuset
 struct topology *topology_new(unsigned int nr_ids);
 /* Recompute online/eligible from cpus[]. */
 void topology_update_sets(struct topology *topo);
+/* Only the @nr CPUs of @cpus are still online: any other went offline
+ * after the topology was read, and leaves online and eligible. */
+void topology_keep_online(struct topology *topo, const unsigned int *cpus, unsigned int nr);
 
 #endif
