@@ -34,6 +34,7 @@
 #include "netfollow.h"
 #include "pathnames.h"
 #include "plan.h"
+#include "planrun.h"
 #include "policy.h"
 #include "replay.h"
 #include "report.h"
@@ -62,7 +63,6 @@ enum {
 
 #define WINDOW_DEFAULT	1.0
 #define WINDOW_MAX	CONFIG_WINDOW_MAX
-#define APPLY_ROUNDS	3	/* re-plans after refusals, bounded */
 
 /* The command line, parsed: what parse_options() fills and the run reads. */
 struct options {
@@ -941,85 +941,6 @@ static int weigh_load(struct run *run)
 	return end_history(run);
 }
 
-/* "irq 42 (eth0-TxRx-0)", names escaped. */
-static const char *irq_tag(const struct run *run, unsigned int i, char *buf,
-			   size_t len)
-{
-	report_irq_tag(buf, len, run->map->irqs[i].irq, run->map->irqs[i].name);
-	return buf;
-}
-
-/* Malformed udev properties are reported once per device and ignored. */
-static void report_policy_errors(const struct run *run)
-{
-	for (unsigned int g = 0; g < run->pol.nr_groups; g++) {
-		const struct device_group *dg = &run->map->groups[g];
-		const struct policy_group *pg = &run->pol.groups[g];
-		char from[DEVICE_NAME_MAX * 4], val[256];
-
-		if (pg->cpus_err) {
-			str_escape_text(from, sizeof(from), dg->cpus_from);
-			str_escape_text(val, sizeof(val), dg->policy_cpus);
-			log_msg(LOG_WARNING, "device %s: IRQTUNE_CPUS '%s' on %s: %s; ignored",
-				dg->id, val, from, pg->cpus_err == -ERANGE ?
-				"CPU id out of range" : "not a non-empty cpulist");
-		}
-		if (pg->ban_err) {
-			str_escape_text(from, sizeof(from), dg->ban_from);
-			str_escape_text(val, sizeof(val), dg->policy_ban);
-			log_msg(LOG_WARNING, "device %s: IRQTUNE_BAN '%s' on %s: not 1 or 0; ignored",
-				dg->id, val, from);
-		}
-	}
-}
-
-/* Fill the planner's view of every IRQ from the samples, /proc/irq and the
- * site policy. */
-static int build_plan_input(struct run *run)
-{
-	run->nr = run->win.b.intr->nr_rows;
-	run->pi = calloc(run->nr ? run->nr : 1, sizeof(*run->pi));
-	run->out = calloc(run->nr ? run->nr : 1, sizeof(*run->out));
-	if (!run->pi || !run->out)
-		return -ENOMEM;
-	for (unsigned int i = 0; i < run->nr; i++) {
-		const struct irq_info *ii = &run->map->irqs[i];
-		const struct irq_activity *ac = &run->act[i];
-		const struct policy_irq *po = &run->pol.irqs[i];
-		struct plan_irq *pi = &run->pi[i];
-
-		pi->irq = ii->irq;
-		pi->class = ii->class;
-		pi->group = ii->group;
-		pi->node = ii->node;
-		pi->pinned = ii->pinned;
-		pi->served = ac->top_cpu >= 0 ? ac->top_cpu :
-			     ii->effective >= 0 ? ii->effective : ii->pinned;
-		pi->load = ac->load;
-		pi->allowed = po->allowed;
-		run->out[i] = OUT_KEPT;
-		if (ii->gone)
-			run->out[i] = OUT_GONE;
-		else if (!ii->name[0])
-			run->out[i] = OUT_UNUSED;
-		else if (po->ban != BAN_NONE)
-			run->out[i] = OUT_BANNED;
-		else if (ii->managed)
-			run->out[i] = OUT_MANAGED;
-		else if (po->no_cpu)
-			run->out[i] = OUT_NOCPU;
-		pi->fixed = run->out[i] != OUT_KEPT;
-		if (run->out[i] == OUT_NOCPU) {
-			char tag[DEVICE_NAME_MAX * 4 + 32], src[4 * sizeof(po->source)];
-
-			str_escape_text(src, sizeof(src), po->source);	/* names a device */
-			log_msg(LOG_WARNING, "%s: no eligible CPU among %s '%s'; left where it is",
-				irq_tag(run, i, tag, sizeof(tag)), src, po->wanted);
-		}
-	}
-	return 0;
-}
-
 /* The site policy, the planner's input, the evidence's threshold, then
  * the plan. -ENOSPC: no CPU to plan on. */
 static int plan(struct run *run)
@@ -1034,8 +955,10 @@ static int plan(struct run *run)
 	r = policy_build(&run->cfg, run->topo, run->map, &run->pol);
 	if (r < 0)
 		return r;
-	report_policy_errors(run);
-	r = build_plan_input(run);
+	run->nr = run->win.b.intr->nr_rows;
+	r = planrun_build(&(struct planrun_parts){ .map = run->map, .act = run->act,
+						  .pol = &run->pol, .nr = run->nr },
+			  &run->pi, &run->out);
 	if (r == 0) {
 		r = history_weigh_evidence(&run->hist, run->pi, run->nr, run->topo->nr_ids,
 					   run->threshold_auto, pol);
@@ -1049,79 +972,6 @@ static int plan(struct run *run)
 	return r;
 }
 
-static const char *errno_name_note(int err)
-{
-	switch (err) {
-	case EIO:
-	case EPERM:
-		return " (kernel-managed)";
-	case ENOSPC:
-		return " (no free interrupt vector)";
-	case EINVAL:
-		return " (CPU offline?)";
-	case EMSGSIZE:
-		return " (short write: the kernel took part of the cpulist)";
-	default:
-		return "";
-	}
-}
-
-/* Write the plan; a refusal fixes that IRQ where it is and re-plans the rest,
- * so its load is counted where it really stays. */
-static int apply_plan(struct run *run, const struct plan_policy *pol)
-{
-	for (int round = 0; round < APPLY_ROUNDS; round++) {
-		bool replan = false;
-		int r;
-
-		if (round > 0) {
-			plan_result_release(&run->res);
-			r = plan_compute(run->topo, run->pi, run->nr, pol, &run->res);
-			if (r < 0)
-				return r;
-		}
-		for (unsigned int i = 0; i < run->nr; i++) {
-			struct plan_irq *pi = &run->pi[i];
-			struct apply_result ar;
-			int cpus[1 + PLAN_ALTS];
-			char tag[DEVICE_NAME_MAX * 4 + 32];
-
-			if (!plan_moves(pi))
-				continue;
-			cpus[0] = pi->target;
-			memcpy(cpus + 1, pi->alt, sizeof(pi->alt));
-			apply_irq(pi->irq, cpus, 1 + PLAN_ALTS, &ar);
-			switch (ar.outcome) {
-			case APPLY_MOVED:
-				run->out[i] = OUT_MOVED;
-				pi->target = ar.cpu;
-				pi->pinned = ar.cpu;
-				pi->served = ar.cpu;
-				continue;
-			case APPLY_MANAGED:
-				run->out[i] = OUT_MANAGED;
-				break;
-			case APPLY_GONE:
-				run->out[i] = OUT_GONE;
-				break;
-			case APPLY_FAILED:
-				run->out[i] = OUT_FAILED;
-				log_msg(LOG_WARNING, "%s: cannot set affinity to %d: %s%s, left at %s",
-					irq_tag(run, i, tag, sizeof(tag)), pi->target,
-					strerror(ar.err), errno_name_note(ar.err), ar.now);
-				break;
-			}
-			pi->fixed = true;
-			replan = true;
-		}
-		if (!replan)
-			return 0;
-	}
-	return 0;
-}
-
-/* The plan written, or a dry run's moves marked as such. -EIO: some
- * writes were refused (the run's report says which). */
 /* The network path follows the placement: XPS masks, NAPI threads. */
 static int follow_network(struct run *run)
 {
@@ -1138,20 +988,16 @@ static int follow_network(struct run *run)
 	return r;
 }
 
+/* The plan written, or a dry run's moves marked as such. -EIO: some
+ * writes were refused (the run's report says which). */
 static int apply(struct run *run)
 {
 	int r;
 
-	if (!run->opt->dry_run) {
-		r = apply_plan(run, &run->plan_pol);
-		if (r < 0) {
-			log_msg(LOG_ERR, "cannot re-plan: %s", strerror(-r));
-			return r;
-		}
-	}
-	for (unsigned int i = 0; run->opt->dry_run && i < run->nr; i++)
-		if (run->out[i] == OUT_KEPT && plan_moves(&run->pi[i]))
-			run->out[i] = OUT_WOULD_MOVE;
+	r = planrun_apply(run->topo, &run->plan_pol, run->map, run->pi, run->out, run->nr,
+			  &run->res, run->opt->dry_run);
+	if (r < 0)
+		return r;
 	run->planned = true;
 	/* After the IRQs, whatever became of some of them: the network
 	 * path follows those that were placed. */
