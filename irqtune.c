@@ -762,16 +762,12 @@ static int map_devices(struct run *run)
 /* USER_HZ of /proc/stat: this kernel's, or the captured one's. */
 static int clock_ticks(struct run *run, long *ret)
 {
-	double hz;
-
 	if (run->fs.mode != SOURCE_REPLAY) {
 		*ret = sysconf(_SC_CLK_TCK);
 		return 0;
 	}
-	if (replay_meta_double(run->fs.cap, "hz", &hz) < 0 || hz < 1 || hz > 100000 ||
-	    hz != floor(hz))
+	if (replay_meta_hz(run->fs.cap, ret) < 0)
 		return bad_capture(run, CAPTURE_META, 0, "no valid hz");
-	*ret = (long)hz;
 	return 0;
 }
 
@@ -883,22 +879,6 @@ static int end_history(struct run *run)
 	return r;
 }
 
-/* What the measurement summed, kept by a capture after the run read it. */
-static void keep_measure(struct run *run)
-{
-	char *text;
-	size_t len;
-
-	if (run->fs.mode != SOURCE_RECORD || !run->src.raw)
-		return;
-	if (replay_format_measure(run->src.raw, &text, &len) < 0) {
-		run->fs.err = run->fs.err ? run->fs.err : -ENOMEM;
-		return;
-	}
-	source_keep(&run->fs, REPLAY_MEASURE, text, len);
-	free(text);
-}
-
 /* Each IRQ's load: the measurement or the estimate, from the costs and
  * the history, then weighed with the history. -EPROTO: the measurement
  * disagrees with /proc/interrupts. */
@@ -930,7 +910,7 @@ static int weigh_load(struct run *run)
 	r = loadsrc_finish(&run->src, &run->win.a, &run->win.b, run->target, run->class,
 			   run->hz, run->have_costs ? &run->costs : NULL,
 			   run->hist.fit ? &run->hist.dev : NULL, &run->thr, &run->act);
-	keep_measure(run);
+	replay_keep_measure(&run->fs, run->src.raw);
 	if (r == -EPROTO)
 		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
 	else if (r < 0)
