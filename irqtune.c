@@ -28,6 +28,7 @@
 #include "irqthread.h"
 #include "json.h"
 #include "loadsrc.h"
+#include "loadstep.h"
 #include "lock.h"
 #include "log.h"
 #include "metrics.h"
@@ -118,11 +119,9 @@ struct run {
 	struct sample_window win;	/* the snapshots, and where their counts come from */
 	struct loadsrc src;
 	bool src_chosen;
-	double *window_load;		/* this window's loads, when history smoothed them */
 	bool threshold_auto;		/* no threshold set: the evidence sets it */
-	char state_note[HISTORY_NOTE_MAX];	/* what became of the history, for the report */
 	struct device_map *map;
-	struct irq_activity *act;
+	struct loadstep load;		/* each IRQ's load, and the history's note */
 	struct policy pol;
 	struct plan_irq *pi;
 	enum report_outcome *out;
@@ -136,17 +135,8 @@ struct run {
 	struct source fs;
 	char host[256];			/* a replay's captured hostname */
 	char begin_reason[LOADSRC_REASON_MAX];	/* the load source's, on choosing */
-	double costs_now;		/* when the costs file was judged; 0: not read */
 	/* Handed from one step of balance() to the next: */
 	struct plan_policy plan_pol;
-	enum irq_class *class;		/* per IRQ of map */
-	struct measure_target *target;
-	struct estimate_prior costs;
-	bool have_costs;
-	double costs_when;
-	char boot[64];			/* this boot's id, "" unknown */
-	long hz;
-	struct history hist;
 };
 
 static double realtime(void)
@@ -759,166 +749,17 @@ static int map_devices(struct run *run)
 	return r;
 }
 
-/* USER_HZ of /proc/stat: this kernel's, or the captured one's. */
-static int clock_ticks(struct run *run, long *ret)
-{
-	if (run->fs.mode != SOURCE_REPLAY) {
-		*ret = sysconf(_SC_CLK_TCK);
-		return 0;
-	}
-	if (replay_meta_hz(run->fs.cap, ret) < 0)
-		return bad_capture(run, CAPTURE_META, 0, "no valid hz");
-	return 0;
-}
-
-/* The costs a measured run recorded, when they are this boot's and fresh;
- * a file that is there but not to be trusted is named once, and ignored.
- * Through run->fs: a capture keeps the file, the boot id and the time it
- * was judged at (meta "costs-now"), and a replay judges them again.
- * Costs measured on this kernel describe no other machine; a replay's are
- * the captured machine's, if its run read any. */
-static void load_costs(struct run *run)
-{
-	char why[256];
-	int r;
-
-	if (!run->src.native && run->fs.mode != SOURCE_REPLAY)
-		return;
-	if (run->fs.mode == SOURCE_REPLAY) {
-		/* No time: the captured run read no costs. */
-		if (replay_meta_double(run->fs.cap, "costs-now", &run->costs_now) < 0)
-			return;
-	} else {
-		run->costs_now = realtime();
-	}
-	r = costs_read(&run->fs, _PATH_COSTS, run->costs_now, run->boot, sizeof(run->boot),
-		       &run->costs, &run->costs_when, why, sizeof(why));
-	if (r < 0 && r != -ENOENT && r != -ESTALE)
-		log_msg(LOG_WARNING, "%s: %s; estimating with the built-in costs",
-			_PATH_COSTS, why);
-	run->have_costs = r == 0;
-}
-
-/* A measured run leaves its per-event costs for the runs that can only
- * estimate. Not having done so is no failure of this run: a warning. An
- * estimate says how old the costs it used were, so that a replay says
- * what the captured run said. */
-static void costs_after(struct run *run)
-{
-	const struct estimate_prior *prev = run->have_costs ? &run->costs : NULL;
-	size_t l = strlen(run->src.reason);
-	int r;
-
-	if (run->src.used == LOADSRC_BPF && run->fs.mode != SOURCE_REPLAY) {
-		r = costs_record(_PATH_COSTS, run->src.raw, run->target, run->map->nr_irqs, prev,
-				 run->boot, realtime());
-		if (r < 0)
-			log_msg(LOG_WARNING, "cannot record the measured costs in %s: %s%s",
-				_PATH_COSTS, strerror(-r), r == -ELOOP || r == -EPERM ?
-				" (not a file or directory of ours: refusing it)" : "");
-	} else if (run->src.used != LOADSRC_BPF && run->have_costs) {
-		snprintf(run->src.reason + l, sizeof(run->src.reason) - l,
-			 "; per-event costs as measured %.0f min ago",
-			 fmax(0, run->costs_now - run->costs_when) / 60);
-	}
-}
-
-/* What the load history's last call left to say: its note for the report,
- * and a warning, named once. */
-static void history_said(struct run *run, struct history *h)
-{
-	str_copy(run->state_note, sizeof(run->state_note), h->note);
-	if (h->warn[0])
-		log_msg(LOG_WARNING, "%s", h->warn);
-	h->warn[0] = '\0';
-}
-
-/* The load history before the estimate: whether this run keeps one, the
- * per-device fit it lends the estimate, and the interval since the last
- * run's window. -ENOMEM only. */
-static int begin_history(struct run *run)
-{
-	struct history_opts o = {
-		.no_state = run->opt->no_state,
-		.live = run->fs.mode == SOURCE_LIVE,
-		.native = run->src.native,
-		.state_dir = run->cfg.state_dir,
-		.now = realtime(),
-	};
-	int r;
-
-	r = history_begin(&run->hist, &o, run->map, run->boot, sizeof(run->boot));
-	history_said(run, &run->hist);
-	if (r < 0)
-		return r;
-	return history_long(&run->hist, &run->win.a, &run->win.b, run->class, run->hz,
-			    run->have_costs ? &run->costs : NULL, run->src.bpf || run->src.raw);
-}
-
-/* The window's loads weighed with the history, which is kept for the next
- * run. -ENOMEM only. */
-static int end_history(struct run *run)
-{
-	struct history *h = &run->hist;
-	struct history_window w = {
-		.map = run->map,
-		.act = run->act,
-		.b = &run->win.b,
-		.secs = run->win.b.when - run->win.a.when,
-		.hz = run->hz,
-		.measured = run->src.used == LOADSRC_BPF,
-		.now = realtime(),
-	};
-	int r;
-
-	r = history_end(h, &w, run->boot);
-	/* the report shows each window's own load beside the planned one */
-	run->window_load = h->window_load;
-	h->window_load = NULL;
-	history_said(run, h);
-	return r;
-}
-
-/* Each IRQ's load: the measurement or the estimate, from the costs and
- * the history, then weighed with the history. -EPROTO: the measurement
- * disagrees with /proc/interrupts. */
+/* Each IRQ's load: the measurement or the estimate, weighed with the
+ * history. -EPROTO: the measurement disagrees with /proc/interrupts. */
 static int weigh_load(struct run *run)
 {
-	const struct device_map *map = run->map;
-	size_t n = map->nr_irqs ? map->nr_irqs : 1;
-	int r;
+	const struct loadstep_input in = {
+		.fs = &run->fs, .capture = run->opt->replay, .no_state = run->opt->no_state,
+		.state_dir = run->cfg.state_dir, .map = run->map,
+		.a = &run->win.a, .b = &run->win.b, .src = &run->src, .thr = &run->thr,
+	};
 
-	run->class = calloc(n, sizeof(*run->class));
-	run->target = calloc(n, sizeof(*run->target));
-	if (!run->class || !run->target)
-		return -ENOMEM;
-	for (unsigned int i = 0; i < map->nr_irqs; i++) {
-		const struct irq_info *ii = &map->irqs[i];
-
-		run->class[i] = ii->class;
-		run->target[i] = (struct measure_target){
-			.irq = ii->irq, .class = ii->class, .group = ii->group,
-			.label = ii->group >= 0 ? map->groups[ii->group].label : NULL,
-		};
-	}
-	load_costs(run);
-	r = clock_ticks(run, &run->hz);
-	if (r == 0)
-		r = begin_history(run);
-	if (r < 0)
-		return r;
-	r = loadsrc_finish(&run->src, &run->win.a, &run->win.b, run->target, run->class,
-			   run->hz, run->have_costs ? &run->costs : NULL,
-			   run->hist.fit ? &run->hist.dev : NULL, &run->thr, &run->act);
-	replay_keep_measure(&run->fs, run->src.raw);
-	if (r == -EPROTO)
-		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
-	else if (r < 0)
-		log_msg(LOG_ERR, "cannot compare the two samples: %s", strerror(-r));
-	if (r < 0)
-		return r;
-	costs_after(run);
-	return end_history(run);
+	return loadstep_weigh(&run->load, &in);
 }
 
 /* The site policy, the planner's input, the evidence's threshold, then
@@ -931,19 +772,17 @@ static int plan(struct run *run)
 	pol->threshold = run->cfg.threshold;
 	pol->idle_load = PLAN_DEFAULT_IDLE_LOAD;
 	/* One clock tick of the window (the estimate checked it is > 0). */
-	pol->resolution = 1.0 / ((double)run->hz * (run->win.b.when - run->win.a.when));
+	pol->resolution = 1.0 / ((double)run->load.hz * (run->win.b.when - run->win.a.when));
 	r = policy_build(&run->cfg, run->topo, run->map, &run->pol);
 	if (r < 0)
 		return r;
 	run->nr = run->win.b.intr->nr_rows;
-	r = planrun_build(&(struct planrun_parts){ .map = run->map, .act = run->act,
+	r = planrun_build(&(struct planrun_parts){ .map = run->map, .act = run->load.act,
 						  .pol = &run->pol, .nr = run->nr },
 			  &run->pi, &run->out);
-	if (r == 0) {
-		r = history_weigh_evidence(&run->hist, run->pi, run->nr, run->topo->nr_ids,
-					   run->threshold_auto, pol);
-		history_said(run, &run->hist);
-	}
+	if (r == 0)
+		r = loadstep_evidence(&run->load, run->pi, run->nr, run->topo->nr_ids,
+				      run->threshold_auto, pol);
 	if (r < 0)
 		return r;
 	r = plan_compute(run->topo, run->pi, run->nr, pol, &run->res);
@@ -1112,9 +951,9 @@ static int build_report(const struct run *run, struct report_run *rr, struct rep
 		.planned = run->planned,
 		.nr = run->nr,
 		.map = run->map,
-		.act = run->act,
+		.act = run->load.act,
 		.proc_act = run->src.proc_act,
-		.window_load = run->window_load,
+		.window_load = run->load.window_load,
 		.pol = &run->pol,
 		.pi = run->pi,
 		.out = run->out,
@@ -1131,7 +970,7 @@ static int build_report(const struct run *run, struct report_run *rr, struct rep
 	if (run->src_chosen) {
 		rr->load_source = loadsrc_name(run->src.used);
 		rr->load_source_reason = run->src.reason;
-		rr->history = run->state_note[0] ? run->state_note : NULL;
+		rr->history = run->load.note[0] ? run->load.note : NULL;
 	}
 	rr->started = run->started;
 	rr->hostname = run->fs.mode == SOURCE_REPLAY ? run->host : NULL;
@@ -1195,7 +1034,7 @@ static int keep_meta(struct run *run, int status)
 		.counts = run->win.when[2] > 0 || run->win.counts == SNAPSHOT_STAT ?
 			  "stat" : "interrupts",
 		.counts_reason = run->win.first,
-		.costs_now = run->costs_now,
+		.costs_now = run->load.costs_now,
 	};
 
 	replay_meta_host(&m);
@@ -1273,17 +1112,13 @@ static void run_release(struct run *run)
 	sample_window_release(&run->win);
 	irqthread_release(&run->thr);
 	loadsrc_release(&run->src);
-	free(run->window_load);
 	policy_release(&run->pol);
 	device_map_free(run->map);
-	free(run->act);
 	free(run->pi);
 	free(run->out);
 	plan_result_release(&run->res);
+	loadstep_release(&run->load);
 	netfollow_result_free(run->net);
-	history_release(&run->hist);
-	free(run->class);
-	free(run->target);
 	capture_free(run->fs.cap);
 }
 
