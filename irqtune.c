@@ -134,7 +134,6 @@ struct run {
 	/* --capture records into fs.cap, --replay serves from it; else live. */
 	struct source fs;
 	char host[256];			/* a replay's captured hostname */
-	char begin_reason[LOADSRC_REASON_MAX];	/* the load source's, on choosing */
 	/* Handed from one step of balance() to the next: */
 	struct plan_policy plan_pol;
 };
@@ -612,117 +611,36 @@ static int read_machine(struct run *run)
 	return 0;
 }
 
+/* What the load steps read of the run, and the parts they fill. */
+static struct loadstep_input load_input(struct run *run)
+{
+	return (struct loadstep_input){
+		.fs = &run->fs, .capture = run->opt->replay,
+		.want = run->cfg.load_source, .build = run->opt->bpf_build,
+		.seconds = run->cfg.window, .counts_env = getenv("IRQTUNE_COUNTS"),
+		.online = run->topo ? cpuset_count(run->topo->online) : 0,
+		.no_state = run->opt->no_state, .state_dir = run->cfg.state_dir,
+		.map = run->map, .win = &run->win, .src = &run->src, .thr = &run->thr,
+	};
+}
+
 /* The load source: the kernel program, or for a replay the measurement
  * the capture holds. */
 static int choose_source(struct run *run)
 {
-	const struct capture_member *m;
-	struct measure_raw *raw = NULL;
-	unsigned int line = 0;
-	char want[16];
-	int r;
+	const struct loadstep_input in = load_input(run);
+	int r = loadstep_choose(&run->load, &in);
 
-	/* Threaded IRQs' threads, found before the program is loaded: it
-	 * times them only where there are some. A test tree's IRQs are not
-	 * this kernel's: its processes are not looked at. */
-	if ((run->fs.mode == SOURCE_REPLAY || loadsrc_native()) &&
-	    irqthread_find(&run->fs, &run->thr) < 0) {
-		log_msg(LOG_ERR, "out of memory");
-		return -ENOMEM;
-	}
-	if (run->fs.mode != SOURCE_REPLAY) {
-		r = loadsrc_begin(&run->src, run->cfg.load_source, run->opt->bpf_build,
-				  run->thr.nr > 0);
-		str_copy(run->begin_reason, sizeof(run->begin_reason), run->src.reason);
-		goto out;
-	}
-	m = capture_get(run->fs.cap, REPLAY_MEASURE);
-	if (m && m->data && run->cfg.load_source != CONFIG_LOAD_PROC) {
-		r = replay_parse_measure(m->data, &raw, &line);
-		if (r == -ENOMEM)
-			log_msg(LOG_ERR, "out of memory");
-		if (r < 0)
-			return r == -ENOMEM ? r : bad_capture(run, REPLAY_MEASURE, line,
-							      "not a measurement line");
-	}
-	if (!replay_meta_get(run->fs.cap, "load-source-begin", run->begin_reason,
-			     sizeof(run->begin_reason)))
-		str_copy(run->begin_reason, sizeof(run->begin_reason), "not recorded");
-	if (!raw && replay_meta_get(run->fs.cap, "load-source-wanted", want, sizeof(want)) &&
-	    strcmp(want, "proc") == 0)
-		snprintf(run->begin_reason, sizeof(run->begin_reason),
-			 "the capture holds no measurement (taken with --load-source=proc)");
-	r = loadsrc_replay(&run->src, run->cfg.load_source, raw, run->begin_reason);
-out:
-	if (r < 0) {
-		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
-		return r;
-	}
-	run->src_chosen = true;
-	return 0;
-}
-
-static void window_begins(void *ctx)
-{
-	struct run *run = ctx;
-
-	loadsrc_start(&run->src);
-}
-
-/* The irq threads' run times at the same end of the window. */
-static void window_taken(void *ctx, const char *tag, int n)
-{
-	struct run *run = ctx;
-
-	irqthread_sample(&run->fs, tag, &run->thr, n % 2 ? 0 : 1);
-}
-
-/* Why the window's snapshot @w->tag failed, said once. */
-static int window_failed(const struct run *run, const struct sample_window *w, int r)
-{
-	char what[64], why[128];
-
-	if (w->no_time)
-		return bad_capture(run, CAPTURE_META, 0, "no valid time of a snapshot");
-	if (run->fs.mode == SOURCE_REPLAY) {
-		snprintf(what, sizeof(what), "%s%s", w->tag, w->path ? w->path : "/proc");
-		snprintf(why, sizeof(why), "cannot parse: %s", strerror(-r));
-		return bad_capture(run, what, w->line, w->line ? why :
-				   r == -ENOENT ? "missing" : strerror(-r));
-	}
-	if (w->line)
-		log_msg(LOG_ERR, "%s:%u: cannot parse: %s", w->path, w->line, strerror(-r));
-	else
-		log_msg(LOG_ERR, "cannot read %s: %s", w->path ? w->path : "/proc", strerror(-r));
+	run->src_chosen = r == 0;
 	return r;
 }
 
 /* The two snapshots around the window, the load source running over it. */
 static int take_window(struct run *run)
 {
-	struct sample_window *w = &run->win;
-	char counts[32], reason[SAMPLE_REASON_MAX], tag[16];
-	bool replay = run->fs.mode == SOURCE_REPLAY;
-	int r;
+	const struct loadstep_input in = load_input(run);
 
-	w->src = &run->fs;
-	w->seconds = run->cfg.window;
-	w->begin = window_begins;
-	w->taken = window_taken;
-	w->ctx = run;
-	for (int n = 0; n < 4; n++) {
-		snprintf(tag, sizeof(tag), "snapshot-%d", n + 1);
-		if (!replay || replay_meta_double(run->fs.cap, tag, &w->replayed[n]) < 0)
-			w->replayed[n] = NAN;
-	}
-	sample_choose_counts(w, getenv("IRQTUNE_COUNTS"), cpuset_count(run->topo->online),
-			     replay ? replay_meta_get(run->fs.cap, "counts", counts,
-						      sizeof(counts)) : NULL,
-			     replay ? replay_meta_get(run->fs.cap, "counts-reason", reason,
-						      sizeof(reason)) : NULL);
-	r = sample_window_take(w);
-	loadsrc_stop(&run->src);
-	return r < 0 ? window_failed(run, w, r) : 0;
+	return loadstep_window(&in);
 }
 
 /* The CPUs still online at the window's end (-ENOSPC: none is left for
@@ -753,11 +671,7 @@ static int map_devices(struct run *run)
  * history. -EPROTO: the measurement disagrees with /proc/interrupts. */
 static int weigh_load(struct run *run)
 {
-	const struct loadstep_input in = {
-		.fs = &run->fs, .capture = run->opt->replay, .no_state = run->opt->no_state,
-		.state_dir = run->cfg.state_dir, .map = run->map,
-		.a = &run->win.a, .b = &run->win.b, .src = &run->src, .thr = &run->thr,
-	};
+	const struct loadstep_input in = load_input(run);
 
 	return loadstep_weigh(&run->load, &in);
 }
@@ -1041,7 +955,7 @@ static int keep_meta(struct run *run, int status)
 	memcpy(m.when, run->win.when, sizeof(m.when));
 	if (run->src_chosen) {
 		m.load_wanted = wants[run->src.want];
-		m.load_begin = run->begin_reason;
+		m.load_begin = run->load.begin_reason;
 		m.load_used = loadsrc_name(run->src.used);
 		m.load_reason = run->src.reason;
 	}

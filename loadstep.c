@@ -53,6 +53,132 @@ int loadstep_targets(const struct device_map *map, enum irq_class **ret_class,
 	return 0;
 }
 
+/* A replay's missing or malformed member, named once with the capture:
+ * -EBADMSG. */
+static int bad_capture(const struct loadstep_input *in, const char *what, unsigned int line,
+		       const char *why)
+{
+	if (line)
+		log_msg(LOG_ERR, "capture %s: %s:%u: %s", in->capture, what, line, why);
+	else
+		log_msg(LOG_ERR, "capture %s: %s: %s", in->capture, what, why);
+	return -EBADMSG;
+}
+
+/* A replay's load source: the measurement the capture holds, and what
+ * the captured run said on choosing. */
+static int choose_replayed(struct loadstep *ls, const struct loadstep_input *in)
+{
+	const struct capture_member *m = capture_get(in->fs->cap, REPLAY_MEASURE);
+	struct measure_raw *raw = NULL;
+	unsigned int line = 0;
+	char want[16];
+	int r;
+
+	if (m && m->data && in->want != CONFIG_LOAD_PROC) {
+		r = replay_parse_measure(m->data, &raw, &line);
+		if (r == -ENOMEM)
+			log_msg(LOG_ERR, "out of memory");
+		if (r < 0)
+			return r == -ENOMEM ? r : bad_capture(in, REPLAY_MEASURE, line,
+							      "not a measurement line");
+	}
+	if (!replay_meta_get(in->fs->cap, "load-source-begin", ls->begin_reason,
+			     sizeof(ls->begin_reason)))
+		str_copy(ls->begin_reason, sizeof(ls->begin_reason), "not recorded");
+	if (!raw && replay_meta_get(in->fs->cap, "load-source-wanted", want, sizeof(want)) &&
+	    strcmp(want, "proc") == 0)
+		snprintf(ls->begin_reason, sizeof(ls->begin_reason),
+			 "the capture holds no measurement (taken with --load-source=proc)");
+	r = loadsrc_replay(in->src, in->want, raw, ls->begin_reason);
+	if (r < 0)
+		log_msg(LOG_ERR, "load source bpf: %s", in->src->reason);
+	return r;
+}
+
+int loadstep_choose(struct loadstep *ls, const struct loadstep_input *in)
+{
+	int r;
+
+	/* Threaded IRQs' threads, found before the program is loaded: it
+	 * times them only where there are some. A test tree's IRQs are not
+	 * this kernel's: its processes are not looked at. */
+	if ((in->fs->mode == SOURCE_REPLAY || loadsrc_native()) &&
+	    irqthread_find(in->fs, in->thr) < 0) {
+		log_msg(LOG_ERR, "out of memory");
+		return -ENOMEM;
+	}
+	if (in->fs->mode == SOURCE_REPLAY)
+		return choose_replayed(ls, in);
+	r = loadsrc_begin(in->src, in->want, in->build, in->thr->nr > 0);
+	str_copy(ls->begin_reason, sizeof(ls->begin_reason), in->src->reason);
+	if (r < 0)
+		log_msg(LOG_ERR, "load source bpf: %s", in->src->reason);
+	return r;
+}
+
+static void window_begins(void *ctx)
+{
+	const struct loadstep_input *in = ctx;
+
+	loadsrc_start(in->src);
+}
+
+/* The irq threads' run times at the same end of the window. */
+static void window_taken(void *ctx, const char *tag, int n)
+{
+	const struct loadstep_input *in = ctx;
+
+	irqthread_sample(in->fs, tag, in->thr, n % 2 ? 0 : 1);
+}
+
+/* Why the window's snapshot @w->tag failed, said once. */
+static int window_failed(const struct loadstep_input *in, const struct sample_window *w, int r)
+{
+	char what[64], why[128];
+
+	if (w->no_time)
+		return bad_capture(in, CAPTURE_META, 0, "no valid time of a snapshot");
+	if (in->fs->mode == SOURCE_REPLAY) {
+		snprintf(what, sizeof(what), "%s%s", w->tag, w->path ? w->path : "/proc");
+		snprintf(why, sizeof(why), "cannot parse: %s", strerror(-r));
+		return bad_capture(in, what, w->line, w->line ? why :
+				   r == -ENOENT ? "missing" : strerror(-r));
+	}
+	if (w->line)
+		log_msg(LOG_ERR, "%s:%u: cannot parse: %s", w->path, w->line, strerror(-r));
+	else
+		log_msg(LOG_ERR, "cannot read %s: %s", w->path ? w->path : "/proc", strerror(-r));
+	return r;
+}
+
+int loadstep_window(const struct loadstep_input *in)
+{
+	struct sample_window *w = in->win;
+	struct capture *cap = in->fs->mode == SOURCE_REPLAY ? in->fs->cap : NULL;
+	char counts[32], reason[SAMPLE_REASON_MAX], tag[16];
+	int r;
+
+	w->src = in->fs;
+	w->seconds = in->seconds;
+	w->begin = window_begins;
+	w->taken = window_taken;
+	w->ctx = (void *)in;
+	for (int n = 0; n < 4; n++) {
+		snprintf(tag, sizeof(tag), "snapshot-%d", n + 1);
+		if (!cap || replay_meta_double(cap, tag, &w->replayed[n]) < 0)
+			w->replayed[n] = NAN;
+	}
+	sample_choose_counts(w, in->counts_env, in->online,
+			     cap ? replay_meta_get(cap, "counts", counts, sizeof(counts)) : NULL,
+			     cap ? replay_meta_get(cap, "counts-reason", reason,
+						   sizeof(reason)) : NULL);
+	r = sample_window_take(w);
+	w->ctx = NULL;
+	loadsrc_stop(in->src);
+	return r < 0 ? window_failed(in, w, r) : 0;
+}
+
 /* USER_HZ of /proc/stat: this kernel's, or the captured one's. */
 static int clock_ticks(const struct loadstep_input *in, long *ret)
 {
@@ -60,10 +186,8 @@ static int clock_ticks(const struct loadstep_input *in, long *ret)
 		*ret = sysconf(_SC_CLK_TCK);
 		return 0;
 	}
-	if (replay_meta_hz(in->fs->cap, ret) < 0) {
-		log_msg(LOG_ERR, "capture %s: %s: no valid hz", in->capture, CAPTURE_META);
-		return -EBADMSG;
-	}
+	if (replay_meta_hz(in->fs->cap, ret) < 0)
+		return bad_capture(in, CAPTURE_META, 0, "no valid hz");
 	return 0;
 }
 
@@ -148,7 +272,7 @@ static int begin_history(struct loadstep *ls, const struct loadstep_input *in)
 	history_said(ls);
 	if (r < 0)
 		return r;
-	return history_long(&ls->hist, in->a, in->b, ls->class, ls->hz,
+	return history_long(&ls->hist, &in->win->a, &in->win->b, ls->class, ls->hz,
 			    ls->have_costs ? &ls->costs : NULL, in->src->bpf || in->src->raw);
 }
 
@@ -159,8 +283,8 @@ static int end_history(struct loadstep *ls, const struct loadstep_input *in)
 	struct history_window w = {
 		.map = in->map,
 		.act = ls->act,
-		.b = in->b,
-		.secs = in->b->when - in->a->when,
+		.b = &in->win->b,
+		.secs = in->win->b.when - in->win->a.when,
 		.hz = ls->hz,
 		.measured = in->src->used == LOADSRC_BPF,
 		.now = realtime(),
@@ -188,7 +312,7 @@ int loadstep_weigh(struct loadstep *ls, const struct loadstep_input *in)
 		r = begin_history(ls, in);
 	if (r < 0)
 		return r;
-	r = loadsrc_finish(in->src, in->a, in->b, ls->target, ls->class, ls->hz,
+	r = loadsrc_finish(in->src, &in->win->a, &in->win->b, ls->target, ls->class, ls->hz,
 			   ls->have_costs ? &ls->costs : NULL,
 			   ls->hist.fit ? &ls->hist.dev : NULL, in->thr, &ls->act);
 	replay_keep_measure(in->fs, in->src->raw);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* loadstep.h - a run's load step, after the window: each IRQ's load from
- * the load source (the measurement, or the estimate with the per-event
- * costs a measured run recorded and the history's per-device fit), then
- * weighed with the load history, which is kept for the next run; the
- * costs a measured run leaves for the runs that can only estimate. An
- * edge module: it reads the clock and the costs file and says what went
- * wrong; the models are loadsrc.h's, costs.h's and history.h's. */
+/* loadstep.h - a run's load, in three steps: the load source chosen (the
+ * kernel program, or a replay's measurement); the window's snapshots with
+ * the source running over it; then each IRQ's load from the source (the
+ * measurement, or the estimate with the per-event costs a measured run
+ * recorded and the history's per-device fit), weighed with the load
+ * history, which is kept for the next run, and the costs a measured run
+ * leaves for the runs that can only estimate. An edge module: it reads
+ * the clock and the costs file and says what went wrong; the models are
+ * loadsrc.h's, sample.h's, costs.h's and history.h's. */
 #ifndef IRQTUNE_LOADSTEP_H
 #define IRQTUNE_LOADSTEP_H
 
@@ -19,17 +21,21 @@ struct plan_irq;
 struct plan_policy;
 struct source;
 
-/* What the step reads; the window's snapshots come from sample.h. */
+/* What the steps read, and the run's parts they fill. */
 struct loadstep_input {
 	struct source *fs;		/* live, recording or replaying */
 	const char *capture;		/* a replay's file, to name in messages */
+	enum config_load_source want;
+	enum bpfload_build build;	/* IRQTUNE_BPF_BUILD */
+	double seconds;			/* the window's length */
+	const char *counts_env;		/* IRQTUNE_COUNTS, a test switch; NULL: unset */
+	unsigned int online;		/* online CPUs, for the counts' choice */
 	bool no_state;			/* --no-state */
 	const char *state_dir;		/* the configuration's; NULL: not set */
-	const struct device_map *map;
-	const struct snapshot *a;
-	struct snapshot *b;		/* the window's end: the history keeps it */
-	struct loadsrc *src;		/* chosen, and stopped after the window */
-	const struct irqthreads *thr;
+	const struct device_map *map;	/* for loadstep_weigh() */
+	struct sample_window *win;	/* its end is kept by the history */
+	struct loadsrc *src;
+	struct irqthreads *thr;
 };
 
 struct loadstep {
@@ -39,6 +45,7 @@ struct loadstep {
 	char note[HISTORY_NOTE_MAX];	/* what became of the history ("" none yet) */
 	long hz;			/* USER_HZ of /proc/stat */
 	double costs_now;		/* when the costs were judged; 0: not read */
+	char begin_reason[LOADSRC_REASON_MAX];	/* the source's, on choosing */
 	/* the rest is the module's */
 	struct history hist;
 	enum irq_class *class;
@@ -54,6 +61,17 @@ struct loadstep {
  * borrowed from @map). At least one entry each. 0 or -ENOMEM. Pure. */
 int loadstep_targets(const struct device_map *map, enum irq_class **ret_class,
 		     struct measure_target **ret_target);
+
+/* Find the irq threads and choose the load source (a replay: from the
+ * measurement the capture holds). 0; -ENOMEM; -EBADMSG for a replay's
+ * malformed measurement; or loadsrc_begin()'s -errno when bpf was wanted
+ * and cannot be had. Each said first. */
+int loadstep_choose(struct loadstep *ls, const struct loadstep_input *in);
+
+/* The window's snapshots, the load source running over it and the irq
+ * threads' times taken at its ends. 0, or the -errno of the snapshot
+ * that failed (-EBADMSG: a replay's), said first. */
+int loadstep_window(const struct loadstep_input *in);
 
 /* Each IRQ's load into @ls->act, weighed with the history. 0; -EPROTO
  * when the measurement that was wanted disagrees with /proc/interrupts;

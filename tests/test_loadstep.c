@@ -85,11 +85,11 @@ static void test_replay_without_hz(void **state)
 		struct device_map map = { .nr_irqs = 1, .irqs = irqs };
 		struct loadsrc src = { .used = LOADSRC_PROC };
 		struct irqthreads thr = { 0 };
-		struct snapshot a = { 0 }, b = { 0 };
+		struct sample_window win = { 0 };
 		struct loadstep ls = { 0 };
 		const struct loadstep_input in = {
 			.fs = &fs, .capture = "x.cap", .no_state = true, .map = &map,
-			.a = &a, .b = &b, .src = &src, .thr = &thr,
+			.win = &win, .src = &src, .thr = &thr,
 		};
 
 		assert_non_null(fs.cap);
