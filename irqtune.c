@@ -16,15 +16,12 @@
 #include <sys/stat.h>
 #include <argtable2.h>
 
-#include "apply.h"
 #include "capture.h"
 #include "compat.h"
 #include "config.h"
-#include "costs.h"
 #include "cpuset.h"
 #include "device.h"
 #include "fileio.h"
-#include "history.h"
 #include "irqthread.h"
 #include "json.h"
 #include "loadsrc.h"
@@ -41,7 +38,6 @@
 #include "report.h"
 #include "sample.h"
 #include "source.h"
-#include "strutil.h"
 #include "topology.h"
 
 /* Exit statuses; documented in irqtune(8). */
@@ -548,20 +544,6 @@ static int bad_capture(const struct run *run, const char *what, unsigned int lin
 	return -EBADMSG;
 }
 
-/* Why a topology parser refused a file, for a replay's message. */
-static const char *topology_why(int r)
-{
-	switch (r) {
-	case -ENOENT:	return "missing";
-	case -ENOTDIR:	return "not a directory";
-	case -EFBIG:	return "larger than any such sysfs file";
-	case -ERANGE:	return "an id out of range";
-	case -ENODEV:	return "no online CPU";
-	case -EINVAL:	return "not what the kernel writes there";
-	default:	return strerror(-r);
-	}
-}
-
 /* The topology from /sys, through run->fs: a capture keeps the files and
  * directory listings read, a replay parses those. */
 static int read_topology(struct run *run, char *where, size_t where_len)
@@ -578,7 +560,7 @@ static int read_topology(struct run *run, char *where, size_t where_len)
 		if (source_member(member, sizeof(member), NULL, where[0] ? where : _PATH_SYS_CPU) < 0)
 			str_copy(member, sizeof(member), "root" _PATH_SYS_CPU);
 		log_msg(LOG_ERR, "capture %s: member %s: %s", run->opt->replay, member,
-			topology_why(r));
+			topology_strerror(r));
 		return -EBADMSG;
 	}
 	if (r < 0)

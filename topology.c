@@ -781,3 +781,16 @@ void topology_keep_online(struct topology *topo, const unsigned int *cpus, unsig
 	if (changed)
 		topology_update_sets(topo);
 }
+
+const char *topology_strerror(int r)
+{
+	switch (r) {
+	case -ENOENT:	return "missing";
+	case -ENOTDIR:	return "not a directory";
+	case -EFBIG:	return "larger than any such sysfs file";
+	case -ERANGE:	return "an id out of range";
+	case -ENODEV:	return "no online CPU";
+	case -EINVAL:	return "not what the kernel writes there";
+	default:	return strerror(-r);
+	}
+}

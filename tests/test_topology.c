@@ -1079,6 +1079,28 @@ static void test_keep_online(void **state)
 	}
 }
 
+/* Each refusal of the readers in words a message can follow the file
+ * with; anything else as strerror() says it. */
+static void test_strerror(void **state)
+{
+	static const struct {
+		int r;
+		const char *text;
+	} cases[] = {
+		{ -ENOENT, "missing" },
+		{ -ENOTDIR, "not a directory" },
+		{ -EFBIG, "larger than any such sysfs file" },
+		{ -ERANGE, "an id out of range" },
+		{ -ENODEV, "no online CPU" },
+		{ -EINVAL, "not what the kernel writes there" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		assert_string_equal(topology_strerror(cases[i].r), cases[i].text);
+	assert_string_equal(topology_strerror(-EACCES), strerror(EACCES));
+}
+
 /* The machine the tests run on, when it has a sysfs: online matches
  * what glibc counts from the same file. */
 static void test_live(void **state)
@@ -1140,6 +1162,7 @@ int main(void)
 		cmocka_unit_test(test_8192_cpus),
 		cmocka_unit_test(test_new_and_update_sets),
 		cmocka_unit_test(test_keep_online),
+		cmocka_unit_test(test_strerror),
 		cmocka_unit_test(test_live),
 	};
 	struct CMUnitTest tests[ARRAY_SIZE(real_cases) + ARRAY_SIZE(fixed)];
