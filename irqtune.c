@@ -13,7 +13,6 @@
 #include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include <argtable2.h>
 
 #include "capture.h"
@@ -28,6 +27,7 @@
 #include "loadstep.h"
 #include "lock.h"
 #include "log.h"
+#include "machine.h"
 #include "metrics.h"
 #include "netfollow.h"
 #include "pathnames.h"
@@ -532,65 +532,21 @@ static int other_balancer(struct run *run)
 	return -EBUSY;
 }
 
-/* A replay's missing or malformed member: named once, with the capture.
- * -EBADMSG. */
-static int bad_capture(const struct run *run, const char *what, unsigned int line,
-		       const char *why)
+/* What the machine steps read of the run. */
+static struct machine_input machine_input(struct run *run)
 {
-	if (line)
-		log_msg(LOG_ERR, "capture %s: %s:%u: %s", run->opt->replay, what, line, why);
-	else
-		log_msg(LOG_ERR, "capture %s: %s: %s", run->opt->replay, what, why);
-	return -EBADMSG;
-}
-
-/* The topology from /sys, through run->fs: a capture keeps the files and
- * directory listings read, a replay parses those. */
-static int read_topology(struct run *run, char *where, size_t where_len)
-{
-	char member[CAPTURE_NAME_MAX];
-	int r;
-
-	r = topology_read_from(&run->fs, "", run->cfg.bancpus, &run->topo, where, where_len);
-	if (r == -ENOMEM) {
-		log_msg(LOG_ERR, "out of memory");
-		return r;
-	}
-	if (r < 0 && run->fs.mode == SOURCE_REPLAY) {
-		if (source_member(member, sizeof(member), NULL, where[0] ? where : _PATH_SYS_CPU) < 0)
-			str_copy(member, sizeof(member), "root" _PATH_SYS_CPU);
-		log_msg(LOG_ERR, "capture %s: member %s: %s", run->opt->replay, member,
-			topology_strerror(r));
-		return -EBADMSG;
-	}
-	if (r < 0)
-		log_msg(LOG_ERR, "cannot read the CPU topology: %s: %s",
-			where[0] ? where : _PATH_SYS_CPU, strerror(-r));
-	return r;
+	return (struct machine_input){
+		.fs = &run->fs, .capture = run->opt->replay, .banned = run->cfg.bancpus,
+	};
 }
 
 /* The machine's CPUs, and its IRQs to balance at all: -ENOSPC when no CPU
  * is left for them. */
 static int read_machine(struct run *run)
 {
-	char where[PATH_MAX];
-	struct stat st;
-	int r;
+	const struct machine_input in = machine_input(run);
 
-	r = read_topology(run, where, sizeof(where));
-	if (r < 0)
-		return r;
-	if (cpuset_count(run->topo->eligible) == 0) {
-		log_msg(LOG_ERR, "no CPU left for IRQs: every online CPU is isolated, nohz_full or banned");
-		return -ENOSPC;
-	}
-	if (run->fs.mode != SOURCE_REPLAY && stat(_PATH_PROC_IRQ, &st) < 0) {
-		r = -errno;
-		log_msg(LOG_ERR, "cannot read %s: %s (in a container?); nothing to balance",
-			_PATH_PROC_IRQ, strerror(-r));
-		return r;
-	}
-	return 0;
+	return machine_read(&in, &run->topo);
 }
 
 /* What the load steps read of the run, and the parts they fill. */
@@ -629,24 +585,9 @@ static int take_window(struct run *run)
  * IRQs), and the device behind each IRQ. */
 static int map_devices(struct run *run)
 {
-	unsigned int line = 0;
-	int r;
+	const struct machine_input in = machine_input(run);
 
-	/* /proc/interrupts lists online CPUs only: a CPU with no column in
-	 * the second sample went offline in the window. */
-	topology_keep_online(run->topo, run->win.b.intr->col_cpu, run->win.b.intr->nr_cols);
-	if (cpuset_count(run->topo->eligible) == 0) {
-		log_msg(LOG_ERR, "no CPU left for IRQs: every online CPU is isolated, nohz_full or banned");
-		return -ENOSPC;
-	}
-	r = device_scan_from(run->win.b.intr, run->topo->nr_ids, &run->fs, &run->map, &line);
-	if (r == -ENOMEM || r >= 0)
-		return r;
-	if (run->fs.mode == SOURCE_REPLAY)
-		return bad_capture(run, "devices", line, r == -ENOENT ? "missing" :
-				   "not a device line");
-	log_msg(LOG_ERR, "cannot map IRQs to devices with libudev: %s", strerror(-r));
-	return r;
+	return machine_devices(&in, run->topo, run->win.b.intr, &run->map);
 }
 
 /* Each IRQ's load: the measurement or the estimate, weighed with the
