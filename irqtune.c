@@ -28,8 +28,8 @@
 #include "lock.h"
 #include "log.h"
 #include "machine.h"
-#include "metrics.h"
 #include "netfollow.h"
+#include "output.h"
 #include "pathnames.h"
 #include "plan.h"
 #include "planrun.h"
@@ -752,23 +752,6 @@ static int exit_status(enum step step, int r)
 	}
 }
 
-/* One syslog line per move, and a summary when anything changed. */
-static void log_moves(const struct report_run *rr)
-{
-	char line[REPORT_EVENT_MAX];
-
-	if (!log_to_syslog() || rr->dry_run)
-		return;
-	for (unsigned int i = 0; i < rr->nr_irqs; i++) {
-		if (rr->irqs[i].outcome != OUT_MOVED)
-			continue;
-		report_move_event(line, sizeof(line), &rr->irqs[i]);
-		log_event(LOG_INFO, "%s", line);
-	}
-	if (report_summary_event(line, sizeof(line), &rr->totals))
-		log_event(LOG_INFO, "%s", line);
-}
-
 static double elapsed(const struct timespec *t0)
 {
 	struct timespec now;
@@ -823,34 +806,21 @@ static int finish(struct run *run, int status)
 	const struct options *opt = run->opt;
 	struct report_run rr = { 0 };
 	struct report_store st;
-	int r;
 
 	if (build_report(run, &rr, &st) < 0) {
 		log_msg(LOG_ERR, "out of memory");
 		report_store_release(&st);
 		return exit_status(STEP_REPORT, -ENOMEM);
 	}
-	if (opt->verbose && !opt->json)
-		report_bans(stdout, rr.bans, rr.nr_bans);
-	if (run->planned && !opt->quiet && !opt->json) {
-		report_text(stdout, &rr, opt->verbose, opt->verbose && run->src.proc_act);
-		netfollow_print(stdout, run->net, opt->verbose || opt->dry_run);
-	}
-	if (run->planned) {
-		log_moves(&rr);
-		netfollow_log(run->net, opt->dry_run);
-	}
+	output_text(stdout, &(struct output_opts){
+			    .verbose = opt->verbose, .quiet = opt->quiet, .json = opt->json,
+			    .dry_run = opt->dry_run, .planned = run->planned,
+			    .both = run->src.proc_act != NULL, .net = run->net }, &rr);
 	rr.status = status;
 	rr.duration = elapsed(&run->t0);
 	rr.finished = realtime();
-	r = run->metrics_file ? metrics_write(run->metrics_file, &rr) : 0;
-	if (r < 0) {
-		log_msg(LOG_ERR, "cannot write metrics to %s: %s%s", run->metrics_file,
-			strerror(-r), r == -ELOOP ? " (a symlink: refusing it)" :
-			r == -EPERM ? " (not a regular file of ours: refusing it)" : "");
-		if (status == 0)
-			status = rr.status = exit_status(STEP_REPORT, -EIO);
-	}
+	if (run->metrics_file && output_metrics(run->metrics_file, &rr) < 0 && status == 0)
+		status = rr.status = exit_status(STEP_REPORT, -EIO);
 	if (opt->json && json_report(stdout, &rr) < 0 && status == 0)
 		status = exit_status(STEP_REPORT, -EIO);
 	report_store_release(&st);
