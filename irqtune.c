@@ -36,6 +36,7 @@
 #include "policy.h"
 #include "replay.h"
 #include "report.h"
+#include "runcapture.h"
 #include "sample.h"
 #include "source.h"
 #include "topology.h"
@@ -827,54 +828,24 @@ static int finish(struct run *run, int status)
 	return status;
 }
 
-/* The meta member: what the capture is, and of what run. */
-static int keep_meta(struct run *run, int status)
+/* What --capture's meta member records of the run so far. */
+static struct runcapture_parts capture_parts(const struct run *run)
 {
-	static const char *const wants[] = { "auto", "auto", "bpf", "proc" };
-	struct replay_meta m = {
-		.started = run->started,
-		.argc = run->opt->argc,
-		.argv = run->opt->argv,
-		.status = status,
-		.window = run->cfg.window,
-		/* The input the first snapshots used, as a replay must. */
-		.counts = run->win.when[2] > 0 || run->win.counts == SNAPSHOT_STAT ?
-			  "stat" : "interrupts",
-		.counts_reason = run->win.first,
-		.costs_now = run->load.costs_now,
+	return (struct runcapture_parts){
+		.started = run->started, .argc = run->opt->argc, .argv = run->opt->argv,
+		.window = run->cfg.window, .win = &run->win, .costs_now = run->load.costs_now,
+		.src = run->src_chosen ? &run->src : NULL, .begin_reason = run->load.begin_reason,
 	};
-
-	replay_meta_host(&m);
-	memcpy(m.when, run->win.when, sizeof(m.when));
-	if (run->src_chosen) {
-		m.load_wanted = wants[run->src.want];
-		m.load_begin = run->load.begin_reason;
-		m.load_used = loadsrc_name(run->src.used);
-		m.load_reason = run->src.reason;
-	}
-	return replay_keep_meta(&run->fs, &m);
 }
 
 /* --capture's file, whatever the run's outcome: a failed run is what a
  * bug report is about. @status, or that of the capture not written. */
 static int write_capture(struct run *run, int status)
 {
-	char why[CAPTURE_WHY_MAX];
-	int r = keep_meta(run, status);
+	const struct runcapture_parts p = capture_parts(run);
+	int r = runcapture_write(&run->fs, run->opt->capture, &p, status);
 
-	if (r == 0 && run->fs.err)
-		r = run->fs.err;
-	if (r < 0) {
-		log_msg(LOG_ERR, "capture %s: not written: %s%s", run->opt->capture, strerror(-r),
-			r == -EFBIG ? " (beyond what a capture may hold)" : "");
-		return exit_status(STEP_CAPTURE, -EIO);
-	}
-	r = capture_write(run->fs.cap, run->opt->capture, why, sizeof(why));
-	if (r < 0) {
-		log_msg(LOG_ERR, "capture %s: not written: %s", run->opt->capture, why);
-		return exit_status(STEP_CAPTURE, -EIO);
-	}
-	return status;
+	return r < 0 ? exit_status(STEP_CAPTURE, r) : status;
 }
 
 /* --replay's file, read whole and checked before anything else runs; or
@@ -884,27 +855,13 @@ static int write_capture(struct run *run, int status)
 static int open_input(struct run *run)
 {
 	const struct options *opt = run->opt;
-	char why[CAPTURE_WHY_MAX] = "";
+	const struct runcapture_parts p = capture_parts(run);
 	int r;
 
-	if (opt->replay) {
-		r = capture_read(opt->replay, &run->fs.cap, why, sizeof(why));
-		if (r < 0) {
-			log_msg(LOG_ERR, "capture %s: %s", opt->replay, why);
-			return r;
-		}
-		run->fs.mode = SOURCE_REPLAY;
-		replay_meta_get(run->fs.cap, "hostname", run->host, sizeof(run->host));
-	} else if (opt->capture) {
-		run->fs.cap = capture_new();
-		if (!run->fs.cap)
-			return -ENOMEM;
-		run->fs.mode = SOURCE_RECORD;
-		/* First in the archive, so that what it is is read first. */
-		r = keep_meta(run, 0);
-		if (r < 0)
-			return r;
-	}
+	r = runcapture_open(&run->fs, opt->replay, opt->capture != NULL, &p, run->host,
+			    sizeof(run->host));
+	if (r < 0)
+		return r;
 	if ((opt->syslog || !isatty(STDOUT_FILENO)) && !opt->replay)
 		log_open_syslog();
 	return 0;
