@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* irqtune.c - the command line and one run: configuration + topology + two
- * samples -> policy -> plan -> apply -> report. Owns the parsed options and
- * nothing else global. */
+ * samples -> policy -> plan -> apply -> report, each step one call into
+ * the module that owns it (machine.c, loadstep.c, planrun.c, output.c,
+ * runcapture.c, ...), and exit_status(), the one place a run's outcome
+ * becomes an exit status. Owns the parsed options and nothing else
+ * global. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -20,7 +23,6 @@
 #include "config.h"
 #include "cpuset.h"
 #include "device.h"
-#include "fileio.h"
 #include "irqthread.h"
 #include "json.h"
 #include "loadsrc.h"
@@ -389,15 +391,7 @@ static int apply_options(struct run *run)
 	if (opt->load_source != CONFIG_LOAD_UNSET)
 		cfg->load_source = opt->load_source;
 	if (opt->nr_banirq >= 0) {
-		/* --banirq replaces the file's banirq, numbers and patterns. */
-		free(cfg->banirq);
-		for (unsigned int i = 0; i < cfg->nr_banname; i++)
-			free(cfg->banname[i]);
-		free(cfg->banname);
-		cfg->banname = NULL;
-		cfg->nr_banname = 0;
-		cfg->banirq = opt->banirq;
-		cfg->nr_banirq = (unsigned int)opt->nr_banirq;
+		config_take_banirq(cfg, opt->banirq, (unsigned int)opt->nr_banirq);
 		opt->banirq = NULL;
 	}
 	if (opt->bancpus) {
