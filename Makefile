@@ -48,10 +48,11 @@ LIB_SRCS  = topology.c sample.c apply.c \
             history/state.c history/history.c \
             plan/plan.c plan/plan_index.c plan/plan_improve.c plan/policy.c \
             netpath/netpath.c netpath/netpathio.c netpath/netfollow.c \
-            report/report.c report/json.c report/metrics.c
+            report/report.c report/json.c report/metrics.c \
+            planrun.c loadstep.c machine.c output.c runcapture.c
 LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/%.o)
 UNIT      = cpuset topology sample estimate measure costs state history devfit plan config compat capture irqthread \
-            report replay window strutil netpath
+            report replay window strutil netpath planrun loadstep machine output runcapture
 TESTS     = $(UNIT:%=$(B)/tests/test_%)
 
 all: irqtune

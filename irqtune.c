@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* irqtune.c - the command line and one run: configuration + topology + two
- * samples -> policy -> plan -> apply -> report. Owns the parsed options and
- * nothing else global. */
+ * samples -> policy -> plan -> apply -> report, each step one call into
+ * the module that owns it (machine.c, loadstep.c, planrun.c, output.c,
+ * runcapture.c, ...), and exit_status(), the one place a run's outcome
+ * becomes an exit status. Owns the parsed options and nothing else
+ * global. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -13,33 +16,31 @@
 #include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include <argtable2.h>
 
-#include "apply.h"
 #include "capture.h"
 #include "compat.h"
 #include "config.h"
-#include "costs.h"
 #include "cpuset.h"
 #include "device.h"
-#include "fileio.h"
-#include "history.h"
 #include "irqthread.h"
 #include "json.h"
 #include "loadsrc.h"
+#include "loadstep.h"
 #include "lock.h"
 #include "log.h"
-#include "metrics.h"
+#include "machine.h"
 #include "netfollow.h"
+#include "output.h"
 #include "pathnames.h"
 #include "plan.h"
+#include "planrun.h"
 #include "policy.h"
 #include "replay.h"
 #include "report.h"
+#include "runcapture.h"
 #include "sample.h"
 #include "source.h"
-#include "strutil.h"
 #include "topology.h"
 
 /* Exit statuses; documented in irqtune(8). */
@@ -62,7 +63,6 @@ enum {
 
 #define WINDOW_DEFAULT	1.0
 #define WINDOW_MAX	CONFIG_WINDOW_MAX
-#define APPLY_ROUNDS	3	/* re-plans after refusals, bounded */
 
 /* The command line, parsed: what parse_options() fills and the run reads. */
 struct options {
@@ -118,11 +118,9 @@ struct run {
 	struct sample_window win;	/* the snapshots, and where their counts come from */
 	struct loadsrc src;
 	bool src_chosen;
-	double *window_load;		/* this window's loads, when history smoothed them */
 	bool threshold_auto;		/* no threshold set: the evidence sets it */
-	char state_note[HISTORY_NOTE_MAX];	/* what became of the history, for the report */
 	struct device_map *map;
-	struct irq_activity *act;
+	struct loadstep load;		/* each IRQ's load, and the history's note */
 	struct policy pol;
 	struct plan_irq *pi;
 	enum report_outcome *out;
@@ -135,18 +133,8 @@ struct run {
 	/* --capture records into fs.cap, --replay serves from it; else live. */
 	struct source fs;
 	char host[256];			/* a replay's captured hostname */
-	char begin_reason[LOADSRC_REASON_MAX];	/* the load source's, on choosing */
-	double costs_now;		/* when the costs file was judged; 0: not read */
 	/* Handed from one step of balance() to the next: */
 	struct plan_policy plan_pol;
-	enum irq_class *class;		/* per IRQ of map */
-	struct measure_target *target;
-	struct estimate_prior costs;
-	bool have_costs;
-	double costs_when;
-	char boot[64];			/* this boot's id, "" unknown */
-	long hz;
-	struct history hist;
 };
 
 static double realtime(void)
@@ -403,15 +391,7 @@ static int apply_options(struct run *run)
 	if (opt->load_source != CONFIG_LOAD_UNSET)
 		cfg->load_source = opt->load_source;
 	if (opt->nr_banirq >= 0) {
-		/* --banirq replaces the file's banirq, numbers and patterns. */
-		free(cfg->banirq);
-		for (unsigned int i = 0; i < cfg->nr_banname; i++)
-			free(cfg->banname[i]);
-		free(cfg->banname);
-		cfg->banname = NULL;
-		cfg->nr_banname = 0;
-		cfg->banirq = opt->banirq;
-		cfg->nr_banirq = (unsigned int)opt->nr_banirq;
+		config_take_banirq(cfg, opt->banirq, (unsigned int)opt->nr_banirq);
 		opt->banirq = NULL;
 	}
 	if (opt->bancpus) {
@@ -547,498 +527,71 @@ static int other_balancer(struct run *run)
 	return -EBUSY;
 }
 
-/* A replay's missing or malformed member: named once, with the capture.
- * -EBADMSG. */
-static int bad_capture(const struct run *run, const char *what, unsigned int line,
-		       const char *why)
+/* What the machine steps read of the run. */
+static struct machine_input machine_input(struct run *run)
 {
-	if (line)
-		log_msg(LOG_ERR, "capture %s: %s:%u: %s", run->opt->replay, what, line, why);
-	else
-		log_msg(LOG_ERR, "capture %s: %s: %s", run->opt->replay, what, why);
-	return -EBADMSG;
-}
-
-/* Why a topology parser refused a file, for a replay's message. */
-static const char *topology_why(int r)
-{
-	switch (r) {
-	case -ENOENT:	return "missing";
-	case -ENOTDIR:	return "not a directory";
-	case -EFBIG:	return "larger than any such sysfs file";
-	case -ERANGE:	return "an id out of range";
-	case -ENODEV:	return "no online CPU";
-	case -EINVAL:	return "not what the kernel writes there";
-	default:	return strerror(-r);
-	}
-}
-
-/* The topology from /sys, through run->fs: a capture keeps the files and
- * directory listings read, a replay parses those. */
-static int read_topology(struct run *run, char *where, size_t where_len)
-{
-	char member[CAPTURE_NAME_MAX];
-	int r;
-
-	r = topology_read_from(&run->fs, "", run->cfg.bancpus, &run->topo, where, where_len);
-	if (r == -ENOMEM) {
-		log_msg(LOG_ERR, "out of memory");
-		return r;
-	}
-	if (r < 0 && run->fs.mode == SOURCE_REPLAY) {
-		if (source_member(member, sizeof(member), NULL, where[0] ? where : _PATH_SYS_CPU) < 0)
-			str_copy(member, sizeof(member), "root" _PATH_SYS_CPU);
-		log_msg(LOG_ERR, "capture %s: member %s: %s", run->opt->replay, member,
-			topology_why(r));
-		return -EBADMSG;
-	}
-	if (r < 0)
-		log_msg(LOG_ERR, "cannot read the CPU topology: %s: %s",
-			where[0] ? where : _PATH_SYS_CPU, strerror(-r));
-	return r;
+	return (struct machine_input){
+		.fs = &run->fs, .capture = run->opt->replay, .banned = run->cfg.bancpus,
+	};
 }
 
 /* The machine's CPUs, and its IRQs to balance at all: -ENOSPC when no CPU
  * is left for them. */
 static int read_machine(struct run *run)
 {
-	char where[PATH_MAX];
-	struct stat st;
-	int r;
+	const struct machine_input in = machine_input(run);
 
-	r = read_topology(run, where, sizeof(where));
-	if (r < 0)
-		return r;
-	if (cpuset_count(run->topo->eligible) == 0) {
-		log_msg(LOG_ERR, "no CPU left for IRQs: every online CPU is isolated, nohz_full or banned");
-		return -ENOSPC;
-	}
-	if (run->fs.mode != SOURCE_REPLAY && stat(_PATH_PROC_IRQ, &st) < 0) {
-		r = -errno;
-		log_msg(LOG_ERR, "cannot read %s: %s (in a container?); nothing to balance",
-			_PATH_PROC_IRQ, strerror(-r));
-		return r;
-	}
-	return 0;
+	return machine_read(&in, &run->topo);
+}
+
+/* What the load steps read of the run, and the parts they fill. */
+static struct loadstep_input load_input(struct run *run)
+{
+	return (struct loadstep_input){
+		.fs = &run->fs, .capture = run->opt->replay,
+		.want = run->cfg.load_source, .build = run->opt->bpf_build,
+		.seconds = run->cfg.window, .counts_env = getenv("IRQTUNE_COUNTS"),
+		.online = run->topo ? cpuset_count(run->topo->online) : 0,
+		.no_state = run->opt->no_state, .state_dir = run->cfg.state_dir,
+		.map = run->map, .win = &run->win, .src = &run->src, .thr = &run->thr,
+	};
 }
 
 /* The load source: the kernel program, or for a replay the measurement
  * the capture holds. */
 static int choose_source(struct run *run)
 {
-	const struct capture_member *m;
-	struct measure_raw *raw = NULL;
-	unsigned int line = 0;
-	char want[16];
-	int r;
+	const struct loadstep_input in = load_input(run);
+	int r = loadstep_choose(&run->load, &in);
 
-	/* Threaded IRQs' threads, found before the program is loaded: it
-	 * times them only where there are some. A test tree's IRQs are not
-	 * this kernel's: its processes are not looked at. */
-	if ((run->fs.mode == SOURCE_REPLAY || loadsrc_native()) &&
-	    irqthread_find(&run->fs, &run->thr) < 0) {
-		log_msg(LOG_ERR, "out of memory");
-		return -ENOMEM;
-	}
-	if (run->fs.mode != SOURCE_REPLAY) {
-		r = loadsrc_begin(&run->src, run->cfg.load_source, run->opt->bpf_build,
-				  run->thr.nr > 0);
-		str_copy(run->begin_reason, sizeof(run->begin_reason), run->src.reason);
-		goto out;
-	}
-	m = capture_get(run->fs.cap, REPLAY_MEASURE);
-	if (m && m->data && run->cfg.load_source != CONFIG_LOAD_PROC) {
-		r = replay_parse_measure(m->data, &raw, &line);
-		if (r == -ENOMEM)
-			log_msg(LOG_ERR, "out of memory");
-		if (r < 0)
-			return r == -ENOMEM ? r : bad_capture(run, REPLAY_MEASURE, line,
-							      "not a measurement line");
-	}
-	if (!replay_meta_get(run->fs.cap, "load-source-begin", run->begin_reason,
-			     sizeof(run->begin_reason)))
-		str_copy(run->begin_reason, sizeof(run->begin_reason), "not recorded");
-	if (!raw && replay_meta_get(run->fs.cap, "load-source-wanted", want, sizeof(want)) &&
-	    strcmp(want, "proc") == 0)
-		snprintf(run->begin_reason, sizeof(run->begin_reason),
-			 "the capture holds no measurement (taken with --load-source=proc)");
-	r = loadsrc_replay(&run->src, run->cfg.load_source, raw, run->begin_reason);
-out:
-	if (r < 0) {
-		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
-		return r;
-	}
-	run->src_chosen = true;
-	return 0;
-}
-
-static void window_begins(void *ctx)
-{
-	struct run *run = ctx;
-
-	loadsrc_start(&run->src);
-}
-
-/* The irq threads' run times at the same end of the window. */
-static void window_taken(void *ctx, const char *tag, int n)
-{
-	struct run *run = ctx;
-
-	irqthread_sample(&run->fs, tag, &run->thr, n % 2 ? 0 : 1);
-}
-
-/* Why the window's snapshot @w->tag failed, said once. */
-static int window_failed(const struct run *run, const struct sample_window *w, int r)
-{
-	char what[64], why[128];
-
-	if (w->no_time)
-		return bad_capture(run, CAPTURE_META, 0, "no valid time of a snapshot");
-	if (run->fs.mode == SOURCE_REPLAY) {
-		snprintf(what, sizeof(what), "%s%s", w->tag, w->path ? w->path : "/proc");
-		snprintf(why, sizeof(why), "cannot parse: %s", strerror(-r));
-		return bad_capture(run, what, w->line, w->line ? why :
-				   r == -ENOENT ? "missing" : strerror(-r));
-	}
-	if (w->line)
-		log_msg(LOG_ERR, "%s:%u: cannot parse: %s", w->path, w->line, strerror(-r));
-	else
-		log_msg(LOG_ERR, "cannot read %s: %s", w->path ? w->path : "/proc", strerror(-r));
+	run->src_chosen = r == 0;
 	return r;
 }
 
 /* The two snapshots around the window, the load source running over it. */
 static int take_window(struct run *run)
 {
-	struct sample_window *w = &run->win;
-	char counts[32], reason[SAMPLE_REASON_MAX], tag[16];
-	bool replay = run->fs.mode == SOURCE_REPLAY;
-	int r;
+	const struct loadstep_input in = load_input(run);
 
-	w->src = &run->fs;
-	w->seconds = run->cfg.window;
-	w->begin = window_begins;
-	w->taken = window_taken;
-	w->ctx = run;
-	for (int n = 0; n < 4; n++) {
-		snprintf(tag, sizeof(tag), "snapshot-%d", n + 1);
-		if (!replay || replay_meta_double(run->fs.cap, tag, &w->replayed[n]) < 0)
-			w->replayed[n] = NAN;
-	}
-	sample_choose_counts(w, getenv("IRQTUNE_COUNTS"), cpuset_count(run->topo->online),
-			     replay ? replay_meta_get(run->fs.cap, "counts", counts,
-						      sizeof(counts)) : NULL,
-			     replay ? replay_meta_get(run->fs.cap, "counts-reason", reason,
-						      sizeof(reason)) : NULL);
-	r = sample_window_take(w);
-	loadsrc_stop(&run->src);
-	return r < 0 ? window_failed(run, w, r) : 0;
-}
-
-/* /proc/interrupts lists online CPUs only: a CPU with no column in the
- * second sample went offline after the topology was read (in the window),
- * and nothing may be planned on it. */
-static void forget_offline(struct topology *topo, const struct interrupts *intr)
-{
-	bool changed = false;
-	unsigned int j;
-	int cpu;
-
-	for (cpu = cpuset_first(topo->online); cpu >= 0;
-	     cpu = cpuset_next(topo->online, cpu)) {
-		for (j = 0; j < intr->nr_cols; j++)
-			if (intr->col_cpu[j] == (unsigned int)cpu)
-				break;
-		if (j == intr->nr_cols) {
-			topo->cpus[cpu].online = false;
-			changed = true;
-		}
-	}
-	if (changed)
-		topology_update_sets(topo);
+	return loadstep_window(&in);
 }
 
 /* The CPUs still online at the window's end (-ENOSPC: none is left for
  * IRQs), and the device behind each IRQ. */
 static int map_devices(struct run *run)
 {
-	unsigned int line = 0;
-	int r;
+	const struct machine_input in = machine_input(run);
 
-	forget_offline(run->topo, run->win.b.intr);
-	if (cpuset_count(run->topo->eligible) == 0) {
-		log_msg(LOG_ERR, "no CPU left for IRQs: every online CPU is isolated, nohz_full or banned");
-		return -ENOSPC;
-	}
-	r = device_scan_from(run->win.b.intr, run->topo->nr_ids, &run->fs, &run->map, &line);
-	if (r == -ENOMEM || r >= 0)
-		return r;
-	if (run->fs.mode == SOURCE_REPLAY)
-		return bad_capture(run, "devices", line, r == -ENOENT ? "missing" :
-				   "not a device line");
-	log_msg(LOG_ERR, "cannot map IRQs to devices with libudev: %s", strerror(-r));
-	return r;
+	return machine_devices(&in, run->topo, run->win.b.intr, &run->map);
 }
 
-/* USER_HZ of /proc/stat: this kernel's, or the captured one's. */
-static int clock_ticks(struct run *run, long *ret)
-{
-	double hz;
-
-	if (run->fs.mode != SOURCE_REPLAY) {
-		*ret = sysconf(_SC_CLK_TCK);
-		return 0;
-	}
-	if (replay_meta_double(run->fs.cap, "hz", &hz) < 0 || hz < 1 || hz > 100000 ||
-	    hz != floor(hz))
-		return bad_capture(run, CAPTURE_META, 0, "no valid hz");
-	*ret = (long)hz;
-	return 0;
-}
-
-/* The costs a measured run recorded, when they are this boot's and fresh;
- * a file that is there but not to be trusted is named once, and ignored.
- * Through run->fs: a capture keeps the file, the boot id and the time it
- * was judged at (meta "costs-now"), and a replay judges them again.
- * Costs measured on this kernel describe no other machine; a replay's are
- * the captured machine's, if its run read any. */
-static void load_costs(struct run *run)
-{
-	char why[256];
-	int r;
-
-	if (!run->src.native && run->fs.mode != SOURCE_REPLAY)
-		return;
-	if (run->fs.mode == SOURCE_REPLAY) {
-		/* No time: the captured run read no costs. */
-		if (replay_meta_double(run->fs.cap, "costs-now", &run->costs_now) < 0)
-			return;
-	} else {
-		run->costs_now = realtime();
-	}
-	r = costs_read(&run->fs, _PATH_COSTS, run->costs_now, run->boot, sizeof(run->boot),
-		       &run->costs, &run->costs_when, why, sizeof(why));
-	if (r < 0 && r != -ENOENT && r != -ESTALE)
-		log_msg(LOG_WARNING, "%s: %s; estimating with the built-in costs",
-			_PATH_COSTS, why);
-	run->have_costs = r == 0;
-}
-
-/* A measured run leaves its per-event costs for the runs that can only
- * estimate. Not having done so is no failure of this run: a warning. An
- * estimate says how old the costs it used were, so that a replay says
- * what the captured run said. */
-static void costs_after(struct run *run)
-{
-	const struct estimate_prior *prev = run->have_costs ? &run->costs : NULL;
-	size_t l = strlen(run->src.reason);
-	int r;
-
-	if (run->src.used == LOADSRC_BPF && run->fs.mode != SOURCE_REPLAY) {
-		r = costs_record(_PATH_COSTS, run->src.raw, run->target, run->map->nr_irqs, prev,
-				 run->boot, realtime());
-		if (r < 0)
-			log_msg(LOG_WARNING, "cannot record the measured costs in %s: %s%s",
-				_PATH_COSTS, strerror(-r), r == -ELOOP || r == -EPERM ?
-				" (not a file or directory of ours: refusing it)" : "");
-	} else if (run->src.used != LOADSRC_BPF && run->have_costs) {
-		snprintf(run->src.reason + l, sizeof(run->src.reason) - l,
-			 "; per-event costs as measured %.0f min ago",
-			 fmax(0, run->costs_now - run->costs_when) / 60);
-	}
-}
-
-/* What the load history's last call left to say: its note for the report,
- * and a warning, named once. */
-static void history_said(struct run *run, struct history *h)
-{
-	str_copy(run->state_note, sizeof(run->state_note), h->note);
-	if (h->warn[0])
-		log_msg(LOG_WARNING, "%s", h->warn);
-	h->warn[0] = '\0';
-}
-
-/* The load history before the estimate: whether this run keeps one, the
- * per-device fit it lends the estimate, and the interval since the last
- * run's window. -ENOMEM only. */
-static int begin_history(struct run *run)
-{
-	struct history_opts o = {
-		.no_state = run->opt->no_state,
-		.live = run->fs.mode == SOURCE_LIVE,
-		.native = run->src.native,
-		.state_dir = run->cfg.state_dir,
-		.now = realtime(),
-	};
-	int r;
-
-	r = history_begin(&run->hist, &o, run->map, run->boot, sizeof(run->boot));
-	history_said(run, &run->hist);
-	if (r < 0)
-		return r;
-	return history_long(&run->hist, &run->win.a, &run->win.b, run->class, run->hz,
-			    run->have_costs ? &run->costs : NULL, run->src.bpf || run->src.raw);
-}
-
-/* The window's loads weighed with the history, which is kept for the next
- * run. -ENOMEM only. */
-static int end_history(struct run *run)
-{
-	struct history *h = &run->hist;
-	struct history_window w = {
-		.map = run->map,
-		.act = run->act,
-		.b = &run->win.b,
-		.secs = run->win.b.when - run->win.a.when,
-		.hz = run->hz,
-		.measured = run->src.used == LOADSRC_BPF,
-		.now = realtime(),
-	};
-	int r;
-
-	r = history_end(h, &w, run->boot);
-	/* the report shows each window's own load beside the planned one */
-	run->window_load = h->window_load;
-	h->window_load = NULL;
-	history_said(run, h);
-	return r;
-}
-
-/* What the measurement summed, kept by a capture after the run read it. */
-static void keep_measure(struct run *run)
-{
-	char *text;
-	size_t len;
-
-	if (run->fs.mode != SOURCE_RECORD || !run->src.raw)
-		return;
-	if (replay_format_measure(run->src.raw, &text, &len) < 0) {
-		run->fs.err = run->fs.err ? run->fs.err : -ENOMEM;
-		return;
-	}
-	source_keep(&run->fs, REPLAY_MEASURE, text, len);
-	free(text);
-}
-
-/* Each IRQ's load: the measurement or the estimate, from the costs and
- * the history, then weighed with the history. -EPROTO: the measurement
- * disagrees with /proc/interrupts. */
+/* Each IRQ's load: the measurement or the estimate, weighed with the
+ * history. -EPROTO: the measurement disagrees with /proc/interrupts. */
 static int weigh_load(struct run *run)
 {
-	const struct device_map *map = run->map;
-	size_t n = map->nr_irqs ? map->nr_irqs : 1;
-	int r;
+	const struct loadstep_input in = load_input(run);
 
-	run->class = calloc(n, sizeof(*run->class));
-	run->target = calloc(n, sizeof(*run->target));
-	if (!run->class || !run->target)
-		return -ENOMEM;
-	for (unsigned int i = 0; i < map->nr_irqs; i++) {
-		const struct irq_info *ii = &map->irqs[i];
-
-		run->class[i] = ii->class;
-		run->target[i] = (struct measure_target){
-			.irq = ii->irq, .class = ii->class, .group = ii->group,
-			.label = ii->group >= 0 ? map->groups[ii->group].label : NULL,
-		};
-	}
-	load_costs(run);
-	r = clock_ticks(run, &run->hz);
-	if (r == 0)
-		r = begin_history(run);
-	if (r < 0)
-		return r;
-	r = loadsrc_finish(&run->src, &run->win.a, &run->win.b, run->target, run->class,
-			   run->hz, run->have_costs ? &run->costs : NULL,
-			   run->hist.fit ? &run->hist.dev : NULL, &run->thr, &run->act);
-	keep_measure(run);
-	if (r == -EPROTO)
-		log_msg(LOG_ERR, "load source bpf: %s", run->src.reason);
-	else if (r < 0)
-		log_msg(LOG_ERR, "cannot compare the two samples: %s", strerror(-r));
-	if (r < 0)
-		return r;
-	costs_after(run);
-	return end_history(run);
-}
-
-/* "irq 42 (eth0-TxRx-0)", names escaped. */
-static const char *irq_tag(const struct run *run, unsigned int i, char *buf,
-			   size_t len)
-{
-	report_irq_tag(buf, len, run->map->irqs[i].irq, run->map->irqs[i].name);
-	return buf;
-}
-
-/* Malformed udev properties are reported once per device and ignored. */
-static void report_policy_errors(const struct run *run)
-{
-	for (unsigned int g = 0; g < run->pol.nr_groups; g++) {
-		const struct device_group *dg = &run->map->groups[g];
-		const struct policy_group *pg = &run->pol.groups[g];
-		char from[DEVICE_NAME_MAX * 4], val[256];
-
-		if (pg->cpus_err) {
-			str_escape_text(from, sizeof(from), dg->cpus_from);
-			str_escape_text(val, sizeof(val), dg->policy_cpus);
-			log_msg(LOG_WARNING, "device %s: IRQTUNE_CPUS '%s' on %s: %s; ignored",
-				dg->id, val, from, pg->cpus_err == -ERANGE ?
-				"CPU id out of range" : "not a non-empty cpulist");
-		}
-		if (pg->ban_err) {
-			str_escape_text(from, sizeof(from), dg->ban_from);
-			str_escape_text(val, sizeof(val), dg->policy_ban);
-			log_msg(LOG_WARNING, "device %s: IRQTUNE_BAN '%s' on %s: not 1 or 0; ignored",
-				dg->id, val, from);
-		}
-	}
-}
-
-/* Fill the planner's view of every IRQ from the samples, /proc/irq and the
- * site policy. */
-static int build_plan_input(struct run *run)
-{
-	run->nr = run->win.b.intr->nr_rows;
-	run->pi = calloc(run->nr ? run->nr : 1, sizeof(*run->pi));
-	run->out = calloc(run->nr ? run->nr : 1, sizeof(*run->out));
-	if (!run->pi || !run->out)
-		return -ENOMEM;
-	for (unsigned int i = 0; i < run->nr; i++) {
-		const struct irq_info *ii = &run->map->irqs[i];
-		const struct irq_activity *ac = &run->act[i];
-		const struct policy_irq *po = &run->pol.irqs[i];
-		struct plan_irq *pi = &run->pi[i];
-
-		pi->irq = ii->irq;
-		pi->class = ii->class;
-		pi->group = ii->group;
-		pi->node = ii->node;
-		pi->pinned = ii->pinned;
-		pi->served = ac->top_cpu >= 0 ? ac->top_cpu :
-			     ii->effective >= 0 ? ii->effective : ii->pinned;
-		pi->load = ac->load;
-		pi->allowed = po->allowed;
-		run->out[i] = OUT_KEPT;
-		if (ii->gone)
-			run->out[i] = OUT_GONE;
-		else if (!ii->name[0])
-			run->out[i] = OUT_UNUSED;
-		else if (po->ban != BAN_NONE)
-			run->out[i] = OUT_BANNED;
-		else if (ii->managed)
-			run->out[i] = OUT_MANAGED;
-		else if (po->no_cpu)
-			run->out[i] = OUT_NOCPU;
-		pi->fixed = run->out[i] != OUT_KEPT;
-		if (run->out[i] == OUT_NOCPU) {
-			char tag[DEVICE_NAME_MAX * 4 + 32], src[4 * sizeof(po->source)];
-
-			str_escape_text(src, sizeof(src), po->source);	/* names a device */
-			log_msg(LOG_WARNING, "%s: no eligible CPU among %s '%s'; left where it is",
-				irq_tag(run, i, tag, sizeof(tag)), src, po->wanted);
-		}
-	}
-	return 0;
+	return loadstep_weigh(&run->load, &in);
 }
 
 /* The site policy, the planner's input, the evidence's threshold, then
@@ -1051,17 +604,17 @@ static int plan(struct run *run)
 	pol->threshold = run->cfg.threshold;
 	pol->idle_load = PLAN_DEFAULT_IDLE_LOAD;
 	/* One clock tick of the window (the estimate checked it is > 0). */
-	pol->resolution = 1.0 / ((double)run->hz * (run->win.b.when - run->win.a.when));
+	pol->resolution = 1.0 / ((double)run->load.hz * (run->win.b.when - run->win.a.when));
 	r = policy_build(&run->cfg, run->topo, run->map, &run->pol);
 	if (r < 0)
 		return r;
-	report_policy_errors(run);
-	r = build_plan_input(run);
-	if (r == 0) {
-		r = history_weigh_evidence(&run->hist, run->pi, run->nr, run->topo->nr_ids,
-					   run->threshold_auto, pol);
-		history_said(run, &run->hist);
-	}
+	run->nr = run->win.b.intr->nr_rows;
+	r = planrun_build(&(struct planrun_parts){ .map = run->map, .act = run->load.act,
+						  .pol = &run->pol, .nr = run->nr },
+			  &run->pi, &run->out);
+	if (r == 0)
+		r = loadstep_evidence(&run->load, run->pi, run->nr, run->topo->nr_ids,
+				      run->threshold_auto, pol);
 	if (r < 0)
 		return r;
 	r = plan_compute(run->topo, run->pi, run->nr, pol, &run->res);
@@ -1070,79 +623,6 @@ static int plan(struct run *run)
 	return r;
 }
 
-static const char *errno_name_note(int err)
-{
-	switch (err) {
-	case EIO:
-	case EPERM:
-		return " (kernel-managed)";
-	case ENOSPC:
-		return " (no free interrupt vector)";
-	case EINVAL:
-		return " (CPU offline?)";
-	case EMSGSIZE:
-		return " (short write: the kernel took part of the cpulist)";
-	default:
-		return "";
-	}
-}
-
-/* Write the plan; a refusal fixes that IRQ where it is and re-plans the rest,
- * so its load is counted where it really stays. */
-static int apply_plan(struct run *run, const struct plan_policy *pol)
-{
-	for (int round = 0; round < APPLY_ROUNDS; round++) {
-		bool replan = false;
-		int r;
-
-		if (round > 0) {
-			plan_result_release(&run->res);
-			r = plan_compute(run->topo, run->pi, run->nr, pol, &run->res);
-			if (r < 0)
-				return r;
-		}
-		for (unsigned int i = 0; i < run->nr; i++) {
-			struct plan_irq *pi = &run->pi[i];
-			struct apply_result ar;
-			int cpus[1 + PLAN_ALTS];
-			char tag[DEVICE_NAME_MAX * 4 + 32];
-
-			if (!plan_moves(pi))
-				continue;
-			cpus[0] = pi->target;
-			memcpy(cpus + 1, pi->alt, sizeof(pi->alt));
-			apply_irq(pi->irq, cpus, 1 + PLAN_ALTS, &ar);
-			switch (ar.outcome) {
-			case APPLY_MOVED:
-				run->out[i] = OUT_MOVED;
-				pi->target = ar.cpu;
-				pi->pinned = ar.cpu;
-				pi->served = ar.cpu;
-				continue;
-			case APPLY_MANAGED:
-				run->out[i] = OUT_MANAGED;
-				break;
-			case APPLY_GONE:
-				run->out[i] = OUT_GONE;
-				break;
-			case APPLY_FAILED:
-				run->out[i] = OUT_FAILED;
-				log_msg(LOG_WARNING, "%s: cannot set affinity to %d: %s%s, left at %s",
-					irq_tag(run, i, tag, sizeof(tag)), pi->target,
-					strerror(ar.err), errno_name_note(ar.err), ar.now);
-				break;
-			}
-			pi->fixed = true;
-			replan = true;
-		}
-		if (!replan)
-			return 0;
-	}
-	return 0;
-}
-
-/* The plan written, or a dry run's moves marked as such. -EIO: some
- * writes were refused (the run's report says which). */
 /* The network path follows the placement: XPS masks, NAPI threads. */
 static int follow_network(struct run *run)
 {
@@ -1159,20 +639,16 @@ static int follow_network(struct run *run)
 	return r;
 }
 
+/* The plan written, or a dry run's moves marked as such. -EIO: some
+ * writes were refused (the run's report says which). */
 static int apply(struct run *run)
 {
 	int r;
 
-	if (!run->opt->dry_run) {
-		r = apply_plan(run, &run->plan_pol);
-		if (r < 0) {
-			log_msg(LOG_ERR, "cannot re-plan: %s", strerror(-r));
-			return r;
-		}
-	}
-	for (unsigned int i = 0; run->opt->dry_run && i < run->nr; i++)
-		if (run->out[i] == OUT_KEPT && plan_moves(&run->pi[i]))
-			run->out[i] = OUT_WOULD_MOVE;
+	r = planrun_apply(run->topo, &run->plan_pol, run->map, run->pi, run->out, run->nr,
+			  &run->res, run->opt->dry_run);
+	if (r < 0)
+		return r;
 	run->planned = true;
 	/* After the IRQs, whatever became of some of them: the network
 	 * path follows those that were placed. */
@@ -1271,23 +747,6 @@ static int exit_status(enum step step, int r)
 	}
 }
 
-/* One syslog line per move, and a summary when anything changed. */
-static void log_moves(const struct report_run *rr)
-{
-	char line[REPORT_EVENT_MAX];
-
-	if (!log_to_syslog() || rr->dry_run)
-		return;
-	for (unsigned int i = 0; i < rr->nr_irqs; i++) {
-		if (rr->irqs[i].outcome != OUT_MOVED)
-			continue;
-		report_move_event(line, sizeof(line), &rr->irqs[i]);
-		log_event(LOG_INFO, "%s", line);
-	}
-	if (report_summary_event(line, sizeof(line), &rr->totals))
-		log_event(LOG_INFO, "%s", line);
-}
-
 static double elapsed(const struct timespec *t0)
 {
 	struct timespec now;
@@ -1307,9 +766,9 @@ static int build_report(const struct run *run, struct report_run *rr, struct rep
 		.planned = run->planned,
 		.nr = run->nr,
 		.map = run->map,
-		.act = run->act,
+		.act = run->load.act,
 		.proc_act = run->src.proc_act,
-		.window_load = run->window_load,
+		.window_load = run->load.window_load,
 		.pol = &run->pol,
 		.pi = run->pi,
 		.out = run->out,
@@ -1326,7 +785,7 @@ static int build_report(const struct run *run, struct report_run *rr, struct rep
 	if (run->src_chosen) {
 		rr->load_source = loadsrc_name(run->src.used);
 		rr->load_source_reason = run->src.reason;
-		rr->history = run->state_note[0] ? run->state_note : NULL;
+		rr->history = run->load.note[0] ? run->load.note : NULL;
 	}
 	rr->started = run->started;
 	rr->hostname = run->fs.mode == SOURCE_REPLAY ? run->host : NULL;
@@ -1342,88 +801,45 @@ static int finish(struct run *run, int status)
 	const struct options *opt = run->opt;
 	struct report_run rr = { 0 };
 	struct report_store st;
-	int r;
 
 	if (build_report(run, &rr, &st) < 0) {
 		log_msg(LOG_ERR, "out of memory");
 		report_store_release(&st);
 		return exit_status(STEP_REPORT, -ENOMEM);
 	}
-	if (opt->verbose && !opt->json)
-		report_bans(stdout, rr.bans, rr.nr_bans);
-	if (run->planned && !opt->quiet && !opt->json) {
-		report_text(stdout, &rr, opt->verbose, opt->verbose && run->src.proc_act);
-		netfollow_print(stdout, run->net, opt->verbose || opt->dry_run);
-	}
-	if (run->planned) {
-		log_moves(&rr);
-		netfollow_log(run->net, opt->dry_run);
-	}
+	output_text(stdout, &(struct output_opts){
+			    .verbose = opt->verbose, .quiet = opt->quiet, .json = opt->json,
+			    .dry_run = opt->dry_run, .planned = run->planned,
+			    .both = run->src.proc_act != NULL, .net = run->net }, &rr);
 	rr.status = status;
 	rr.duration = elapsed(&run->t0);
 	rr.finished = realtime();
-	r = run->metrics_file ? metrics_write(run->metrics_file, &rr) : 0;
-	if (r < 0) {
-		log_msg(LOG_ERR, "cannot write metrics to %s: %s%s", run->metrics_file,
-			strerror(-r), r == -ELOOP ? " (a symlink: refusing it)" :
-			r == -EPERM ? " (not a regular file of ours: refusing it)" : "");
-		if (status == 0)
-			status = rr.status = exit_status(STEP_REPORT, -EIO);
-	}
+	if (run->metrics_file && output_metrics(run->metrics_file, &rr) < 0 && status == 0)
+		status = rr.status = exit_status(STEP_REPORT, -EIO);
 	if (opt->json && json_report(stdout, &rr) < 0 && status == 0)
 		status = exit_status(STEP_REPORT, -EIO);
 	report_store_release(&st);
 	return status;
 }
 
-/* The meta member: what the capture is, and of what run. */
-static int keep_meta(struct run *run, int status)
+/* What --capture's meta member records of the run so far. */
+static struct runcapture_parts capture_parts(const struct run *run)
 {
-	static const char *const wants[] = { "auto", "auto", "bpf", "proc" };
-	struct replay_meta m = {
-		.started = run->started,
-		.argc = run->opt->argc,
-		.argv = run->opt->argv,
-		.status = status,
-		.window = run->cfg.window,
-		/* The input the first snapshots used, as a replay must. */
-		.counts = run->win.when[2] > 0 || run->win.counts == SNAPSHOT_STAT ?
-			  "stat" : "interrupts",
-		.counts_reason = run->win.first,
-		.costs_now = run->costs_now,
+	return (struct runcapture_parts){
+		.started = run->started, .argc = run->opt->argc, .argv = run->opt->argv,
+		.window = run->cfg.window, .win = &run->win, .costs_now = run->load.costs_now,
+		.src = run->src_chosen ? &run->src : NULL, .begin_reason = run->load.begin_reason,
 	};
-
-	replay_meta_host(&m);
-	memcpy(m.when, run->win.when, sizeof(m.when));
-	if (run->src_chosen) {
-		m.load_wanted = wants[run->src.want];
-		m.load_begin = run->begin_reason;
-		m.load_used = loadsrc_name(run->src.used);
-		m.load_reason = run->src.reason;
-	}
-	return replay_keep_meta(&run->fs, &m);
 }
 
 /* --capture's file, whatever the run's outcome: a failed run is what a
  * bug report is about. @status, or that of the capture not written. */
 static int write_capture(struct run *run, int status)
 {
-	char why[CAPTURE_WHY_MAX];
-	int r = keep_meta(run, status);
+	const struct runcapture_parts p = capture_parts(run);
+	int r = runcapture_write(&run->fs, run->opt->capture, &p, status);
 
-	if (r == 0 && run->fs.err)
-		r = run->fs.err;
-	if (r < 0) {
-		log_msg(LOG_ERR, "capture %s: not written: %s%s", run->opt->capture, strerror(-r),
-			r == -EFBIG ? " (beyond what a capture may hold)" : "");
-		return exit_status(STEP_CAPTURE, -EIO);
-	}
-	r = capture_write(run->fs.cap, run->opt->capture, why, sizeof(why));
-	if (r < 0) {
-		log_msg(LOG_ERR, "capture %s: not written: %s", run->opt->capture, why);
-		return exit_status(STEP_CAPTURE, -EIO);
-	}
-	return status;
+	return r < 0 ? exit_status(STEP_CAPTURE, r) : status;
 }
 
 /* --replay's file, read whole and checked before anything else runs; or
@@ -1433,27 +849,13 @@ static int write_capture(struct run *run, int status)
 static int open_input(struct run *run)
 {
 	const struct options *opt = run->opt;
-	char why[CAPTURE_WHY_MAX] = "";
+	const struct runcapture_parts p = capture_parts(run);
 	int r;
 
-	if (opt->replay) {
-		r = capture_read(opt->replay, &run->fs.cap, why, sizeof(why));
-		if (r < 0) {
-			log_msg(LOG_ERR, "capture %s: %s", opt->replay, why);
-			return r;
-		}
-		run->fs.mode = SOURCE_REPLAY;
-		replay_meta_get(run->fs.cap, "hostname", run->host, sizeof(run->host));
-	} else if (opt->capture) {
-		run->fs.cap = capture_new();
-		if (!run->fs.cap)
-			return -ENOMEM;
-		run->fs.mode = SOURCE_RECORD;
-		/* First in the archive, so that what it is is read first. */
-		r = keep_meta(run, 0);
-		if (r < 0)
-			return r;
-	}
+	r = runcapture_open(&run->fs, opt->replay, opt->capture != NULL, &p, run->host,
+			    sizeof(run->host));
+	if (r < 0)
+		return r;
 	if ((opt->syslog || !isatty(STDOUT_FILENO)) && !opt->replay)
 		log_open_syslog();
 	return 0;
@@ -1468,17 +870,13 @@ static void run_release(struct run *run)
 	sample_window_release(&run->win);
 	irqthread_release(&run->thr);
 	loadsrc_release(&run->src);
-	free(run->window_load);
 	policy_release(&run->pol);
 	device_map_free(run->map);
-	free(run->act);
 	free(run->pi);
 	free(run->out);
 	plan_result_release(&run->res);
+	loadstep_release(&run->load);
 	netfollow_result_free(run->net);
-	history_release(&run->hist);
-	free(run->class);
-	free(run->target);
 	capture_free(run->fs.cap);
 }
 

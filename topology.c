@@ -761,3 +761,36 @@ void topology_update_sets(struct topology *topo)
 			cpuset_set(topo->eligible, i);
 	}
 }
+
+void topology_keep_online(struct topology *topo, const unsigned int *cpus, unsigned int nr)
+{
+	bool changed = false;
+	unsigned int j;
+	int cpu;
+
+	for (cpu = cpuset_first(topo->online); cpu >= 0;
+	     cpu = cpuset_next(topo->online, cpu)) {
+		for (j = 0; j < nr; j++)
+			if (cpus[j] == (unsigned int)cpu)
+				break;
+		if (j == nr) {
+			topo->cpus[cpu].online = false;
+			changed = true;
+		}
+	}
+	if (changed)
+		topology_update_sets(topo);
+}
+
+const char *topology_strerror(int r)
+{
+	switch (r) {
+	case -ENOENT:	return "missing";
+	case -ENOTDIR:	return "not a directory";
+	case -EFBIG:	return "larger than any such sysfs file";
+	case -ERANGE:	return "an id out of range";
+	case -ENODEV:	return "no online CPU";
+	case -EINVAL:	return "not what the kernel writes there";
+	default:	return strerror(-r);
+	}
+}

@@ -52,9 +52,16 @@ struct source;
 int topology_read_from(struct source *src, const char *root, const struct cpuset *banned,
 		       struct topology **ret_topo, char *where, size_t where_len);
 
+/* Why topology_read*() refused a file (its -errno @r), in a few words
+ * for a message that names the file: "missing", "an id out of range". */
+const char *topology_strerror(int r);
+
 /* For tests and the planner's callers: build a topology in memory. */
 struct topology *topology_new(unsigned int nr_ids);
 /* Recompute online/eligible from cpus[]. */
 void topology_update_sets(struct topology *topo);
+/* Only the @nr CPUs of @cpus are still online: any other went offline
+ * after the topology was read, and leaves online and eligible. */
+void topology_keep_online(struct topology *topo, const unsigned int *cpus, unsigned int nr);
 
 #endif

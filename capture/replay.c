@@ -122,35 +122,115 @@ static int grow(void **p, unsigned int n, unsigned int *cap, size_t size)
 	return 0;
 }
 
+/* A line before "cpus": the header of the measurement. */
+static int measure_head(struct measure_raw **rawp, char **fv, unsigned int n, double *window,
+			int *use_ctx, uint64_t *dropped, uint64_t *missed)
+{
+	int cpus;
+
+	if (n != 2)
+		return -EINVAL;
+	if (strcmp(fv[0], "window") == 0)
+		return parse_double(fv[1], window);
+	if (strcmp(fv[0], "use_ctx") == 0)
+		return parse_int(fv[1], 0, 1, use_ctx);
+	if (strcmp(fv[0], "dropped") == 0)
+		return parse_u64_field(fv[1], dropped);
+	if (strcmp(fv[0], "missed") == 0)
+		return parse_u64_field(fv[1], missed);
+	if (strcmp(fv[0], "cpus") != 0 || parse_int(fv[1], 0, CPU_ID_LIMIT, &cpus) < 0)
+		return -EINVAL;
+	*rawp = measure_raw_new((unsigned int)cpus);
+	return *rawp ? 0 : -ENOMEM;
+}
+
+/* "irq IRQ CPU HANDLER_NS CTX_NS COUNT NAME" */
+static int measure_irq_line(struct measure_raw *raw, char **fv)
+{
+	struct measure_irq *m;
+	uint64_t v[5];
+	int r;
+
+	for (int k = 0; k < 5; k++)
+		if (parse_u64_field(fv[1 + k], &v[k]) < 0)
+			return -EINVAL;
+	if (v[0] >= IRQ_NUM_LIMIT || v[1] >= CPU_ID_LIMIT)
+		return -EINVAL;
+	r = grow((void **)&raw->irqs, raw->nr_irqs, &raw->cap_irqs, sizeof(*raw->irqs));
+	if (r < 0)
+		return r;
+	m = &raw->irqs[raw->nr_irqs];
+	memset(m, 0, sizeof(*m));
+	m->irq = (unsigned int)v[0];
+	m->cpu = (unsigned int)v[1];
+	m->handler_ns = v[2];
+	m->ctx_ns = v[3];
+	m->count = v[4];
+	if (capture_unescape(fv[6], m->name, sizeof(m->name)) < 0)
+		return -EINVAL;
+	raw->nr_irqs++;
+	return 0;
+}
+
+/* "thread IRQ CPU NS RUNS" */
+static int measure_thread_line(struct measure_raw *raw, char **fv)
+{
+	struct measure_thread *q;
+	uint64_t v[4];
+	int r;
+
+	for (int k = 0; k < 4; k++)
+		if (parse_u64_field(fv[1 + k], &v[k]) < 0)
+			return -EINVAL;
+	if (v[0] >= IRQ_NUM_LIMIT || v[1] >= CPU_ID_LIMIT)
+		return -EINVAL;
+	r = grow((void **)&raw->threads, raw->nr_threads, &raw->cap_threads,
+		 sizeof(*raw->threads));
+	if (r < 0)
+		return r;
+	q = &raw->threads[raw->nr_threads++];
+	*q = (struct measure_thread){ .irq = (unsigned int)v[0], .cpu = (unsigned int)v[1],
+				      .ns = v[2], .runs = v[3] };
+	return 0;
+}
+
+/* "napi CPU IRQ NS POLLS DEV" */
+static int measure_napi_line(struct measure_raw *raw, char **fv)
+{
+	struct measure_napi *q;
+	uint64_t v[3];
+	int irq, r;
+
+	if (parse_u64_field(fv[1], &v[0]) < 0 || v[0] >= CPU_ID_LIMIT ||
+	    parse_int(fv[2], -1, (int)IRQ_NUM_LIMIT - 1, &irq) < 0 ||
+	    parse_u64_field(fv[3], &v[1]) < 0 || parse_u64_field(fv[4], &v[2]) < 0)
+		return -EINVAL;
+	r = grow((void **)&raw->napi, raw->nr_napi, &raw->cap_napi, sizeof(*raw->napi));
+	if (r < 0)
+		return r;
+	q = &raw->napi[raw->nr_napi];
+	memset(q, 0, sizeof(*q));
+	q->cpu = (unsigned int)v[0];
+	q->irq = irq;
+	q->ns = v[1];
+	q->polls = v[2];
+	if (capture_unescape(fv[5], q->dev, sizeof(q->dev)) < 0)
+		return -EINVAL;
+	raw->nr_napi++;
+	return 0;
+}
+
 static int measure_line(struct measure_raw **rawp, char *line, double *window,
 			int *use_ctx, uint64_t *dropped, uint64_t *missed)
 {
 	char *fv[2 * MEASURE_NR_SOFTIRQS + 3];
 	unsigned int n = capture_split(line, fv, sizeof(fv) / sizeof(fv[0]));
 	struct measure_raw *raw = *rawp;
-	uint64_t v[6];
-	int r;
 
 	if (n == 0)
 		return -EINVAL;
-	if (!raw) {
-		int cpus;
-
-		if (n != 2)
-			return -EINVAL;
-		if (strcmp(fv[0], "window") == 0)
-			return parse_double(fv[1], window);
-		if (strcmp(fv[0], "use_ctx") == 0)
-			return parse_int(fv[1], 0, 1, use_ctx);
-		if (strcmp(fv[0], "dropped") == 0)
-			return parse_u64_field(fv[1], dropped);
-		if (strcmp(fv[0], "missed") == 0)
-			return parse_u64_field(fv[1], missed);
-		if (strcmp(fv[0], "cpus") != 0 || parse_int(fv[1], 0, CPU_ID_LIMIT, &cpus) < 0)
-			return -EINVAL;
-		*rawp = measure_raw_new((unsigned int)cpus);
-		return *rawp ? 0 : -ENOMEM;
-	}
+	if (!raw)
+		return measure_head(rawp, fv, n, window, use_ctx, dropped, missed);
 	if (strcmp(fv[0], "dropped") == 0 && n == 2)
 		return parse_u64_field(fv[1], &raw->dropped);
 	if (strcmp(fv[0], "missed") == 0 && n == 2)
@@ -167,29 +247,8 @@ static int measure_line(struct measure_raw **rawp, char *line, double *window,
 				return -EINVAL;
 		return 0;
 	}
-	if (strcmp(fv[0], "irq") == 0 && n == 7) {
-		struct measure_irq *m;
-
-		for (int k = 0; k < 5; k++)
-			if (parse_u64_field(fv[1 + k], &v[k]) < 0)
-				return -EINVAL;
-		if (v[0] >= IRQ_NUM_LIMIT || v[1] >= CPU_ID_LIMIT)
-			return -EINVAL;
-		r = grow((void **)&raw->irqs, raw->nr_irqs, &raw->cap_irqs, sizeof(*raw->irqs));
-		if (r < 0)
-			return r;
-		m = &raw->irqs[raw->nr_irqs];
-		memset(m, 0, sizeof(*m));
-		m->irq = (unsigned int)v[0];
-		m->cpu = (unsigned int)v[1];
-		m->handler_ns = v[2];
-		m->ctx_ns = v[3];
-		m->count = v[4];
-		if (capture_unescape(fv[6], m->name, sizeof(m->name)) < 0)
-			return -EINVAL;
-		raw->nr_irqs++;
-		return 0;
-	}
+	if (strcmp(fv[0], "irq") == 0 && n == 7)
+		return measure_irq_line(raw, fv);
 	if (strcmp(fv[0], "threads_timed") == 0 && n == 2) {
 		int t;
 
@@ -198,23 +257,8 @@ static int measure_line(struct measure_raw **rawp, char *line, double *window,
 		raw->threads_timed = t;
 		return 0;
 	}
-	if (strcmp(fv[0], "thread") == 0 && n == 5) {
-		struct measure_thread *q;
-
-		for (int k = 0; k < 4; k++)
-			if (parse_u64_field(fv[1 + k], &v[k]) < 0)
-				return -EINVAL;
-		if (v[0] >= IRQ_NUM_LIMIT || v[1] >= CPU_ID_LIMIT)
-			return -EINVAL;
-		r = grow((void **)&raw->threads, raw->nr_threads, &raw->cap_threads,
-			 sizeof(*raw->threads));
-		if (r < 0)
-			return r;
-		q = &raw->threads[raw->nr_threads++];
-		*q = (struct measure_thread){ .irq = (unsigned int)v[0], .cpu = (unsigned int)v[1],
-					      .ns = v[2], .runs = v[3] };
-		return 0;
-	}
+	if (strcmp(fv[0], "thread") == 0 && n == 5)
+		return measure_thread_line(raw, fv);
 	if (strcmp(fv[0], "probe") == 0 && n == 6) {
 		double *p[] = { &raw->probe.hard, &raw->probe.ctx, &raw->probe.soft,
 				&raw->probe.napi, &raw->probe.thread };
@@ -224,28 +268,8 @@ static int measure_line(struct measure_raw **rawp, char *line, double *window,
 				return -EINVAL;
 		return 0;
 	}
-	if (strcmp(fv[0], "napi") == 0 && n == 6) {
-		struct measure_napi *q;
-		int irq;
-
-		if (parse_u64_field(fv[1], &v[0]) < 0 || v[0] >= CPU_ID_LIMIT ||
-		    parse_int(fv[2], -1, (int)IRQ_NUM_LIMIT - 1, &irq) < 0 ||
-		    parse_u64_field(fv[3], &v[1]) < 0 || parse_u64_field(fv[4], &v[2]) < 0)
-			return -EINVAL;
-		r = grow((void **)&raw->napi, raw->nr_napi, &raw->cap_napi, sizeof(*raw->napi));
-		if (r < 0)
-			return r;
-		q = &raw->napi[raw->nr_napi];
-		memset(q, 0, sizeof(*q));
-		q->cpu = (unsigned int)v[0];
-		q->irq = irq;
-		q->ns = v[1];
-		q->polls = v[2];
-		if (capture_unescape(fv[5], q->dev, sizeof(q->dev)) < 0)
-			return -EINVAL;
-		raw->nr_napi++;
-		return 0;
-	}
+	if (strcmp(fv[0], "napi") == 0 && n == 6)
+		return measure_napi_line(raw, fv);
 	return -EINVAL;
 }
 
@@ -286,6 +310,21 @@ int replay_parse_measure(const char *text, struct measure_raw **ret,
 		raw->missed = missed;
 	*ret = raw;
 	return 0;
+}
+
+void replay_keep_measure(struct source *fs, const struct measure_raw *raw)
+{
+	char *text;
+	size_t len;
+
+	if (!fs || fs->mode != SOURCE_RECORD || !raw)
+		return;
+	if (replay_format_measure(raw, &text, &len) < 0) {
+		fs->err = fs->err ? fs->err : -ENOMEM;
+		return;
+	}
+	source_keep(fs, REPLAY_MEASURE, text, len);
+	free(text);
 }
 
 void replay_meta_host(struct replay_meta *m)
@@ -367,6 +406,16 @@ int replay_meta_double(struct capture *cap, const char *key, double *ret)
 	if (errno || end == buf || *end || !isfinite(v))
 		return -EINVAL;
 	*ret = v;
+	return 0;
+}
+
+int replay_meta_hz(struct capture *cap, long *ret)
+{
+	double hz;
+
+	if (replay_meta_double(cap, "hz", &hz) < 0 || hz < 1 || hz > 100000 || hz != floor(hz))
+		return -EINVAL;
+	*ret = (long)hz;
 	return 0;
 }
 

@@ -59,7 +59,14 @@ void replay_keep_config(struct source *fs, const char *path);
  * -EINVAL with @err filled (config_parse()). */
 int replay_config(struct capture *cap, struct config *cfg, struct config_error *err);
 
+/* USER_HZ of the machine captured, a whole number of ticks a second:
+ * 0, or -EINVAL when the meta member holds none that is one. */
+int replay_meta_hz(struct capture *cap, long *ret);
+
 int replay_format_measure(const struct measure_raw *raw, char **ret, size_t *ret_len);
+/* What the measurement summed, kept after the run read it (recording
+ * only; no memory for it is @fs->err). */
+void replay_keep_measure(struct source *fs, const struct measure_raw *raw);
 int replay_parse_measure(const char *text, struct measure_raw **ret,
 			 unsigned int *ret_line);
 

@@ -46,6 +46,18 @@ void config_init(struct config *cfg)
 	cfg->threshold = -1;
 }
 
+void config_take_banirq(struct config *cfg, unsigned int *irqs, unsigned int nr)
+{
+	free(cfg->banirq);
+	for (unsigned int i = 0; i < cfg->nr_banname; i++)
+		free(cfg->banname[i]);
+	free(cfg->banname);
+	cfg->banname = NULL;
+	cfg->nr_banname = 0;
+	cfg->banirq = irqs;
+	cfg->nr_banirq = nr;
+}
+
 void config_release(struct config *cfg)
 {
 	if (!cfg)

@@ -75,6 +75,9 @@ struct config_error {
 
 void config_init(struct config *cfg);
 void config_release(struct config *cfg);	/* frees the contents */
+/* --banirq: @nr IRQs of @irqs (taken over) replace the file's banirq,
+ * numbers and patterns alike. */
+void config_take_banirq(struct config *cfg, unsigned int *irqs, unsigned int nr);
 
 /* Parse @f into @cfg (which config_init() prepared). Returns 0, -EINVAL with
  * @err filled on the first error, or -ENOMEM. */

@@ -121,6 +121,34 @@ static void test_full(void **state)
 	config_release(&cfg);
 }
 
+/* --banirq's list replaces the file's numbers and patterns, whichever
+ * the file had. */
+static void test_take_banirq(void **state)
+{
+	static const char *const files[] = {
+		"banirq = 5 6\n", "banirq = eth0-*\n", "banirq = 7 nvme*\n", "",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct config cfg;
+		struct config_error err;
+		unsigned int *irqs = malloc(2 * sizeof(*irqs));
+
+		assert_non_null(irqs);
+		irqs[0] = 42;
+		irqs[1] = 43;
+		assert_int_equal(parse_string(files[i], &cfg, &err), 0);
+		assert_true(files[i][0] == '\0' || cfg.nr_banirq + cfg.nr_banname > 0);
+		config_take_banirq(&cfg, irqs, 2);
+		assert_ptr_equal(cfg.banirq, irqs);
+		assert_int_equal(cfg.nr_banirq, 2);
+		assert_int_equal(cfg.nr_banname, 0);
+		assert_null(cfg.banname);
+		config_release(&cfg);
+	}
+}
+
 /* irqbalance's settings, the other balancer, the metrics file */
 static void test_compat_keys(void **state)
 {
@@ -400,6 +428,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_take_banirq),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_load_source_values),
 		cmocka_unit_test(test_compat_keys),

@@ -134,6 +134,225 @@ static void test_meta_double(void **state)
 	}
 }
 
+/* USER_HZ as a replay takes it: a whole number of ticks, within reason. */
+static void test_meta_hz(void **state)
+{
+	static const struct {
+		const char *text;
+		int ret;
+		long hz;
+	} cases[] = {
+		{ "hz 100\n", 0, 100 },
+		{ "hz 1\n", 0, 1 },
+		{ "hz 100000\n", 0, 100000 },
+		{ "hz 1e3\n", 0, 1000 },
+		{ "hz 0\n", -EINVAL, 0 },
+		{ "hz 100001\n", -EINVAL, 0 },
+		{ "hz 99.5\n", -EINVAL, 0 },
+		{ "hz -100\n", -EINVAL, 0 },
+		{ "hz x\n", -EINVAL, 0 },
+		{ "window 1\n", -EINVAL, 0 },	/* none */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct capture *cap = capture_new();
+		long hz = -42;
+
+		assert_non_null(cap);
+		assert_int_equal(capture_put(cap, CAPTURE_META, cases[i].text,
+					     strlen(cases[i].text), 0), 0);
+		assert_int_equal(replay_meta_hz(cap, &hz), cases[i].ret);
+		assert_int_equal(hz, cases[i].ret == 0 ? cases[i].hz : -42);
+		capture_free(cap);
+	}
+}
+
+/* A measurement of two CPUs with one of each kind of line. */
+static char *measure_text(const char *extra)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	fputs("# a comment\nwindow 1.5\nuse_ctx 1\ndropped 3\ncpus 2\n", f);
+	for (int c = 0; c < 2; c++) {
+		fprintf(f, "soft %d", c);
+		for (int k = 0; k < 2 * MEASURE_NR_SOFTIRQS; k++)
+			fprintf(f, " %d", 100 * c + k);
+		fputc('\n', f);
+	}
+	fputs("irq 42 1 1000 2000 7 eth0\\x20q0\nnapi 1 42 500 9 eth0\nnapi 0 -1 5 1 lo\n"
+	      "threads_timed 1\nthread 42 1 300 2\nprobe 1 2 3 4.5 5\nmissed 4\n", f);
+	fputs(extra, f);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
+/* What the kernel program summed, read back as written, and written back
+ * as read. */
+static void test_measure_round_trip(void **state)
+{
+	char *text = measure_text(""), *again, *third;
+	size_t len;
+	struct measure_raw *raw, *raw2;
+	unsigned int line = 0;
+
+	(void)state;
+	assert_int_equal(replay_parse_measure(text, &raw, &line), 0);
+	assert_float_equal(raw->window, 1.5, 0);
+	assert_true(raw->use_ctx);
+	assert_int_equal(raw->dropped, 3);
+	assert_int_equal(raw->missed, 4);
+	assert_int_equal(raw->nr_cpus, 2);
+	assert_int_equal(raw->soft_ns[1][2], 102);
+	assert_int_equal(raw->soft_events[1][0], 100 + MEASURE_NR_SOFTIRQS);
+	assert_int_equal(raw->nr_irqs, 1);
+	assert_int_equal(raw->irqs[0].irq, 42);
+	assert_int_equal(raw->irqs[0].cpu, 1);
+	assert_int_equal(raw->irqs[0].handler_ns, 1000);
+	assert_int_equal(raw->irqs[0].ctx_ns, 2000);
+	assert_int_equal(raw->irqs[0].count, 7);
+	assert_string_equal(raw->irqs[0].name, "eth0 q0");
+	assert_int_equal(raw->nr_napi, 2);
+	assert_int_equal(raw->napi[0].cpu, 1);
+	assert_int_equal(raw->napi[0].irq, 42);
+	assert_int_equal(raw->napi[0].ns, 500);
+	assert_int_equal(raw->napi[0].polls, 9);
+	assert_string_equal(raw->napi[0].dev, "eth0");
+	assert_int_equal(raw->napi[1].irq, -1);
+	assert_true(raw->threads_timed);
+	assert_int_equal(raw->nr_threads, 1);
+	assert_int_equal(raw->threads[0].irq, 42);
+	assert_int_equal(raw->threads[0].ns, 300);
+	assert_int_equal(raw->threads[0].runs, 2);
+	assert_float_equal(raw->probe.napi, 4.5, 0);
+
+	assert_int_equal(replay_format_measure(raw, &again, &len), 0);
+	assert_int_equal(strlen(again), len);
+	assert_int_equal(replay_parse_measure(again, &raw2, &line), 0);
+	assert_int_equal(replay_format_measure(raw2, &third, &len), 0);
+	assert_string_equal(again, third);
+	measure_raw_free(raw);
+	measure_raw_free(raw2);
+	free(text);
+	free(again);
+	free(third);
+}
+
+/* Each malformed line is refused with its number; no memory is no line. */
+static void test_measure_bad_lines(void **state)
+{
+	static const struct {
+		const char *text;	/* after the good ones */
+		int ret;
+		int line;		/* from the end of the good ones; 0: none */
+	} cases[] = {
+		{ "irq 42 1 1000 2000 7\n", -EINVAL, 1 },	/* no name */
+		{ "irq 42 2 1 1 1 x\n", 0, 0 },			/* CPU ids are the kernel's */
+		{ "irq 99999999 1 1 1 1 x\n", -EINVAL, 1 },
+		{ "irq 42 1 -1 1 1 x\n", -EINVAL, 1 },
+		{ "thread 42 1 300\n", -EINVAL, 1 },
+		{ "thread 42 99999999 300 1\n", -EINVAL, 1 },
+		{ "napi 1 -2 5 1 lo\n", -EINVAL, 1 },
+		{ "napi 99999999 1 5 1 lo\n", -EINVAL, 1 },
+		{ "soft 2 0\n", -EINVAL, 1 },
+		{ "threads_timed 2\n", -EINVAL, 1 },
+		{ "probe 1 2 3 4 -5\n", -EINVAL, 1 },
+		{ "probe 1 2 3 4 nan\n", -EINVAL, 1 },
+		{ "# fine\nwhat 1\n", -EINVAL, 2 },
+		{ "cpus 3\n", -EINVAL, 1 },		/* only the header has it */
+		{ "dropped 7\n", 0, 0 },		/* the header's stands */
+	};
+	static const struct {
+		const char *text;
+		int ret;
+		unsigned int line;
+	} heads[] = {
+		{ "window 1\n", -EINVAL, 1 },		/* no cpus: the last line named */
+		{ "cpus 2\n", -EINVAL, 1 },		/* no window */
+		{ "window 1\ncpus x\n", -EINVAL, 2 },
+		/* A header number out of range keeps its -ERANGE, and so no
+		 * line: the caller names the member only. */
+		{ "window 1\nuse_ctx 2\ncpus 1\n", -ERANGE, 0 },
+		{ "window 1 2\ncpus 1\n", -EINVAL, 1 },
+		{ "soft 0 1\n", -EINVAL, 1 },		/* before the header */
+		{ "window 1\ncpus 1\n", 0, 0 },
+	};
+	int good;
+
+	(void)state;
+	{
+		char *text = measure_text("");
+
+		good = 0;
+		for (const char *p = text; *p; p++)
+			good += *p == '\n';
+		free(text);
+	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = measure_text(cases[i].text);
+		struct measure_raw *raw = NULL;
+		unsigned int line = 0;
+
+		assert_int_equal(replay_parse_measure(text, &raw, &line), cases[i].ret);
+		if (cases[i].ret < 0) {
+			assert_null(raw);
+			assert_int_equal(line, good + cases[i].line);
+		} else {
+			assert_non_null(raw);
+			if (strncmp(cases[i].text, "dropped", 7) == 0)
+				assert_int_equal(raw->dropped, 3);
+		}
+		measure_raw_free(raw);
+		free(text);
+	}
+	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+		struct measure_raw *raw = NULL;
+		unsigned int line = 0;
+
+		line = 42;
+		assert_int_equal(replay_parse_measure(heads[i].text, &raw, &line), heads[i].ret);
+		if (heads[i].ret < 0)
+			assert_int_equal(line, heads[i].line);
+		else
+			assert_non_null(raw);
+		measure_raw_free(raw);
+	}
+}
+
+/* A recording keeps the measurement as the member a replay reads; a live
+ * run, or one with nothing measured, keeps nothing. */
+static void test_keep_measure(void **state)
+{
+	struct source fs = { .mode = SOURCE_RECORD, .cap = capture_new() };
+	struct source live = { .mode = SOURCE_LIVE };
+	char *text = measure_text("");
+	struct measure_raw *raw, *back;
+	const struct capture_member *m;
+	unsigned int line = 0;
+
+	(void)state;
+	assert_non_null(fs.cap);
+	assert_int_equal(replay_parse_measure(text, &raw, &line), 0);
+	replay_keep_measure(&live, raw);
+	replay_keep_measure(&fs, NULL);
+	assert_null(capture_get(fs.cap, REPLAY_MEASURE));
+	replay_keep_measure(&fs, raw);
+	assert_int_equal(fs.err, 0);
+	m = capture_get(fs.cap, REPLAY_MEASURE);
+	assert_non_null(m);
+	assert_non_null(m->data);
+	assert_int_equal(replay_parse_measure(m->data, &back, &line), 0);
+	assert_int_equal(back->nr_irqs, 1);
+	assert_int_equal(back->irqs[0].count, 7);
+	measure_raw_free(raw);
+	measure_raw_free(back);
+	free(text);
+	capture_free(fs.cap);
+}
+
 /* The configuration file as read, parsed again on replay; a capture
  * without one is the defaults, a bad one names its line. */
 static void test_config(void **state)
@@ -178,6 +397,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_meta_round_trip),
+		cmocka_unit_test(test_meta_hz),
+		cmocka_unit_test(test_measure_round_trip),
+		cmocka_unit_test(test_measure_bad_lines),
+		cmocka_unit_test(test_keep_measure),
 		cmocka_unit_test(test_meta_early),
 		cmocka_unit_test(test_meta_double),
 		cmocka_unit_test(test_config),

@@ -1045,6 +1045,62 @@ static void test_new_and_update_sets(void **state)
 	topology_free(t);
 }
 
+/* The CPUs that keep a column stay online; the rest leave online and
+ * eligible, whatever order the columns come in. */
+static void test_keep_online(void **state)
+{
+	static const struct {
+		unsigned int cols[6], nr;
+		const char *online, *eligible;
+	} cases[] = {
+		{ { 0, 1, 2, 3 }, 4, "0-3", "0,2-3" },	/* nothing went */
+		{ { 3, 0, 2 }, 3, "0,2-3", "0,2-3" },	/* the banned one went */
+		{ { 0, 1 }, 2, "0-1", "0" },
+		{ { 1 }, 1, "1", "" },			/* only the banned one left */
+		{ { 0, 1, 2, 3, 7 }, 5, "0-3", "0,2-3" }, /* a column of no known CPU */
+		{ { 0 }, 0, "", "" },			/* no column at all */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct topology *t = topology_new(8);
+
+		assert_non_null(t);
+		for (unsigned int cpu = 0; cpu < 4; cpu++)
+			t->cpus[cpu].online = true;
+		t->cpus[1].avoid = AVOID_BANNED;
+		topology_update_sets(t);
+		topology_keep_online(t, cases[i].cols, cases[i].nr);
+		assert_string_equal(fmt(t->online), cases[i].online);
+		assert_string_equal(fmt(t->eligible), cases[i].eligible);
+		for (unsigned int cpu = 0; cpu < t->nr_ids; cpu++)
+			assert_int_equal(t->cpus[cpu].online, cpuset_test(t->online, cpu));
+		topology_free(t);
+	}
+}
+
+/* Each refusal of the readers in words a message can follow the file
+ * with; anything else as strerror() says it. */
+static void test_strerror(void **state)
+{
+	static const struct {
+		int r;
+		const char *text;
+	} cases[] = {
+		{ -ENOENT, "missing" },
+		{ -ENOTDIR, "not a directory" },
+		{ -EFBIG, "larger than any such sysfs file" },
+		{ -ERANGE, "an id out of range" },
+		{ -ENODEV, "no online CPU" },
+		{ -EINVAL, "not what the kernel writes there" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		assert_string_equal(topology_strerror(cases[i].r), cases[i].text);
+	assert_string_equal(topology_strerror(-EACCES), strerror(EACCES));
+}
+
 /* The machine the tests run on, when it has a sysfs: online matches
  * what glibc counts from the same file. */
 static void test_live(void **state)
@@ -1105,6 +1161,8 @@ int main(void)
 		cmocka_unit_test(test_nodes),
 		cmocka_unit_test(test_8192_cpus),
 		cmocka_unit_test(test_new_and_update_sets),
+		cmocka_unit_test(test_keep_online),
+		cmocka_unit_test(test_strerror),
 		cmocka_unit_test(test_live),
 	};
 	struct CMUnitTest tests[ARRAY_SIZE(real_cases) + ARRAY_SIZE(fixed)];
