@@ -31,7 +31,7 @@ LDLIBS   += $(PKG_LIBS) -lm
 # The pure and parsing modules; everything but main.
 LIB_OBJS  = fileio.o capture.o source.o replay.o cpuset.o topology.o sample.o procfs.o estimate.o measure.o bpfload.o irqthread.o \
             loadsrc.o costs.o state.o history.o devfit.o device.o plan.o plan_index.o plan_improve.o apply.o report.o lock.o config.o policy.o \
-            log.o json.o metrics.o compat.o strutil.o netpath.o netpathio.o netfollow.o
+            log.o json.o metrics.o compat.o strutil.o netpath.o netpathio.o netfollow.o vectors.o
 TESTS     = tests/test_cpuset tests/test_topology tests/test_sample tests/test_estimate \
             tests/test_measure tests/test_costs tests/test_state tests/test_history tests/test_devfit tests/test_plan \
             tests/test_config tests/test_compat tests/test_capture tests/test_irqthread \
