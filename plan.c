@@ -717,6 +717,13 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 	     (cost_repair == plan_cost(&c) && peak_repair <= peak_fresh)))
 		load_plan(&c, repair);
 	settle(&c, res, best, forced, order);
+	/* The repair is judged against the fresh plan, which vector space
+	 * may have shaped already: its marks say so where the plan taken
+	 * has none of its own. */
+	for (unsigned int i = 0; c.vec && i < nr; i++)
+		if (!irqs[i].fixed && irqs[i].vec_full < 0 && fresh[i].vec_full >= 0 &&
+		    fresh[i].vec_full != irqs[i].target)
+			irqs[i].vec_full = fresh[i].vec_full;
 
 	fill_alternatives(&c);
 	/* Back in CPUs of the biggest: exact where every weight is 1. */

@@ -10,8 +10,17 @@
 
 #include "plan_int.h"
 
-/* Whether moving IRQ @i from its CPU to @to keeps the spreading rules. */
+static bool rules_ok(struct ctx *c, unsigned int i, int to);
+
+/* Whether moving IRQ @i from its CPU to @to keeps the spreading rules,
+ * and @to has a vector for it. */
 static bool spread_ok(struct ctx *c, unsigned int i, int to)
+{
+	return rules_ok(c, i, to) && vec_room(c, &c->irqs[i], to, NULL);
+}
+
+/* The spreading rules alone. */
+static bool rules_ok(struct ctx *c, unsigned int i, int to)
 {
 	struct plan_irq *pi = &c->irqs[i];
 	int from = c->on[i];
@@ -24,7 +33,7 @@ static bool spread_ok(struct ctx *c, unsigned int i, int to)
 	s_to = score_of(c, pi, to);
 	tally(c, i, from, +1);
 	ok = (s_to.same_dev < spread_cap(c, pi) || s_to.same_dev <= s_from.same_dev) &&
-	     s_to.other_nic <= s_from.other_nic && vec_room(c, pi, to, NULL);
+	     s_to.other_nic <= s_from.other_nic;
 	return ok;
 }
 
@@ -288,6 +297,8 @@ int improve(struct ctx *c, double stop)
 	r = 0;
 	while (budget--) {
 		int m = heap_first_top(&busy, c->eps), best_to = -1, best_j = -1;
+		int vec_to = -1, vec_i = -1;	/* the best move vectors ruled out */
+		double vec_peak = 0;
 		unsigned int best_i = 0;
 		double best_peak, best_eff = 0, top = all.n ? c->load[all.cpu[0]] : 0;
 		bool below;
@@ -323,6 +334,14 @@ int improve(struct ctx *c, double stop)
 				peak = c->load[to] + lw(c, pi, to);
 				if (peak < c->load[m] - lw(c, pi, m))
 					peak = c->load[m] - lw(c, pi, m);
+				if (c->vec && !vec_room(c, pi, to, NULL) &&
+				    (vec_i < 0 || peak < vec_peak - c->eps) &&
+				    peak < c->load[m] - (c->pol->threshold / 10) * c->load[m] - c->eps &&
+				    rules_ok(c, (unsigned int)i, to)) {
+					vec_peak = peak;
+					vec_to = to;
+					vec_i = i;
+				}
 				if ((best_to < 0 ? peak < best_peak :
 				     peak < best_peak - c->eps ||
 				     (peak <= best_peak + c->eps && best_j < 0 && eff < best_eff)) &&
@@ -354,6 +373,14 @@ int improve(struct ctx *c, double stop)
 					}
 				}
 			}
+		}
+		/* A move vectors ruled out would have lowered the peak more
+		 * than the one taken, or than none: it changed a choice. */
+		if (vec_i >= 0 && (best_to < 0 || vec_peak < best_peak - c->eps)) {
+			unsigned int k = best_to >= 0 ? best_i : (unsigned int)vec_i;
+
+			if (c->irqs[k].vec_full < 0)
+				c->irqs[k].vec_full = vec_to;
 		}
 		if (best_to < 0) {
 			if (below || !chain_move(c, m, best_peak))
