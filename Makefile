@@ -35,7 +35,8 @@ LIB_OBJS  = fileio.o capture.o source.o replay.o cpuset.o topology.o sample.o pr
 TESTS     = tests/test_cpuset tests/test_topology tests/test_sample tests/test_estimate \
             tests/test_measure tests/test_costs tests/test_state tests/test_history tests/test_devfit tests/test_plan \
             tests/test_config tests/test_compat tests/test_capture tests/test_irqthread \
-            tests/test_report tests/test_replay tests/test_window tests/test_strutil tests/test_netpath
+            tests/test_report tests/test_replay tests/test_window tests/test_strutil tests/test_netpath \
+            tests/test_vectors
 
 all: irqtune
 
