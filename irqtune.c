@@ -41,6 +41,7 @@
 #include "source.h"
 #include "strutil.h"
 #include "topology.h"
+#include "vectors.h"
 
 /* Exit statuses; documented in irqtune(8). */
 enum {
@@ -147,6 +148,7 @@ struct run {
 	char boot[64];			/* this boot's id, "" unknown */
 	long hz;
 	struct history hist;
+	struct vector_info vec;		/* the x86 vector matrix, or why not */
 };
 
 static double realtime(void)
@@ -598,6 +600,23 @@ static int read_topology(struct run *run, char *where, size_t where_len)
 	return r;
 }
 
+/* The free vectors of each CPU (x86, debugfs), through run->fs. Only a
+ * malformed file is said at once; a missing one is the report's. */
+static int read_vectors(struct run *run)
+{
+	char why[96];
+	int r = vectors_read(&run->fs, run->topo->nr_ids, &run->vec);
+
+	if (r < 0) {
+		log_msg(LOG_ERR, "out of memory");
+		return r;
+	}
+	if (run->vec.status == VECTORS_BAD)
+		log_msg(LOG_WARNING, "%s: %s; planning without vector space",
+			_PATH_DEBUG_VECTOR, vectors_why(&run->vec, why, sizeof(why)));
+	return 0;
+}
+
 /* The machine's CPUs, and its IRQs to balance at all: -ENOSPC when no CPU
  * is left for them. */
 static int read_machine(struct run *run)
@@ -607,6 +626,14 @@ static int read_machine(struct run *run)
 	int r;
 
 	r = read_topology(run, where, sizeof(where));
+	if (r < 0)
+		return r;
+	if (run->topo->capacity_err < 0)
+		log_msg(LOG_WARNING, "%s: %s; planning as if every CPU were alike",
+			run->topo->capacity_file, run->topo->capacity_err == -ERANGE ?
+			"not a capacity in 1..1024" : run->topo->capacity_err == -EINVAL ?
+			"not what the kernel writes there" : strerror(-run->topo->capacity_err));
+	r = read_vectors(run);
 	if (r < 0)
 		return r;
 	if (cpuset_count(run->topo->eligible) == 0) {
@@ -1016,7 +1043,11 @@ static int build_plan_input(struct run *run)
 		pi->pinned = ii->pinned;
 		pi->served = ac->top_cpu >= 0 ? ac->top_cpu :
 			     ii->effective >= 0 ? ii->effective : ii->pinned;
-		pi->load = ac->load;
+		/* Time measured on a smaller CPU is less work: in CPUs of
+		 * the biggest (a factor of exactly 1 where CPUs are alike). */
+		pi->load = pi->served >= 0 ?
+			   ac->load * topology_capacity(run->topo, (unsigned int)pi->served) /
+			   CAPACITY_SCALE : ac->load;
 		pi->allowed = po->allowed;
 		run->out[i] = OUT_KEPT;
 		if (ii->gone)
@@ -1052,6 +1083,7 @@ static int plan(struct run *run)
 	pol->idle_load = PLAN_DEFAULT_IDLE_LOAD;
 	/* One clock tick of the window (the estimate checked it is > 0). */
 	pol->resolution = 1.0 / ((double)run->hz * (run->win.b.when - run->win.a.when));
+	pol->vec_avail = run->vec.status == VECTORS_READ ? run->vec.avail : NULL;
 	r = policy_build(&run->cfg, run->topo, run->map, &run->pol);
 	if (r < 0)
 		return r;
@@ -1303,6 +1335,7 @@ static int build_report(const struct run *run, struct report_run *rr, struct rep
 	const struct report_input in = {
 		.dry_run = run->opt->dry_run,
 		.topo = run->topo,
+		.vec = run->topo ? &run->vec : NULL,
 		.bans = &run->bans,
 		.planned = run->planned,
 		.nr = run->nr,
@@ -1465,6 +1498,7 @@ static void run_release(struct run *run)
 	config_release(&run->cfg);
 	compat_bans_release(&run->bans);
 	topology_free(run->topo);
+	vectors_release(&run->vec);
 	sample_window_release(&run->win);
 	irqthread_release(&run->thr);
 	loadsrc_release(&run->src);

@@ -2362,6 +2362,8 @@ static int render_irq_dir(struct sim *s, struct sim_irq *q, bool all)
 	return r;
 }
 
+static int render_domains(struct sim *s, bool all);
+
 int sim_render_irqs(struct sim *s)
 {
 	int r = 0;
@@ -2372,6 +2374,69 @@ int sim_render_irqs(struct sim *s)
 	if (r == 0)
 		r = put_set_files(s, "proc/irq", s->default_aff, 0644,
 				  "default_smp_affinity", NULL);
+	if (r == 0)
+		r = render_domains(s, false);
+	return r;
+}
+
+/* debugfs's IRQ domains: x86's VECTOR file, its matrix as
+ * irq_matrix_debug_show() prints it (online CPUs; "act" the IRQs
+ * effective there, allocated from vector 33 up), re-rendered with the
+ * IRQs' moves; on arm64 a GIC domain beside where VECTOR would be. */
+static int render_domains(struct sim *s, bool all)
+{
+	const char *dir = "sys/kernel/debug/irq/domains";
+	struct sim_buf b = { 0 };
+	unsigned int online = 0, avail = 0, alloc = 0, mapped = 0;
+	int r;
+
+	if (all) {
+		r = sim_mkdirs(s->dir, dir);
+		if (r < 0)
+			return r;
+	}
+	if (s->isa == ISA_ARM64) {
+		if (!all)
+			return 0;
+		sim_buf_printf(&b, "name:   GICv3\n size:   0\n mapped: %u\n flags:  0x00000001\n",
+			       s->nr_irqs);
+		r = b.oom ? -ENOMEM : sim_put_file(s->dir, "sys/kernel/debug/irq/domains/GICv3",
+						   b.p, b.len, 0444);
+		sim_buf_free(&b);
+		return r;
+	}
+	for (unsigned int c = 0; c < s->nr_cpus; c++) {
+		if (!s->cpu[c].online)
+			continue;
+		online++;
+		avail += sim_vectors_free(s, c);
+		alloc += s->cpu[c].nr_eff;
+	}
+	for (unsigned int i = 0; i < s->nr_irqs; i++)
+		mapped += s->irqs[i].eff >= 0;
+	sim_buf_printf(&b, "name:   VECTOR\n size:   0\n mapped: %u\n flags:  0x00000103\n",
+		       mapped);
+	sim_buf_printf(&b, "Online bitmaps:   %6u\nGlobal available: %6u\n"
+		       "Global reserved:  %6u\nTotal allocated:  %6u\n",
+		       online, avail, 0u, alloc);
+	sim_buf_printf(&b, "System: 38: 0-19,32,50,128,236,240-242,244,246-255\n");
+	sim_buf_printf(&b, " | CPU | avl | man | mac | act | vectors\n");
+	for (unsigned int c = 0; c < s->nr_cpus; c++) {
+		unsigned int n = s->cpu[c].nr_eff;
+
+		if (!s->cpu[c].online)
+			continue;
+		sim_buf_printf(&b, "  %4u  %4u  %4u  %4u %4u  ", c, sim_vectors_free(s, c),
+			       0u, 0u, n);
+		if (n == 1)
+			sim_buf_printf(&b, "33");
+		else if (n > 1)
+			sim_buf_printf(&b, "33-%u", 33 + n - 1);
+		sim_buf_putc(&b, '\n');
+	}
+	r = b.oom ? -ENOMEM : sim_put_atomic(s->dir, "sys/kernel/debug/irq/domains/VECTOR",
+					     b.p, b.len);
+	sim_buf_free(&b);
 	return r;
 }
 
@@ -2406,6 +2471,8 @@ int sim_render_proc(struct sim *s, bool all_irqs)
 	if (r == 0)
 		r = put_set_files(s, "proc/irq", s->default_aff, 0644,
 				  "default_smp_affinity", NULL);
+	if (r == 0)
+		r = render_domains(s, all_irqs);
 	return r;
 }
 

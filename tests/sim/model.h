@@ -66,7 +66,14 @@ struct sim_cpu {
 	struct sim_acc sirq[SIRQ_NR];
 	struct sim_acc arch[AR_NR];
 	unsigned int nr_eff;	/* derived: IRQs effective here */
+	/* cpu_capacity (1..1024), 0: the file is not there (x86) */
+	unsigned int capacity;
+	/* x86 vectors device IRQs may use here, 0: SIM_VECTORS */
+	unsigned int vectors;
 };
+
+/* A CPU's vectors for device IRQs: 0x20..0xeb less a few system ones. */
+#define SIM_VECTORS	200
 
 struct sim_dev {
 	char name[SIM_NAME_MAX];
@@ -180,7 +187,18 @@ struct sim {
 	unsigned long writes;	/* affinity write(2)s answered since the build */
 	unsigned int nr_denies;
 	struct sim_deny *denies;
+	/* Intel hybrid: capacities shown as cpu_core/cpu_atom lists (1024:
+	 * a P-core), not as cpu_capacity */
+	bool hybrid;
 };
+
+/* Free vectors of CPU @c: its vectors less the IRQs effective on it. */
+static inline unsigned int sim_vectors_free(const struct sim *s, unsigned int c)
+{
+	unsigned int v = s->cpu[c].vectors ? s->cpu[c].vectors : SIM_VECTORS;
+
+	return v > s->cpu[c].nr_eff ? v - s->cpu[c].nr_eff : 0;
+}
 
 /* CPU sets: arrays of s->nwords words. */
 uint64_t *sim_set_new(const struct sim *s);
