@@ -179,9 +179,11 @@ struct irq_text {
 
 /* The planner's reason, and where vector space changed its choice, that
  * too: "least loaded eligible CPU; CPU 5 had no free vector". */
-static const char *plan_reason(const struct plan_irq *pi, struct irq_text *tx)
+static const char *plan_reason(const struct report_input *in, const struct plan_irq *pi,
+			       struct irq_text *tx)
 {
-	if (pi->vec_full < 0)
+	/* vec_full is the planner's only where its result counts one */
+	if (!in->res || !in->res->nr_vec_limited || pi->vec_full < 0)
 		return plan_reason_text(pi->reason);
 	snprintf(tx->reason, sizeof(tx->reason), "%s; CPU %d had no free vector",
 		 plan_reason_text(pi->reason), pi->vec_full);
@@ -246,10 +248,10 @@ static void report_irq_of(const struct report_input *in, unsigned int i,
 		.load_thread = in->act[i].thread,
 		.outcome = o,
 		.reason = o == OUT_KEPT || o == OUT_MOVED || o == OUT_WOULD_MOVE ||
-			  o == OUT_FAILED ? plan_reason(pi, tx) :
+			  o == OUT_FAILED ? plan_reason(in, pi, tx) :
 			  fixed_reason(in, i, tx),
-		.vec_full = o == OUT_MOVED || o == OUT_WOULD_MOVE || o == OUT_FAILED ?
-			    pi->vec_full : -1,
+		.vec_full = (o == OUT_MOVED || o == OUT_WOULD_MOVE || o == OUT_FAILED) &&
+			    in->res && in->res->nr_vec_limited ? pi->vec_full : -1,
 	};
 	if (po->no_cpu) {
 		ri->allowed = po->wanted;	/* as asked: none is here */
