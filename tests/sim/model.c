@@ -552,6 +552,16 @@ static bool first_of_mask(const struct sim *s, const struct sim_irq *q)
 	return strncmp(q->chip, "ITS", 3) != 0 || s->kmajor * 100 + s->kminor < 510;
 }
 
+/* What sim_place() ranks CPUs by, most first. x86's matrix_find_best_cpu()
+ * takes the CPU with the most free vectors: where every CPU has as many,
+ * the one with the fewest IRQs. The GIC has no vectors to run out of. */
+static long room(const struct sim *s, unsigned int c)
+{
+	long v = s->isa == ISA_X86 ? (long)sim_vectors(s, c) : 0;
+
+	return v - (long)s->cpu[c].nr_eff;
+}
+
 void sim_place(struct sim *s, struct sim_irq *q, bool keep)
 {
 	int best = -1;
@@ -580,7 +590,7 @@ void sim_place(struct sim *s, struct sim_irq *q, bool keep)
 			bits &= bits - 1;
 			if (c >= s->nr_cpus || !s->cpu[c].online)
 				continue;
-			if (best < 0 || s->cpu[c].nr_eff < s->cpu[best].nr_eff)
+			if (best < 0 || room(s, c) > room(s, (unsigned int)best))
 				best = (int)c;
 			if (first_of_mask(s, q))
 				goto out;
@@ -677,13 +687,16 @@ void sim_measure(const struct sim *s, double from, double to, FILE *out)
 	fputs("# irq IRQ CPU HANDLER_NS CTX_NS COUNT NAME\n", out);
 	for (unsigned int i = 0; i < s->nr_irqs; i++) {
 		const struct sim_irq *q = &s->irqs[i];
-		double span, n;
+		double span, n, slow;
 
 		if (q->eff < 0 || !s->cpu[q->eff].online || q->rate <= 0)
 			continue;
 		span = noisy_span(s, q, from, to);
 		/* noise on the cost leaves the count at the mean rate */
 		n = q->rate * (s->noise_cost ? to - from : span);
+		/* a smaller CPU takes longer, and a probe times that */
+		slow = sim_slowdown(s, (unsigned int)q->eff);
+		span *= slow;
 		fprintf(out, "irq %u %d %.0f 0 %.0f %.23s\n", q->irq, q->eff,
 			q->rate * q->hard_us * 1e3 * span, n, q->name);
 		if (q->sirq < 0)
@@ -721,7 +734,7 @@ void sim_step(struct sim *s, double dt)
 		goto out_free;
 	for (unsigned int i = 0; i < s->nr_irqs; i++) {
 		struct sim_irq *q = &s->irqs[i];
-		double x, qdt;
+		double x, qdt, slow;
 		uint64_t n;
 
 		if (q->eff < 0 || !s->cpu[q->eff].online || q->rate <= 0)
@@ -733,8 +746,10 @@ void sim_step(struct sim *s, double dt)
 		n = (uint64_t)x;
 		q->frac = x - (double)n;
 		q->count[q->eff] += n;
-		hard[q->eff] += q->rate * q->hard_us * 1e-6 * qdt;
-		soft[q->eff] += q->rate * q->soft_us * 1e-6 * qdt;
+		/* a smaller CPU takes longer for the same work */
+		slow = sim_slowdown(s, (unsigned int)q->eff);
+		hard[q->eff] += q->rate * q->hard_us * 1e-6 * qdt * slow;
+		soft[q->eff] += q->rate * q->soft_us * 1e-6 * qdt * slow;
 		if (q->sirq >= 0)
 			acc_add(&s->cpu[q->eff].sirq[q->sirq], q->rate * qdt);
 	}
@@ -806,6 +821,24 @@ static bool fault_hits(struct sim *s, const struct sim_irq *q,
 	return false;
 }
 
+/* Whether x86 finds IRQ @q a vector for the new set @set: the current one
+ * where it stays (keep_current), else a free one on an online CPU of the
+ * set; irq_matrix_alloc() fails with -ENOSPC and the write with it. */
+static bool vector_for(const struct sim *s, const struct sim_irq *q,
+		       const uint64_t *set)
+{
+	if (s->isa != ISA_X86)
+		return true;
+	if (s->keep_current && q->eff >= 0 && s->cpu[q->eff].online &&
+	    sim_set_test(set, (unsigned int)q->eff))
+		return true;
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		if (sim_set_test(set, c) && s->cpu[c].online &&
+		    ((int)c == q->eff || sim_vectors_free(s, c) > 0))
+			return true;
+	return false;
+}
+
 long sim_write_affinity(struct sim *s, long irq, const char *buf, size_t len,
 			bool list)
 {
@@ -852,6 +885,10 @@ long sim_write_affinity(struct sim *s, long irq, const char *buf, size_t len,
 	if (sim_set_online_empty(s, set)) {
 		if (!s->offline_ignore)
 			ret = -EINVAL;
+		goto out_free;
+	}
+	if (!vector_for(s, q, set)) {
+		ret = -ENOSPC;
 		goto out_free;
 	}
 	sim_set_copy(s, q->aff, set);
@@ -1306,6 +1343,8 @@ int sim_save(const struct sim *s)
 		       (unsigned long long)s->ctxt_acc.n, s->ctxt_acc.frac,
 		       (unsigned long long)s->processes);
 	sim_buf_printf(&b, "nr_cpus %u\n", s->nr_cpus);
+	if (s->hybrid)
+		sim_buf_puts(&b, "hybrid 1\n");
 	sim_set_list(s, s->default_aff, list, sizeof(list));
 	sim_buf_printf(&b, "default_affinity %s\n", list[0] ? list : "-");
 	for (unsigned int c = 0; c < s->nr_cpus; c++) {
@@ -1317,6 +1356,8 @@ int sim_save(const struct sim *s)
 			       p->cluster);
 		if (!p->present)
 			continue;
+		if (p->capacity || p->vectors)
+			sim_buf_printf(&b, "ccap %u %u %u\n", c, p->capacity, p->vectors);
 		sim_buf_printf(&b, "cstat %u", c);
 		put_acc(&b, p->stat, ST_NR);
 		put_acc(&b, p->sirq, SIRQ_NR);
@@ -1553,6 +1594,21 @@ static int load_cpu(struct sim *s, char *rest)
 	p->isolated = v[7];
 	p->nohz_full = v[8];
 	p->cluster = (int)v[9];
+	return 0;
+}
+
+/* "ccap CPU CAPACITY VECTORS": a CPU's capacity and vectors, 0 for
+ * the defaults (written only where one is set). */
+static int load_ccap(struct sim *s, char *rest)
+{
+	char *g[4];
+	unsigned long u, cap, vec;
+
+	if (split(rest, g, 4) != 3 || sim_parse_uint(g[0], s->nr_cpus - 1, &u) < 0 ||
+	    sim_parse_uint(g[1], 1024, &cap) < 0 || sim_parse_uint(g[2], 256, &vec) < 0)
+		return -EINVAL;
+	s->cpu[u].capacity = (unsigned int)cap;
+	s->cpu[u].vectors = (unsigned int)vec;
 	return 0;
 }
 
@@ -1861,6 +1917,14 @@ static int load_line(struct sim *s, char *line)
 		return load_cpu(s, rest);
 	if (strcmp(f[0], "cstat") == 0)
 		return load_cstat(s, rest);
+	if (strcmp(f[0], "ccap") == 0)
+		return load_ccap(s, rest);
+	if (strcmp(f[0], "hybrid") == 0) {
+		if (sim_parse_int(rest, 0, 1, &v[0]) < 0)
+			return -EINVAL;
+		s->hybrid = v[0];
+		return 0;
+	}
 	if (strcmp(f[0], "irq") == 0)
 		return load_irq(s, rest);
 	if (strcmp(f[0], "cnt") == 0)
@@ -2648,6 +2712,32 @@ static void put_pair(struct sim_out *o, const struct sim *s, const char *base,
 	put_set(o, s, base, set, false);
 }
 
+static bool any_capacity(const struct sim *s)
+{
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		if (s->cpu[c].capacity)
+			return true;
+	return false;
+}
+
+/* Intel hybrid: the core PMU's and the atom PMU's "cpus" (present CPUs
+ * of each kind, offline ones included), where perf lists them. */
+static void render_hybrid(struct sim_out *o, const struct sim *s, uint64_t *set)
+{
+	for (int atom = 0; atom < 2; atom++) {
+		sim_set_zero(s, set);
+		for (unsigned int c = 0; c < s->nr_cpus; c++) {
+			unsigned int cap = s->cpu[c].capacity ? s->cpu[c].capacity : 1024;
+
+			if (s->cpu[c].present && (cap < 1024) == atom)
+				sim_set_add(set, c);
+		}
+		sim_out_cd(o, "sys/devices/%s", atom ? "cpu_atom" : "cpu_core");
+		put_set(o, s, "cpus", set, true);
+		sim_out_put(o, "type", "%d\n", atom ? 10 : 4);
+	}
+}
+
 static void render_cpu(struct sim_out *o, const struct sim *s, unsigned int c,
 		       uint64_t *set)
 {
@@ -2685,6 +2775,9 @@ static void render_cpu(struct sim_out *o, const struct sim *s, unsigned int c,
 	/* cpu0 of x86 is not hotpluggable: no "online" file; arm64's is. */
 	if (arm || c != 0 || !p->online)
 		sim_out_put(o, "online", "%d\n", p->online);
+	/* drivers/base/arch_topology.c: every CPU's, once any is set */
+	if (any_capacity(s) && !s->hybrid)
+		sim_out_put(o, "cpu_capacity", "%u\n", p->capacity ? p->capacity : 1024);
 	if (p->node >= 0) {
 		char name[32];
 
@@ -2803,6 +2896,8 @@ int sim_render_cpus(struct sim *s)
 		snprintf(text, sizeof(text), "cpu%u", c);
 		sim_out_link(&o, text, "sys/devices/system/cpu/cpu%u", c);
 	}
+	if (s->hybrid)
+		render_hybrid(&o, s, set);
 	if (nodes > 0) {
 		sim_out_cd(&o, "sys/devices/system/node");
 		sim_out_put(&o, "possible", nodes > 1 ? "0-%d\n" : "%d\n", nodes - 1);
@@ -2874,7 +2969,7 @@ void sim_score(const struct sim *s, FILE *out, bool verbose)
 	unsigned int on_iso = 0, on_nohz = 0, on_off = 0, aff_avoid = 0;
 	unsigned int nr_active = 0, nr_movable = 0, nr_managed = 0, stopped = 0;
 	unsigned int online = 0, elig = 0, max_irqs = 0, max_active = 0;
-	double lb_local, lb_any, mmax = 0;
+	double lb_local, lb_any, mmax = 0, room = 0, fastest = 0;
 	int max_cpu = -1;
 
 	if (!load || !mload || !active)
@@ -2882,6 +2977,13 @@ void sim_score(const struct sim *s, FILE *out, bool verbose)
 	for (unsigned int c = 0; c < n; c++) {
 		online += s->cpu[c].online;
 		elig += eligible(&s->cpu[c]);
+		/* what the eligible CPUs do in a second, in the biggest's
+		 * seconds (elig itself where CPUs are alike) */
+		if (eligible(&s->cpu[c])) {
+			room += 1.0 / sim_slowdown(s, c);
+			if (!fastest || sim_slowdown(s, c) < fastest)
+				fastest = sim_slowdown(s, c);
+		}
 		if (s->cpu[c].node + 1 > (int)nodes)
 			nodes = (unsigned int)s->cpu[c].node + 1;
 	}
@@ -2912,10 +3014,11 @@ void sim_score(const struct sim *s, FILE *out, bool verbose)
 		}
 		if (q->rate > 0)
 			active[q->eff]++;
-		load[q->eff] += l;
+		/* a CPU's load is its busy time: a smaller CPU's is longer */
+		load[q->eff] += l * sim_slowdown(s, (unsigned int)q->eff);
 		total += l;
 		if (q->managed) {
-			mload[q->eff] += l;
+			mload[q->eff] += l * sim_slowdown(s, (unsigned int)q->eff);
 			if (eligible(&s->cpu[q->eff]))
 				managed_elig += l;
 		} else {
@@ -2951,22 +3054,23 @@ void sim_score(const struct sim *s, FILE *out, bool verbose)
 			max_active = active[c];
 	}
 	/* Lower bounds on the busiest CPU: no IRQ splits, managed IRQs stay
-	 * put, movable work spreads over eligible CPUs at best evenly. The
-	 * local bound keeps each device's IRQs on its node when the node has
-	 * eligible CPUs. */
+	 * put, movable work spreads over eligible CPUs at best evenly, each
+	 * CPU taking its capacity's share. The local bound keeps each
+	 * device's IRQs on its node when the node has eligible CPUs. */
+	if (fastest)
+		hmax *= fastest;	/* the heaviest, on the biggest CPU */
 	lb_any = hmax > mmax ? hmax : mmax;
-	if (elig && (movable + managed_elig) / elig > lb_any)
-		lb_any = (movable + managed_elig) / elig;
+	if (elig && (movable + managed_elig) / room > lb_any)
+		lb_any = (movable + managed_elig) / room;
 	lb_local = lb_any;
 	for (unsigned int node = 0; nodes > 1 && node < nodes; node++) {
-		double sum = 0;
-		unsigned int ne = 0;
+		double sum = 0, ne = 0;
 
 		for (unsigned int c = 0; c < n; c++) {
 			if (s->cpu[c].node != (int)node || !eligible(&s->cpu[c]))
 				continue;
-			ne++;
-			sum += mload[c];
+			ne += 1.0 / sim_slowdown(s, c);
+			sum += mload[c] / sim_slowdown(s, c);
 		}
 		if (!ne)
 			continue;
@@ -3087,6 +3191,8 @@ double sim_lower_bound(const struct sim *s)
 	return lb;
 }
 
+/* LOAD is the time the IRQ takes on its effective CPU: its work, longer
+ * on a smaller CPU, what a measurement there sees. */
 void sim_show(const struct sim *s, FILE *out)
 {
 	char aff[16384];
@@ -3101,7 +3207,8 @@ void sim_show(const struct sim *s, FILE *out)
 		fprintf(out, "%-6u %-5d %-24.24s %-12.12s %10.1f %8.5f %8s %-4d %s\n",
 			q->irq, q->eff, q->name,
 			q->dev >= 0 ? s->devs[q->dev].name : "-", q->rate,
-			sim_irq_load(q), q->managed ? "managed" : "-", q->node,
+			sim_irq_load(q) * (q->eff >= 0 ? sim_slowdown(s, (unsigned int)q->eff) : 1.0),
+			q->managed ? "managed" : "-", q->node,
 			aff);
 	}
 }

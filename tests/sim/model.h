@@ -66,7 +66,10 @@ struct sim_cpu {
 	struct sim_acc sirq[SIRQ_NR];
 	struct sim_acc arch[AR_NR];
 	unsigned int nr_eff;	/* derived: IRQs effective here */
-	/* cpu_capacity (1..1024), 0: the file is not there (x86) */
+	/* What the CPU does in a second beside the biggest (1..1024, the
+	 * scheduler's units): interrupt work takes 1024/capacity times as
+	 * long here. 0: full, and no cpu_capacity file (x86). Shown as
+	 * cpu_capacity, or on a hybrid machine through its core lists. */
 	unsigned int capacity;
 	/* x86 vectors device IRQs may use here, 0: SIM_VECTORS */
 	unsigned int vectors;
@@ -188,14 +191,30 @@ struct sim {
 	unsigned int nr_denies;
 	struct sim_deny *denies;
 	/* Intel hybrid: capacities shown as cpu_core/cpu_atom lists (1024:
-	 * a P-core), not as cpu_capacity */
+	 * a P-core, below: an E-core), not as cpu_capacity */
 	bool hybrid;
 };
+
+/* How many times as long CPU @c takes for an interrupt's work as the
+ * biggest CPU: exactly 1 where no capacity is set, so machines of alike
+ * CPUs account their time as they always did. */
+static inline double sim_slowdown(const struct sim *s, unsigned int c)
+{
+	unsigned int cap = s->cpu[c].capacity;
+
+	return cap && cap < 1024 ? 1024.0 / cap : 1.0;
+}
+
+/* CPU @c's vectors for device IRQs. */
+static inline unsigned int sim_vectors(const struct sim *s, unsigned int c)
+{
+	return s->cpu[c].vectors ? s->cpu[c].vectors : SIM_VECTORS;
+}
 
 /* Free vectors of CPU @c: its vectors less the IRQs effective on it. */
 static inline unsigned int sim_vectors_free(const struct sim *s, unsigned int c)
 {
-	unsigned int v = s->cpu[c].vectors ? s->cpu[c].vectors : SIM_VECTORS;
+	unsigned int v = sim_vectors(s, c);
 
 	return v > s->cpu[c].nr_eff ? v - s->cpu[c].nr_eff : 0;
 }
