@@ -146,13 +146,15 @@ void report_irq_tag(char *dst, size_t len, unsigned int irq, const char *name)
 }
 
 /* Lowest and highest load of the online CPUs, and busiest over mean of the
- * eligible ones (1 when there is no load at all: nothing is uneven). */
+ * eligible ones (1 when there is no load at all: nothing is uneven). Where
+ * CPUs differ in capacity, "busiest" and "mean" are of load over capacity:
+ * a CPU's load in its own time, and the total over what all of them do;
+ * where they are alike every factor is exactly 1 and the ratio as ever. */
 static void spread(const struct topology *topo, const double *load, double *lo,
 		   double *hi, double *ratio)
 {
 	const struct cpuset *on = topo->online, *el = topo->eligible;
-	double sum = 0, max = 0;
-	unsigned int n = 0;
+	double sum = 0, max = 0, n = 0;
 	int cpu;
 
 	*lo = *hi = 0;
@@ -163,10 +165,13 @@ static void spread(const struct topology *topo, const double *load, double *lo,
 			*hi = load[cpu];
 	}
 	for (cpu = cpuset_first(el); cpu >= 0; cpu = cpuset_next(el, cpu)) {
+		double share = (double)topology_capacity(topo, (unsigned int)cpu) /
+			       CAPACITY_SCALE;
+
 		sum += load[cpu];
-		if (load[cpu] > max)
-			max = load[cpu];
-		n++;
+		if (load[cpu] / share > max)
+			max = load[cpu] / share;
+		n += share;
 	}
 	*ratio = n && sum > 0 ? max / (sum / n) : 1;
 }
