@@ -3112,6 +3112,7 @@ void sim_score(const struct sim *s, FILE *out, bool verbose)
 	fprintf(out, "movable_affinity_avoided %u\n", aff_avoid);
 	fprintf(out, "max_irqs_per_cpu %u\n", max_irqs);
 	fprintf(out, "max_active_irqs_per_cpu %u\n", max_active);
+	fprintf(out, "writes %lu\n", s->writes);
 	for (unsigned int d = 0; d < s->nr_devs; d++) {
 		unsigned int irqs = 0, act = 0, cores = 0, cpus = 0, local = 0;
 		double dl = 0;
