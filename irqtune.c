@@ -42,6 +42,7 @@
 #include "sample.h"
 #include "source.h"
 #include "topology.h"
+#include "vectors.h"
 
 /* Exit statuses; documented in irqtune(8). */
 enum {
@@ -135,6 +136,7 @@ struct run {
 	char host[256];			/* a replay's captured hostname */
 	/* Handed from one step of balance() to the next: */
 	struct plan_policy plan_pol;
+	struct vector_info vec;		/* the x86 vector matrix, or why not */
 };
 
 static double realtime(void)
@@ -541,7 +543,7 @@ static int read_machine(struct run *run)
 {
 	const struct machine_input in = machine_input(run);
 
-	return machine_read(&in, &run->topo);
+	return machine_read(&in, &run->topo, &run->vec);
 }
 
 /* What the load steps read of the run, and the parts they fill. */
@@ -605,12 +607,14 @@ static int plan(struct run *run)
 	pol->idle_load = PLAN_DEFAULT_IDLE_LOAD;
 	/* One clock tick of the window (the estimate checked it is > 0). */
 	pol->resolution = 1.0 / ((double)run->load.hz * (run->win.b.when - run->win.a.when));
+	pol->vec_avail = run->vec.status == VECTORS_READ ? run->vec.avail : NULL;
 	r = policy_build(&run->cfg, run->topo, run->map, &run->pol);
 	if (r < 0)
 		return r;
 	run->nr = run->win.b.intr->nr_rows;
 	r = planrun_build(&(struct planrun_parts){ .map = run->map, .act = run->load.act,
-						  .pol = &run->pol, .nr = run->nr },
+						  .pol = &run->pol, .topo = run->topo,
+						  .nr = run->nr },
 			  &run->pi, &run->out);
 	if (r == 0)
 		r = loadstep_evidence(&run->load, run->pi, run->nr, run->topo->nr_ids,
@@ -762,6 +766,7 @@ static int build_report(const struct run *run, struct report_run *rr, struct rep
 	const struct report_input in = {
 		.dry_run = run->opt->dry_run,
 		.topo = run->topo,
+		.vec = run->topo ? &run->vec : NULL,
 		.bans = &run->bans,
 		.planned = run->planned,
 		.nr = run->nr,
@@ -867,6 +872,7 @@ static void run_release(struct run *run)
 	config_release(&run->cfg);
 	compat_bans_release(&run->bans);
 	topology_free(run->topo);
+	vectors_release(&run->vec);
 	sample_window_release(&run->win);
 	irqthread_release(&run->thr);
 	loadsrc_release(&run->src);

@@ -44,5 +44,15 @@
  * topology_read() at a captured tree. */
 #define _PATH_SYS_CPU		"/sys/devices/system/cpu"
 #define _PATH_SYS_NODE		"/sys/devices/system/node"
+/* Intel hybrid parts: the CPUs of each core type, as their PMUs list them
+ * in "cpus" (a cpulist; Alder Lake and later, Linux 5.13 and later). */
+#define _PATH_SYS_HYBRID_CORE	"/sys/devices/cpu_core"
+#define _PATH_SYS_HYBRID_ATOM	"/sys/devices/cpu_atom"
+
+/* The x86 vector matrix: per-CPU free interrupt vectors (debugfs,
+ * CONFIG_GENERIC_IRQ_DEBUGFS). Other architectures' domains sit beside
+ * where it would be. */
+#define _PATH_DEBUG_IRQ_DOMAINS	"/sys/kernel/debug/irq/domains"
+#define _PATH_DEBUG_VECTOR	_PATH_DEBUG_IRQ_DOMAINS "/VECTOR"
 
 #endif

@@ -591,6 +591,143 @@ out:
 	return r == -ENOMEM ? r : failed(c, node_path, NULL, r);
 }
 
+int capacity_parse(const char *s, unsigned int *ret)
+{
+	unsigned long v = 0;
+
+	while (is_space(*s))
+		s++;
+	if (!is_digit(*s))
+		return -EINVAL;
+	for (; is_digit(*s); s++) {
+		v = v * 10 + (unsigned long)(*s - '0');
+		if (v > CAPACITY_SCALE * 10UL)
+			v = CAPACITY_SCALE * 10UL;	/* saturate: out of range anyway */
+	}
+	while (is_space(*s))
+		s++;
+	if (*s)
+		return -EINVAL;
+	/* 0 is no capacity at all: not a CPU the kernel would run. */
+	if (v < 1 || v > CAPACITY_SCALE)
+		return -ERANGE;
+	*ret = (unsigned int)v;
+	return 0;
+}
+
+/* A capacity source that cannot be used: say which file and why (the
+ * caller reports it), and plan as if every CPU were alike. */
+static void capacity_drop(struct ctx *c, const char *file, int r)
+{
+	struct topology *t = c->topo;
+
+	for (unsigned int k = 0; k < t->nr_ids; k++)
+		t->cpus[k].capacity = 0;
+	t->capacity_src = CAPACITY_NONE;
+	t->capacity_err = r;
+	str_copy(t->capacity_file, sizeof(t->capacity_file), file);
+}
+
+/* cpuN/cpu_capacity of every online CPU (arm64, riscv). Where the first
+ * has none the machine has none (x86): one file read, not one per CPU.
+ * Returns 1 when capacities were found, else 0. */
+static int read_cpu_capacity(struct ctx *c)
+{
+	struct topology *t = c->topo;
+	char path[REL_PATH_MAX], full[PATH_MAX], *s;
+	bool first = true;
+	int cpu, r;
+
+	for (cpu = cpuset_first(t->online); cpu >= 0;
+	     cpu = cpuset_next(t->online, cpu), first = false) {
+		unsigned int v;
+
+		snprintf(path, sizeof(path), "cpu%d/cpu_capacity", cpu);
+		r = read_attr(c, c->cpu_dir, path, &s);
+		if (r == -ENOENT && first)
+			return 0;
+		if (r == 0)
+			r = capacity_parse(s, &v);
+		if (r < 0) {
+			/* One CPU without it beside others with it is a
+			 * tree no kernel writes: drop them all. */
+			snprintf(full, sizeof(full), "%s/%s", c->cpu_dir, path);
+			capacity_drop(c, full, r);
+			return 0;
+		}
+		t->cpus[cpu].capacity = v;
+	}
+	t->capacity_src = CAPACITY_SYSFS;
+	return 1;
+}
+
+/* Intel hybrid: P-cores (cpu_core) are full, E-cores (cpu_atom)
+ * CAPACITY_HYBRID_ATOM. Both lists or neither. */
+static int read_hybrid(struct ctx *c, const char *root)
+{
+	static const struct { const char *path; unsigned int cap; } kinds[] = {
+		{ _PATH_SYS_HYBRID_CORE, CAPACITY_SCALE },
+		{ _PATH_SYS_HYBRID_ATOM, CAPACITY_HYBRID_ATOM },
+	};
+	struct topology *t = c->topo;
+	char path[PATH_MAX], *s;
+	unsigned int i;
+	int cpu, r;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (snprintf(path, sizeof(path), "%s%s", root, kinds[i].path) >=
+		    (int)sizeof(path))
+			return 0;
+		r = read_attr(c, path, "cpus", &s);
+		if (r == -ENOENT && i == 0)
+			return 0;	/* not a hybrid part */
+		if (r == 0)
+			r = *s ? cpulist_parse(s, c->wide) : -EINVAL;
+		if (r < 0) {
+			strncat(path, "/cpus", sizeof(path) - strlen(path) - 1);
+			capacity_drop(c, path, r);
+			return 0;
+		}
+		for (cpu = cpuset_first(c->wide); cpu >= 0 && (unsigned int)cpu < t->nr_ids;
+		     cpu = cpuset_next(c->wide, cpu))
+			t->cpus[cpu].capacity = kinds[i].cap;
+	}
+	t->capacity_src = CAPACITY_HYBRID;
+	return 1;
+}
+
+/* Capacities never fail a run: a file that cannot be used is named in
+ * the topology and the CPUs are taken as alike. */
+static void read_capacity(struct ctx *c, const char *root)
+{
+	if (read_cpu_capacity(c) == 0 && c->topo->capacity_err == 0)
+		read_hybrid(c, root);
+}
+
+unsigned int topology_capacity(const struct topology *topo, unsigned int cpu)
+{
+	unsigned int v = cpu < topo->nr_ids ? topo->cpus[cpu].capacity : 0;
+
+	return v ? v : CAPACITY_SCALE;
+}
+
+bool topology_capacity_differs(const struct topology *topo)
+{
+	unsigned int first = 0;
+	int cpu;
+
+	for (cpu = cpuset_first(topo->online); cpu >= 0;
+	     cpu = cpuset_next(topo->online, cpu)) {
+		unsigned int v = topology_capacity(topo, (unsigned int)cpu);
+
+		if (!first)
+			first = v;
+		else if (v != first)
+			return true;
+	}
+	return false;
+}
+
 static int build_path(char *buf, size_t len, const char *root,
 		      const char *path)
 {
@@ -698,6 +835,7 @@ int topology_read_from(struct source *src, const char *root, const struct cpuset
 	r = read_nodes(&c, path);
 	if (r < 0)
 		goto out;
+	read_capacity(&c, root);
 
 	topology_update_sets(c.topo);
 	*ret_topo = c.topo;

@@ -23,6 +23,29 @@ struct cpu_info {
 	int package;	/* physical_package_id, -1 if unknown */
 	int node;	/* NUMA node, -1 if none */
 	unsigned int avoid;	/* AVOID_* bits, 0 if IRQs may go here */
+	/* What the CPU can do beside the biggest, in the scheduler's units
+	 * (SCHED_CAPACITY_SCALE, 1024: the biggest); 0: unknown, taken as
+	 * full. */
+	unsigned int capacity;
+};
+
+#define CAPACITY_SCALE	1024
+
+/* An Intel hybrid E-core (cpu_atom) beside a P-core thread (cpu_core),
+ * where the kernel gives no cpu_capacity (x86 has none in sysfs): 5/8.
+ * An Alder Lake E-core runs at about 0.78 of the P-core's top clock (3.9
+ * against 5.0 GHz on the i9-12900K) with roughly 0.8 of its instructions
+ * per clock on short, branchy kernel paths such as IRQ handlers: about
+ * 0.62. A guess, kept on the low side of what the scheduler's own figure
+ * (from HWP highest performance) gives, so that heavy IRQs go to the
+ * P-cores first, where admins ask for them. */
+#define CAPACITY_HYBRID_ATOM	640
+
+/* Where the capacities came from. */
+enum capacity_source {
+	CAPACITY_NONE,		/* none: every CPU alike */
+	CAPACITY_SYSFS,		/* cpuN/cpu_capacity (arm64, riscv) */
+	CAPACITY_HYBRID,	/* the hybrid core lists, CAPACITY_HYBRID_ATOM */
 };
 
 struct topology {
@@ -31,7 +54,20 @@ struct topology {
 	struct cpuset *online;	/* nbits = nr_ids */
 	struct cpuset *eligible;	/* online and avoid == 0 */
 	int nr_nodes;		/* highest node id + 1, 0 if the machine has no nodes */
+	enum capacity_source capacity_src;
+	/* A capacity file that could not be used (-errno, with the file): the
+	 * capacities are all dropped then, and the run goes on without. */
+	int capacity_err;
+	char capacity_file[160];
 };
+
+/* One cpu_capacity file's text: a decimal in 1..CAPACITY_SCALE, blanks
+ * around it allowed. -EINVAL (not a number) or -ERANGE. */
+int capacity_parse(const char *s, unsigned int *ret);
+/* Whether the online CPUs differ in capacity. */
+bool topology_capacity_differs(const struct topology *topo);
+/* CPU @cpu's capacity, CAPACITY_SCALE when unknown. */
+unsigned int topology_capacity(const struct topology *topo, unsigned int cpu);
 
 /* Read from @root + _PATH_SYS_CPU and _PATH_SYS_NODE (@root is "" on a live
  * machine). @banned may be NULL; its CPUs are added to the avoided set, never

@@ -15,6 +15,7 @@
 #include "procfs.h"
 #include "source.h"
 #include "topology.h"
+#include "vectors.h"
 
 /* Every online CPU avoided: nothing to place IRQs on. */
 static int no_cpu_left(void)
@@ -48,12 +49,46 @@ static int read_topology(const struct machine_input *in, struct topology **ret_t
 	return r;
 }
 
-int machine_read(const struct machine_input *in, struct topology **ret_topo)
+/* Capacities that cannot be read are no reason to stop: CPUs are taken
+ * as alike, as before Linux read them. */
+static void capacity_said(const struct topology *topo)
+{
+	if (topo->capacity_err < 0)
+		log_msg(LOG_WARNING, "%s: %s; planning as if every CPU were alike",
+			topo->capacity_file, topo->capacity_err == -ERANGE ?
+			"not a capacity in 1..1024" : topo->capacity_err == -EINVAL ?
+			"not what the kernel writes there" : strerror(-topo->capacity_err));
+}
+
+/* The free vectors of each CPU (x86, debugfs). Only a malformed file is
+ * said at once; a missing one is the report's. */
+static int read_vectors(const struct machine_input *in, const struct topology *topo,
+			struct vector_info *vec)
+{
+	char why[96];
+	int r = vectors_read(in->fs, topo->nr_ids, vec);
+
+	if (r < 0) {
+		log_msg(LOG_ERR, "out of memory");
+		return r;
+	}
+	if (vec->status == VECTORS_BAD)
+		log_msg(LOG_WARNING, "%s: %s; planning without vector space",
+			_PATH_DEBUG_VECTOR, vectors_why(vec, why, sizeof(why)));
+	return 0;
+}
+
+int machine_read(const struct machine_input *in, struct topology **ret_topo,
+		 struct vector_info *ret_vec)
 {
 	struct stat st;
 	int r;
 
 	r = read_topology(in, ret_topo);
+	if (r < 0)
+		return r;
+	capacity_said(*ret_topo);
+	r = read_vectors(in, *ret_topo, ret_vec);
 	if (r < 0)
 		return r;
 	if (cpuset_count((*ret_topo)->eligible) == 0)

@@ -12,6 +12,7 @@ struct device_map;
 struct interrupts;
 struct source;
 struct topology;
+struct vector_info;
 
 struct machine_input {
 	struct source *fs;		/* live, recording or replaying */
@@ -20,10 +21,13 @@ struct machine_input {
 };
 
 /* The topology into *@ret_topo (set whenever it was read, even when
- * -ENOSPC follows). 0; -ENOSPC when no CPU is left for IRQs; -EBADMSG
- * when a replay's capture does not hold it; other -errno from the
- * readers or /proc/irq. Each said first. */
-int machine_read(const struct machine_input *in, struct topology **ret_topo);
+ * -ENOSPC follows), and each CPU's free interrupt vectors into *@ret_vec
+ * (x86 with debugfs; otherwise why not). A malformed CPU capacity or
+ * vector matrix is warned of and planned without. 0; -ENOSPC when no CPU
+ * is left for IRQs; -EBADMSG when a replay's capture does not hold it;
+ * other -errno from the readers or /proc/irq. Each said first. */
+int machine_read(const struct machine_input *in, struct topology **ret_topo,
+		 struct vector_info *ret_vec);
 
 /* /proc/interrupts lists online CPUs only: a CPU with no column in @intr,
  * the window's end, went offline in it and leaves @topo. Then each IRQ's

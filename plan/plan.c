@@ -65,9 +65,11 @@ void tally(struct ctx *c, unsigned int i, int cpu, int sign)
 	struct plan_irq *pi = &c->irqs[i];
 	int core = core_of(c, cpu);
 
-	c->load[cpu] += sign * pi->load;
-	c->core_load[core] += sign * pi->load;
+	c->load[cpu] += sign * lw(c, pi, cpu);
+	c->core_load[core] += sign * lw(c, pi, cpu);
 	c->count[cpu] += (unsigned int)sign;
+	if (c->vec && !pi->fixed && cpu != holds(pi))
+		c->arrive[cpu] += (unsigned int)sign;
 	if (pi->class == CLASS_NET && is_heavy(c, pi))
 		c->netq[core] += (unsigned int)sign;
 	if (pi->group >= 0 && is_heavy(c, pi)) {
@@ -136,7 +138,7 @@ struct score score_of(struct ctx *c, const struct plan_irq *pi, int cpu)
 	}
 	s.sibling = c->core_load[core] - c->load[cpu];
 	/* A busy SMT sibling slows this CPU too: count half of it. */
-	s.load = c->load[cpu] + pi->load + (is_heavy(c, pi) ? s.sibling / 2 : 0);
+	s.load = c->load[cpu] + lw(c, pi, cpu) + (is_heavy(c, pi) ? s.sibling / 2 : 0);
 	s.count = c->count[cpu];
 	s.cpu = cpu;
 	return s;
@@ -224,6 +226,7 @@ static void place_greedy(struct ctx *c, unsigned int *order, unsigned int n)
 		struct plan_irq *pi = &c->irqs[order[k]];
 		enum plan_reason forced = forced_reason(c, pi);
 
+		c->vec_hit = -1;
 		if (rank_cpus(c, pi, best, 1) == 0) {
 			/* Policy left it nowhere (the caller checks): stay. */
 			best[0] = score_of(c, pi, pi->pinned >= 0 &&
@@ -231,6 +234,7 @@ static void place_greedy(struct ctx *c, unsigned int *order, unsigned int n)
 					   pi->pinned : c->all[0]);
 		}
 		pi->target = best[0].cpu;
+		pi->vec_full = c->vec_hit;
 		if (forced != REASON_KEEP)
 			pi->reason = forced;
 		else if (pi->reason != REASON_SPREAD)
@@ -249,6 +253,8 @@ void reset(struct ctx *c)
 	memset(c->core_load, 0, ids * sizeof(*c->core_load));
 	memset(c->count, 0, ids * sizeof(*c->count));
 	memset(c->netq, 0, ids * sizeof(*c->netq));
+	if (c->arrive)
+		memset(c->arrive, 0, ids * sizeof(*c->arrive));
 	memset(c->gc, 0, c->gc_cap * sizeof(*c->gc));
 	memset(c->ix.gcl_n, 0, (c->nr_groups + 1) * sizeof(*c->ix.gcl_n));
 	c->ix.rebuild = true;
@@ -274,6 +280,7 @@ static int build_fresh(struct ctx *c, unsigned int *order)
 		if (c->irqs[i].fixed)
 			continue;
 		c->irqs[i].reason = REASON_KEEP;
+		c->irqs[i].vec_full = -1;
 		order[n++] = i;
 	}
 	place_greedy(c, order, n);
@@ -314,6 +321,7 @@ static int build_repair(struct ctx *c, unsigned int *order)
 
 		if (pi->fixed)
 			continue;
+		pi->vec_full = -1;
 		pi->reason = forced_reason(c, pi);
 		if (pi->reason != REASON_KEEP) {
 			order[n++] = i;
@@ -350,6 +358,31 @@ double peak_of(const struct ctx *c, const double *load)
 	return peak;
 }
 
+/* The same of loads in CPUs (the caller's), as the plan weighs them. */
+static double peak_weighted(const struct ctx *c, const double *load)
+{
+	double peak = 0;
+
+	for (unsigned int k = 0; k < c->nr_all; k++)
+		if (load[c->all[k]] * c->w[c->all[k]] > peak)
+			peak = load[c->all[k]] * c->w[c->all[k]];
+	return peak;
+}
+
+/* IRQs placed beyond the vectors their CPUs have free, summed. */
+unsigned int vec_over(const struct ctx *c)
+{
+	unsigned int over = 0;
+
+	for (unsigned int k = 0; c->vec && k < c->nr_all; k++) {
+		int cpu = c->all[k];
+
+		if (c->vec[cpu] != UINT_MAX && c->arrive[cpu] > c->vec[cpu])
+			over += c->arrive[cpu] - c->vec[cpu];
+	}
+	return over;
+}
+
 /* Whether any IRQ had to move (an avoided or offline CPU, a wrong node, an
  * IRQ allowed on several CPUs, a device crowding a core). */
 static bool forced_any(const struct ctx *c)
@@ -379,7 +412,7 @@ static void settle(struct ctx *c, struct plan_result *res, double best,
 	 * and without this every other run would chase that. */
 	double bar = c->pol->stability > 0 ? c->pol->stability : c->pol->threshold;
 
-	if (forced || peak_of(c, res->before) > best * (1 + bar) + c->pol->resolution + c->eps)
+	if (forced || peak_weighted(c, res->before) > best * (1 + bar) + c->pol->resolution + c->eps)
 		return;
 	build_repair(c, order);
 }
@@ -426,6 +459,22 @@ static unsigned int count_cores(struct ctx *c, const int *cpus, unsigned int n)
 	return cores;
 }
 
+/* Each CPU's weight: the biggest online capacity over its own. */
+static void init_weights(struct ctx *c)
+{
+	const struct topology *t = c->topo;
+	unsigned int top = 1;
+
+	for (unsigned int k = 0; k < t->nr_ids; k++)
+		if (t->cpus[k].online && topology_capacity(t, k) > top)
+			top = topology_capacity(t, k);
+	for (unsigned int k = 0; k < t->nr_ids; k++) {
+		c->w[k] = (double)top / topology_capacity(t, k);
+		if (t->cpus[k].online && c->w[k] != 1.0)
+			c->hetero = true;
+	}
+}
+
 static int ctx_init(struct ctx *c, const struct topology *topo,
 		    struct plan_irq *irqs, unsigned int nr,
 		    const struct plan_policy *pol)
@@ -450,6 +499,10 @@ static int ctx_init(struct ctx *c, const struct topology *topo,
 	c->count = calloc(ids, sizeof(*c->count));
 	c->netq = calloc(ids, sizeof(*c->netq));
 	c->head = malloc(ids * sizeof(*c->head));
+	c->w = malloc(ids * sizeof(*c->w));
+	c->vec = pol->vec_avail;
+	if (c->vec)
+		c->arrive = calloc(ids, sizeof(*c->arrive));
 	c->gc = calloc(c->gc_cap, sizeof(*c->gc));
 	c->group_busy = calloc(c->nr_groups + 1, sizeof(*c->group_busy));
 	c->all = malloc(ids * sizeof(*c->all));
@@ -460,8 +513,10 @@ static int ctx_init(struct ctx *c, const struct topology *topo,
 	c->prev = malloc((nr + 1) * sizeof(*c->prev));
 	if (!c->load || !c->core_load || !c->count || !c->netq || !c->head ||
 	    !c->gc || !c->group_busy || !c->all || !c->node_cpus ||
-	    !c->node_n || !c->on || !c->next || !c->prev)
+	    !c->node_n || !c->on || !c->next || !c->prev || !c->w ||
+	    (c->vec && !c->arrive))
 		return -ENOMEM;
+	init_weights(c);
 	for (unsigned int k = 0; k < ids; k++)
 		c->head[k] = -1;
 	for (unsigned int i = 0; i < nr; i++)
@@ -517,6 +572,8 @@ static void ctx_release(struct ctx *c)
 	free(c->count);
 	free(c->netq);
 	free(c->head);
+	free(c->w);
+	free(c->arrive);
 	free(c->gc);
 	free(c->group_busy);
 	free(c->on);
@@ -529,12 +586,14 @@ static void ctx_release(struct ctx *c)
 struct saved {
 	int target;
 	enum plan_reason reason;
+	int vec_full;
 };
 
 static void save_plan(const struct ctx *c, struct saved *v)
 {
 	for (unsigned int i = 0; i < c->nr; i++)
-		v[i] = (struct saved){ c->irqs[i].target, c->irqs[i].reason };
+		v[i] = (struct saved){ c->irqs[i].target, c->irqs[i].reason,
+				       c->irqs[i].vec_full };
 }
 
 static void load_plan(struct ctx *c, const struct saved *v)
@@ -545,6 +604,7 @@ static void load_plan(struct ctx *c, const struct saved *v)
 			continue;
 		c->irqs[i].target = v[i].target;
 		c->irqs[i].reason = v[i].reason;
+		c->irqs[i].vec_full = v[i].vec_full;
 		account(c, i, v[i].target, +1);
 	}
 }
@@ -606,6 +666,7 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 
 		pi->target = -1;
 		pi->reason = REASON_FIXED;
+		pi->vec_full = -1;
 		for (unsigned int k = 0; k < PLAN_ALTS; k++)
 			pi->alt[k] = -1;
 		if (cpu_valid(topo, pi->served))
@@ -656,12 +717,26 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 	     (cost_repair == plan_cost(&c) && peak_repair <= peak_fresh)))
 		load_plan(&c, repair);
 	settle(&c, res, best, forced, order);
+	/* The repair is judged against the fresh plan, which vector space
+	 * may have shaped already: its marks say so where the plan taken
+	 * has none of its own. */
+	for (unsigned int i = 0; c.vec && i < nr; i++)
+		if (!irqs[i].fixed && irqs[i].vec_full < 0 && fresh[i].vec_full >= 0 &&
+		    fresh[i].vec_full != irqs[i].target)
+			irqs[i].vec_full = fresh[i].vec_full;
 
 	fill_alternatives(&c);
-	memcpy(res->after, c.load, topo->nr_ids * sizeof(*res->after));
-	for (unsigned int i = 0; i < nr; i++)
+	/* Back in CPUs of the biggest: exact where every weight is 1. */
+	for (unsigned int k = 0; k < topo->nr_ids; k++)
+		res->after[k] = c.load[k] / c.w[k];
+	for (unsigned int i = 0; i < nr; i++) {
 		if (plan_moves(&irqs[i]))
 			res->nr_moves++;
+		if (irqs[i].vec_full >= 0 && irqs[i].vec_full == irqs[i].target)
+			irqs[i].vec_full = -1;
+		if (irqs[i].vec_full >= 0)
+			res->nr_vec_limited++;
+	}
 out:
 	free(order);
 	free(fresh);

@@ -33,11 +33,14 @@ struct plan_irq {
 	int served;		/* CPU carrying its load now, -1 unknown */
 	bool fixed;		/* must stay: kernel-managed, banned, gone */
 	const struct cpuset *allowed;	/* site policy: only these CPUs (NULL: any) */
-	double load;		/* estimated work, in CPUs */
+	double load;		/* estimated work, in CPUs (of the biggest) */
 	/* outputs */
 	int target;		/* planned CPU (== pinned when kept), -1 if fixed */
 	int alt[PLAN_ALTS];	/* next best CPUs, -1 padded */
 	enum plan_reason reason;
+	/* The CPU it would have gone to, had that one a free interrupt
+	 * vector (policy->vec_avail); -1 when vector space changed nothing. */
+	int vec_full;
 };
 
 struct plan_policy {
@@ -52,6 +55,11 @@ struct plan_policy {
 	 * time in clock ticks, so over a window of t seconds a CPU's figure
 	 * is only good to 1 / (USER_HZ * t). 0 in exact worlds (tests). */
 	double resolution;
+	/* Per CPU id, the interrupt vectors free for IRQs that arrive (the
+	 * x86 vector matrix); UINT_MAX: no limit known. NULL: none known.
+	 * An IRQ needs one on a CPU it does not hold one on already (the
+	 * one it is pinned to, else the one serving it). */
+	const unsigned int *vec_avail;
 };
 
 #define PLAN_DEFAULT_THRESHOLD	0.10
@@ -64,9 +72,13 @@ struct plan_result {
 	double *before;		/* per-CPU IRQ load now */
 	double *after;		/* per-CPU IRQ load as planned */
 	unsigned int nr_moves;	/* movable IRQs whose target differs from now */
+	unsigned int nr_vec_limited;	/* IRQs whose vec_full is set */
 };
 
 /* Plan every IRQ of @irqs in place (target, alt, reason) and fill @res.
+ * Where CPUs differ in capacity (topology's), loads are compared as load
+ * over capacity: a CPU of capacity C carries at most C / 1024 of what a
+ * full one does, and before/after stay in CPUs of the biggest.
  * Returns 0, -ENOSPC when no CPU is eligible, or -ENOMEM. */
 int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 		 unsigned int nr, const struct plan_policy *policy,

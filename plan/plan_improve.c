@@ -10,8 +10,17 @@
 
 #include "plan_int.h"
 
-/* Whether moving IRQ @i from its CPU to @to keeps the spreading rules. */
+static bool rules_ok(struct ctx *c, unsigned int i, int to);
+
+/* Whether moving IRQ @i from its CPU to @to keeps the spreading rules,
+ * and @to has a vector for it. */
 static bool spread_ok(struct ctx *c, unsigned int i, int to)
+{
+	return rules_ok(c, i, to) && vec_room(c, &c->irqs[i], to, NULL);
+}
+
+/* The spreading rules alone. */
+static bool rules_ok(struct ctx *c, unsigned int i, int to)
 {
 	struct plan_irq *pi = &c->irqs[i];
 	int from = c->on[i];
@@ -51,7 +60,8 @@ static bool swap_ok(struct ctx *c, unsigned int i, unsigned int j)
 	       si_to.other_nic <= si_from.other_nic &&
 	       (sj_to.same_dev < spread_cap(c, pj) ||
 		sj_to.same_dev <= sj_from.same_dev) &&
-	       sj_to.other_nic <= sj_from.other_nic;
+	       sj_to.other_nic <= sj_from.other_nic &&
+	       vec_room(c, pi, cj, pj) && vec_room(c, pj, ci, pi);
 }
 
 /* CPUs by load, the busiest on top (the lowest id among equal loads), for
@@ -193,6 +203,14 @@ static void move_irq(struct ctx *c, unsigned int i, int to)
 		pi->reason = REASON_KEEP;
 }
 
+/* What @cpu's load would be with @pi, to choose where it weighs least.
+ * Where CPUs are alike, its load now: the order the planner always
+ * used (adding the same amount to each could round two apart to one). */
+static double after_add(const struct ctx *c, const struct plan_irq *pi, int cpu)
+{
+	return c->hetero ? c->load[cpu] + lw(c, pi, cpu) : c->load[cpu];
+}
+
 /* Two moves that lower the busiest CPU @m where one does not: an IRQ k
  * leaves some CPU x for the CPU y where it weighs least, making room on x
  * for an IRQ i of @m. Both loads end below @limit, and both moves keep the
@@ -218,23 +236,23 @@ static bool chain_move(struct ctx *c, int m, double limit)
 				continue;
 			for (int k = c->head[x]; k >= 0; k = c->next[k]) {
 				struct plan_irq *pk = &c->irqs[k];
-				double lx = c->load[x] - pk->load + pi->load, ly;
+				double lx = c->load[x] - lw(c, pk, x) + lw(c, pi, x), ly;
 				unsigned int ny;
 				const int *vy;
 				int y = -1;
 
 				if (pk->fixed || !is_heavy(c, pk) || lx >= best ||
-				    c->load[m] - pi->load >= best)
+				    c->load[m] - lw(c, pi, m) >= best)
 					continue;
 				vy = candidates(c, pk, &ny);
 				for (unsigned int b = 0; b < ny; b++)
 					if (vy[b] != x && vy[b] != m &&
 					    allowed(pk, vy[b]) &&
-					    (y < 0 || c->load[vy[b]] < c->load[y]))
+					    (y < 0 || after_add(c, pk, vy[b]) < after_add(c, pk, y)))
 						y = vy[b];
 				if (y < 0)
 					continue;
-				ly = c->load[y] + pk->load;
+				ly = c->load[y] + lw(c, pk, y);
 				if (ly >= best)
 					continue;
 				/* the rules, move by move */
@@ -244,8 +262,8 @@ static bool chain_move(struct ctx *c, int m, double limit)
 				tally(c, (unsigned int)k, y, +1);
 				if (spread_ok(c, (unsigned int)i, x)) {
 					best = lx > ly ? lx : ly;
-					if (c->load[m] - pi->load > best)
-						best = c->load[m] - pi->load;
+					if (c->load[m] - lw(c, pi, m) > best)
+						best = c->load[m] - lw(c, pi, m);
 					bi = i;
 					bk = k;
 					bx = x;
@@ -279,6 +297,8 @@ int improve(struct ctx *c, double stop)
 	r = 0;
 	while (budget--) {
 		int m = heap_first_top(&busy, c->eps), best_to = -1, best_j = -1;
+		int vec_to = -1, vec_i = -1;	/* the best move vectors ruled out */
+		double vec_peak = 0;
 		unsigned int best_i = 0;
 		double best_peak, best_eff = 0, top = all.n ? c->load[all.cpu[0]] : 0;
 		bool below;
@@ -303,17 +323,25 @@ int improve(struct ctx *c, double stop)
 			for (unsigned int k = 0; k < n; k++) {
 				int to = v[k];
 				/* Among equal peaks, spare busy SMT siblings. */
-				double eff = c->load[to] + pi->load +
+				double eff = c->load[to] + lw(c, pi, to) +
 					     (c->core_load[core_of(c, to)] - c->load[to]) / 2;
 				double peak;
 
 				if (to == m || !allowed(pi, to))
 					continue;
-				if (below && eff > c->load[m] - pi->load + c->eps)
+				if (below && eff > c->load[m] - lw(c, pi, m) + c->eps)
 					continue;
-				peak = c->load[to] + pi->load;
-				if (peak < c->load[m] - pi->load)
-					peak = c->load[m] - pi->load;
+				peak = c->load[to] + lw(c, pi, to);
+				if (peak < c->load[m] - lw(c, pi, m))
+					peak = c->load[m] - lw(c, pi, m);
+				if (c->vec && !vec_room(c, pi, to, NULL) &&
+				    (vec_i < 0 || peak < vec_peak - c->eps) &&
+				    peak < c->load[m] - (c->pol->threshold / 10) * c->load[m] - c->eps &&
+				    rules_ok(c, (unsigned int)i, to)) {
+					vec_peak = peak;
+					vec_to = to;
+					vec_i = i;
+				}
 				if ((best_to < 0 ? peak < best_peak :
 				     peak < best_peak - c->eps ||
 				     (peak <= best_peak + c->eps && best_j < 0 && eff < best_eff)) &&
@@ -331,8 +359,8 @@ int improve(struct ctx *c, double stop)
 					if (pj->fixed || pj->load >= pi->load ||
 					    !is_candidate(c, pj, m))
 						continue;
-					a = c->load[m] - pi->load + pj->load;
-					b = c->load[to] - pj->load + pi->load;
+					a = c->load[m] - lw(c, pi, m) + lw(c, pj, m);
+					b = c->load[to] - lw(c, pj, to) + lw(c, pi, to);
 					peak = a > b ? a : b;
 					if ((best_to < 0 ? peak < best_peak :
 					     peak < best_peak - c->eps) &&
@@ -345,6 +373,14 @@ int improve(struct ctx *c, double stop)
 					}
 				}
 			}
+		}
+		/* A move vectors ruled out would have lowered the peak more
+		 * than the one taken, or than none: it changed a choice. */
+		if (vec_i >= 0 && (best_to < 0 || vec_peak < best_peak - c->eps)) {
+			unsigned int k = best_to >= 0 ? best_i : (unsigned int)vec_i;
+
+			if (c->irqs[k].vec_full < 0)
+				c->irqs[k].vec_full = vec_to;
 		}
 		if (best_to < 0) {
 			if (below || !chain_move(c, m, best_peak))
@@ -568,6 +604,7 @@ static void apply_map(struct ctx *c, struct core_map *m, double goal)
 {
 	const int *cidx = m->cidx, *thr = m->thr, *nthr = m->nthr;
 	int *old = m->old;
+	unsigned int over = vec_over(c);
 	bool ok = true;
 
 	for (unsigned int i = 0; i < c->nr; i++)
@@ -594,6 +631,8 @@ static void apply_map(struct ctx *c, struct core_map *m, double goal)
 	}
 	for (unsigned int i = 0; i < c->nr && ok; i++)
 		ok = c->irqs[i].fixed || is_candidate(c, &c->irqs[i], c->irqs[i].target);
+	/* and vector space, where it is known, no tighter than before */
+	ok = ok && vec_over(c) <= over;
 	if (!ok || peak_of(c, c->load) > goal) {
 		/* policy or the fixed load did not follow: as it was */
 		reset(c);

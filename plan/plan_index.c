@@ -869,10 +869,64 @@ static unsigned int scan_taken(struct ctx *c, const struct query *q,
 	return have;
 }
 
+/* The reference: every candidate scored, in id order, keeping the @nbest
+ * best; with @vec, only CPUs with a vector free for @pi. Where CPUs differ
+ * in capacity the buckets' order (by load now) is not the order a load
+ * added at each CPU's own weight gives, so such machines (phones,
+ * laptops: a few dozen CPUs) are ranked this way; and so is a query whose
+ * indexed answer fell on a CPU without vectors. */
+static unsigned int scan_all(struct ctx *c, const struct plan_irq *pi,
+			     struct score *best, unsigned int nbest, bool vec)
+{
+	bool heavy = is_heavy(c, pi);
+	unsigned int n, have = 0;
+	const int *v = candidates(c, pi, &n);
+
+	for (unsigned int k = 0; k < n; k++) {
+		struct score s;
+		unsigned int j;
+
+		if (!allowed(pi, v[k]) || (vec && !vec_room(c, pi, v[k], NULL)))
+			continue;
+		s = score_of(c, pi, v[k]);
+		if (have == nbest && score_cmp(c, heavy, &s, &best[nbest - 1]) >= 0)
+			continue;
+		j = have < nbest ? have++ : nbest - 1;
+		while (j > 0 && score_cmp(c, heavy, &s, &best[j - 1]) < 0) {
+			best[j] = best[j - 1];
+			j--;
+		}
+		best[j] = s;
+	}
+	return have;
+}
+
+static unsigned int rank_index(struct ctx *c, const struct plan_irq *pi,
+			       struct score *best, unsigned int nbest);
+
 /* Best CPU and the next PLAN_ALTS after it, as scores: what a scan of
- * every candidate in id order keeping the nbest best would find. */
+ * every candidate in id order keeping the nbest best would find, among
+ * the CPUs with a vector free for it. c->vec_hit: the CPU it would have
+ * taken but for vectors, else left as it was. */
 unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 		       struct score *best, unsigned int nbest)
+{
+	unsigned int have;
+	bool full = false;
+
+	have = c->hetero ? scan_all(c, pi, best, nbest, false) :
+			   rank_index(c, pi, best, nbest);
+	for (unsigned int k = 0; c->vec && k < have; k++)
+		full |= !vec_room(c, pi, best[k].cpu, NULL);
+	if (!full)
+		return have;
+	if (!vec_room(c, pi, best[0].cpu, NULL))
+		c->vec_hit = best[0].cpu;
+	return scan_all(c, pi, best, nbest, true);
+}
+
+static unsigned int rank_index(struct ctx *c, const struct plan_irq *pi,
+			       struct score *best, unsigned int nbest)
 {
 	struct query q = {
 		.pi = pi,

@@ -7,6 +7,7 @@
 #ifndef IRQTUNE_PLAN_INT_H
 #define IRQTUNE_PLAN_INT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,6 +74,15 @@ struct ctx {
 	int *on;		/* per IRQ: CPU whose load it carries, -1 none */
 	int *head, *next, *prev;	/* IRQs per CPU, for the improve step */
 	double eps;		/* loads closer than this are equal */
+	/* Per CPU: what one CPU of load costs there, the biggest CPU's
+	 * capacity over its own (1.0 everywhere on a machine of alike CPUs,
+	 * where every product with it is exact: plans stay as they were).
+	 * load, core_load and every comparison of them are in these units. */
+	double *w;
+	bool hetero;		/* CPUs differ: rank_cpus() scans */
+	const unsigned int *vec;	/* policy's vec_avail, NULL: no limit */
+	unsigned int *arrive;	/* per CPU: IRQs on it that need a new vector */
+	int vec_hit;		/* rank_cpus(): best CPU skipped for vectors, -1 */
 	struct cpu_heap *heap[2];	/* improve()'s, kept by move_irq() */
 	struct rank_index ix;
 };
@@ -127,6 +137,33 @@ static inline unsigned int gc_get(struct ctx *c, int group, int core)
 	return 0;
 }
 
+/* What IRQ @pi weighs on @cpu. */
+static inline double lw(const struct ctx *c, const struct plan_irq *pi, int cpu)
+{
+	return pi->load * c->w[cpu];
+}
+
+/* The CPU whose vector @pi holds now, -1 none known. */
+static inline int holds(const struct plan_irq *pi)
+{
+	return pi->pinned >= 0 ? pi->pinned : pi->served;
+}
+
+/* Whether @pi may arrive on @cpu as far as vectors go; @leaving: an IRQ
+ * that leaves @cpu at the same time (a swap), NULL none. */
+static inline bool vec_room(const struct ctx *c, const struct plan_irq *pi, int cpu,
+			    const struct plan_irq *leaving)
+{
+	unsigned int used;
+
+	if (!c->vec || cpu == holds(pi) || c->vec[cpu] == UINT_MAX)
+		return true;
+	used = c->arrive[cpu];
+	if (leaving && !leaving->fixed && holds(leaving) != cpu && used > 0)
+		used--;
+	return used < c->vec[cpu];
+}
+
 static inline bool is_heavy(const struct ctx *c, const struct plan_irq *pi)
 {
 	return pi->load >= c->pol->idle_load;
@@ -175,6 +212,7 @@ enum plan_reason forced_reason(const struct ctx *c, const struct plan_irq *pi);
 void reset(struct ctx *c);
 void spread_idle(struct ctx *c);
 double peak_of(const struct ctx *c, const double *load);
+unsigned int vec_over(const struct ctx *c);
 
 /* plan_index.c: the ranking index. */
 int classes_init(struct ctx *c);

@@ -52,7 +52,11 @@ int planrun_input(const struct planrun_parts *p, struct plan_irq **ret_pi,
 		pi->pinned = ii->pinned;
 		pi->served = ac->top_cpu >= 0 ? ac->top_cpu :
 			     ii->effective >= 0 ? ii->effective : ii->pinned;
-		pi->load = ac->load;
+		/* Time measured on a smaller CPU is less work: in CPUs of
+		 * the biggest (a factor of exactly 1 where CPUs are alike). */
+		pi->load = pi->served >= 0 && p->topo ?
+			   ac->load * topology_capacity(p->topo, (unsigned int)pi->served) /
+			   CAPACITY_SCALE : ac->load;
 		pi->allowed = po->allowed;
 		out[i] = fixed_why(ii, po);
 		pi->fixed = out[i] != OUT_KEPT;

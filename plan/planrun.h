@@ -26,6 +26,7 @@ struct planrun_parts {
 	const struct device_map *map;
 	const struct irq_activity *act;
 	const struct policy *pol;
+	const struct topology *topo;	/* the CPUs' capacities */
 	unsigned int nr;
 };
 

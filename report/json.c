@@ -74,6 +74,9 @@ static struct json_object *irq_object(const struct report_irq *ri)
 	}
 	r |= add(o, "outcome", json_object_new_string(report_outcome_key(ri->outcome)));
 	r |= add(o, "reason", text(ri->reason));
+	/* Only where vector space changed the choice. */
+	if (ri->vec_full >= 0)
+		r |= add(o, "vector_full_cpu", json_object_new_int(ri->vec_full));
 	if (ri->allowed) {
 		r |= add(o, "allowed", text(ri->allowed));
 		r |= add(o, "policy", text(ri->policy));
@@ -225,6 +228,14 @@ static struct json_object *build(const struct report_run *run)
 	r |= add(machine, "eligible_cpus", text(run->eligible));
 	r |= add(machine, "cpus", cpus);
 	r |= add(machine, "banned", bans(run));
+	/* Only where there is something to say: other JSON reads as before. */
+	if (run->capacity)
+		r |= add(machine, "capacity_source", text(run->capacity_source));
+	if (run->vectors) {
+		r |= add(machine, "vectors", text(run->vectors));
+		r |= run->vectors_missing ? add(machine, "vectors_missing", text(run->vectors_missing)) :
+					    add_null(machine, "vectors_missing");
+	}
 	for (unsigned int k = 0; k < run->nr_cpus && run->before; k++) {
 		struct json_object *c = json_object_new_object();
 		int cpu = run->cpus[k];
@@ -232,6 +243,8 @@ static struct json_object *build(const struct report_run *run)
 		if (!c || add(c, "cpu", json_object_new_int(cpu)) ||
 		    add(c, "load_before", number(run->before[cpu])) ||
 		    add(c, "load_after", number(run->after[cpu])) ||
+		    (run->capacity &&
+		     add(c, "capacity", json_object_new_int((int)run->capacity[cpu]))) ||
 		    json_object_array_add(cpus, c)) {
 			json_object_put(c);
 			r = -ENOMEM;

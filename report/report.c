@@ -13,12 +13,14 @@
 #include "compat.h"
 #include "cpuset.h"
 #include "device.h"
+#include "pathnames.h"
 #include "plan.h"
 #include "policy.h"
 #include "report.h"
 #include "sample.h"
 #include "strutil.h"
 #include "topology.h"
+#include "vectors.h"
 
 static const char *const outcome_text[OUT_NR] = {
 	[OUT_KEPT] = "kept",
@@ -144,13 +146,15 @@ void report_irq_tag(char *dst, size_t len, unsigned int irq, const char *name)
 }
 
 /* Lowest and highest load of the online CPUs, and busiest over mean of the
- * eligible ones (1 when there is no load at all: nothing is uneven). */
+ * eligible ones (1 when there is no load at all: nothing is uneven). Where
+ * CPUs differ in capacity, "busiest" and "mean" are of load over capacity:
+ * a CPU's load in its own time, and the total over what all of them do;
+ * where they are alike every factor is exactly 1 and the ratio as ever. */
 static void spread(const struct topology *topo, const double *load, double *lo,
 		   double *hi, double *ratio)
 {
 	const struct cpuset *on = topo->online, *el = topo->eligible;
-	double sum = 0, max = 0;
-	unsigned int n = 0;
+	double sum = 0, max = 0, n = 0;
 	int cpu;
 
 	*lo = *hi = 0;
@@ -161,10 +165,13 @@ static void spread(const struct topology *topo, const double *load, double *lo,
 			*hi = load[cpu];
 	}
 	for (cpu = cpuset_first(el); cpu >= 0; cpu = cpuset_next(el, cpu)) {
+		double share = (double)topology_capacity(topo, (unsigned int)cpu) /
+			       CAPACITY_SCALE;
+
 		sum += load[cpu];
-		if (load[cpu] > max)
-			max = load[cpu];
-		n++;
+		if (load[cpu] / share > max)
+			max = load[cpu] / share;
+		n += share;
 	}
 	*ratio = n && sum > 0 ? max / (sum / n) : 1;
 }
@@ -174,6 +181,19 @@ struct irq_text {
 	char allowed[64];
 	char reason[192];
 };
+
+/* The planner's reason, and where vector space changed its choice, that
+ * too: "least loaded eligible CPU; CPU 5 had no free vector". */
+static const char *plan_reason(const struct report_input *in, const struct plan_irq *pi,
+			       struct irq_text *tx)
+{
+	/* vec_full is the planner's only where its result counts one */
+	if (!in->res || !in->res->nr_vec_limited || pi->vec_full < 0)
+		return plan_reason_text(pi->reason);
+	snprintf(tx->reason, sizeof(tx->reason), "%s; CPU %d had no free vector",
+		 plan_reason_text(pi->reason), pi->vec_full);
+	return tx->reason;
+}
 
 static const struct device_group *group_of(const struct device_map *map, unsigned int i)
 {
@@ -233,8 +253,10 @@ static void report_irq_of(const struct report_input *in, unsigned int i,
 		.load_thread = in->act[i].thread,
 		.outcome = o,
 		.reason = o == OUT_KEPT || o == OUT_MOVED || o == OUT_WOULD_MOVE ||
-			  o == OUT_FAILED ? plan_reason_text(pi->reason) :
+			  o == OUT_FAILED ? plan_reason(in, pi, tx) :
 			  fixed_reason(in, i, tx),
+		.vec_full = (o == OUT_MOVED || o == OUT_WOULD_MOVE || o == OUT_FAILED) &&
+			    in->res && in->res->nr_vec_limited ? pi->vec_full : -1,
 	};
 	if (po->no_cpu) {
 		ri->allowed = po->wanted;	/* as asked: none is here */
@@ -270,6 +292,32 @@ static void count_totals(const struct report_input *in, const struct report_irq 
 	spread(in->topo, in->res->after, &t->after_min, &t->after_max, &t->ratio_after);
 }
 
+/* What vector space has to say: nothing where it was read and changed
+ * nothing, or where the machine has none (not x86); else where it came
+ * from and how many choices it changed, or which source was missing. */
+static void vector_note(const struct report_input *in, struct report_run *rr,
+			struct report_store *st)
+{
+	const struct vector_info *vi = in->vec;
+	char why[96];
+
+	if (!vi || vi->status == VECTORS_NONE)
+		return;
+	if (vi->status == VECTORS_READ) {
+		if (!in->res->nr_vec_limited)
+			return;
+		snprintf(st->vectors, sizeof(st->vectors),
+			 "from %s: %u IRQs kept off CPUs without a free vector",
+			 _PATH_DEBUG_VECTOR, in->res->nr_vec_limited);
+	} else {
+		snprintf(st->vectors, sizeof(st->vectors),
+			 "unknown: %s: %s; planned without them", _PATH_DEBUG_VECTOR,
+			 vectors_why(vi, why, sizeof(why)));
+		rr->vectors_missing = _PATH_DEBUG_VECTOR;
+	}
+	rr->vectors = st->vectors;
+}
+
 /* The plan's part of the report: CPUs, loads, IRQs and totals. */
 static int build_plan(const struct report_input *in, struct report_run *rr,
 		      struct report_store *st)
@@ -292,6 +340,17 @@ static int build_plan(const struct report_input *in, struct report_run *rr,
 	rr->cpus = st->cpus;
 	rr->before = in->res->before;
 	rr->after = in->res->after;
+	if (topology_capacity_differs(topo)) {
+		st->capacity = calloc(topo->nr_ids, sizeof(*st->capacity));
+		if (!st->capacity)
+			return -ENOMEM;
+		for (unsigned int k = 0; k < topo->nr_ids; k++)
+			st->capacity[k] = topology_capacity(topo, k);
+		rr->capacity = st->capacity;
+		rr->capacity_source = topo->capacity_src == CAPACITY_HYBRID ?
+				      "hybrid core lists" : "cpu_capacity";
+	}
+	vector_note(in, rr, st);
 	rr->irqs = st->irqs;
 	rr->nr_irqs = in->nr;
 	count_totals(in, st->irqs, &rr->totals);
@@ -329,6 +388,8 @@ void report_store_release(struct report_store *st)
 	free(st->bans);
 	free(st->cpus);
 	free(st->irqs);
+	free(st->capacity);
+	st->capacity = NULL;
 	st->bans = NULL;
 	st->cpus = NULL;
 	st->irqs = NULL;
@@ -339,6 +400,26 @@ bool report_listed(const struct report_irq *ri, bool all)
 	enum report_outcome o = ri->outcome;
 
 	return o != OUT_UNUSED && (all || (o != OUT_KEPT && o != OUT_BANNED && o != OUT_GONE));
+}
+
+/* "irqtune: CPU capacity (cpu_capacity): 0-3 1024, 4-7 446": runs of
+ * consecutive online CPUs of one capacity. */
+static void report_capacity(FILE *f, const struct report_run *rr)
+{
+	fprintf(f, "irqtune: CPU capacity (%s):", rr->capacity_source);
+	for (unsigned int k = 0; k < rr->nr_cpus;) {
+		unsigned int j = k, v = rr->capacity[rr->cpus[k]];
+
+		while (j + 1 < rr->nr_cpus && rr->cpus[j + 1] == rr->cpus[j] + 1 &&
+		       rr->capacity[rr->cpus[j + 1]] == v)
+			j++;
+		if (j > k)
+			fprintf(f, "%s %d-%d %u", k ? "," : "", rr->cpus[k], rr->cpus[j], v);
+		else
+			fprintf(f, "%s %d %u", k ? "," : "", rr->cpus[k], v);
+		k = j + 1;
+	}
+	fputc('\n', f);
 }
 
 void report_text(FILE *f, const struct report_run *rr, bool verbose, bool both)
@@ -360,6 +441,10 @@ void report_text(FILE *f, const struct report_run *rr, bool verbose, bool both)
 		fprintf(f, "irqtune: counts from %s\n", rr->counts_reason);
 	if (verbose && rr->history)
 		fprintf(f, "irqtune: load history: %s\n", rr->history);
+	if (verbose && rr->capacity)
+		report_capacity(f, rr);
+	if (verbose && rr->vectors)
+		fprintf(f, "irqtune: interrupt vectors: %s\n", rr->vectors);
 }
 
 void report_move_event(char *dst, size_t len, const struct report_irq *ri)

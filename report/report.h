@@ -46,6 +46,7 @@ struct report_irq {
 	const char *reason;	/* why this CPU (the planner's words) */
 	const char *allowed;	/* policy's cpulist, NULL for none */
 	const char *policy;	/* where that came from, NULL for none */
+	int vec_full;		/* the CPU it would have taken but for vectors, -1 */
 };
 
 struct report_totals {
@@ -79,6 +80,14 @@ struct report_run {
 	unsigned int nr_cpus;		/* online CPUs, ascending */
 	const int *cpus;
 	const double *before, *after;	/* per CPU id; NULL when no plan */
+	/* Per CPU id, where the online CPUs differ in capacity; NULL where
+	 * they are alike (and the report reads as it always did). */
+	const unsigned int *capacity;
+	const char *capacity_source;	/* "cpu_capacity", "hybrid core lists" */
+	/* Vector space, where there is something to say: where it came from
+	 * and what it changed, or which source was missing. NULL: nothing. */
+	const char *vectors;
+	const char *vectors_missing;	/* the file that could not be used; NULL */
 	unsigned int nr_irqs;
 	const struct report_irq *irqs;	/* OUT_UNUSED ones included */
 	struct report_totals totals;
@@ -102,9 +111,12 @@ struct policy;
 struct plan_irq;
 struct plan_result;
 
+struct vector_info;
+
 struct report_input {
 	bool dry_run;
 	const struct topology *topo;		/* NULL: not read */
+	const struct vector_info *vec;		/* NULL: not read */
 	const struct compat_bans *bans;		/* NULL: none */
 	bool planned;
 	unsigned int nr;
@@ -121,6 +133,8 @@ struct report_input {
 /* What report_build() allocates for a report_run to point into. */
 struct report_store {
 	char online[512], eligible[512];
+	char vectors[256];
+	unsigned int *capacity;
 	struct report_ban *bans;
 	int *cpus;
 	struct report_irq *irqs;	/* with the text they point to after them */

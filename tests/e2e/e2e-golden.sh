@@ -106,8 +106,12 @@ for m in $machines; do
 	rec "--no-state" -n -v -w 1 --no-state -c "$D.conf"
 	if [ -s "$work/$m.cap" ]; then
 		rec "replay" --replay "$work/$m.cap" -v
-		# big's JSON (420 KB) is pinned by run 2 already
-		[ "$m" = big ] || rec "replay" --replay "$work/$m.cap" --json
+		# big's and vectors288's JSON (420 KB, 600 KB) is pinned by
+		# run 2 already
+		case $m in
+		big|vectors288) ;;
+		*) rec "replay" --replay "$work/$m.cap" --json ;;
+		esac
 	fi
 	compare "$m"
 	rm -rf "$D" "$D".* "$work/$m.cap"

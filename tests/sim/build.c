@@ -406,7 +406,7 @@ static int parse_cpus_line(struct ctx *x, char **tok, int ntok,
 			   unsigned long *p, unsigned long *c, unsigned long *t,
 			   unsigned long *nodes, unsigned long *possible,
 			   int *numbering, unsigned long *llc,
-			   unsigned long *clusters)
+			   unsigned long *clusters, unsigned long *ecores)
 {
 	*p = 1;
 	*c = 1;
@@ -416,6 +416,7 @@ static int parse_cpus_line(struct ctx *x, char **tok, int ntok,
 	*numbering = NUMBER_INTERLEAVED;
 	*llc = 0;
 	*clusters = 0;
+	*ecores = 0;
 	for (int i = 1; i < ntok; i++) {
 		char *key, *v;
 		int r;
@@ -437,6 +438,8 @@ static int parse_cpus_line(struct ctx *x, char **tok, int ntok,
 			r = parse_count(x, "llc (cores per LLC, or package)", v, 1024, llc);
 		else if (strcmp(key, "clusters") == 0)
 			r = parse_count(x, "clusters (cores per cluster)", v, 1024, clusters);
+		else if (strcmp(key, "ecores") == 0)
+			r = parse_count(x, key, v, 1024, ecores);
 		else if (strcmp(key, "numbering") == 0 && v &&
 			 strcmp(v, "interleaved") == 0)
 			r = 0, *numbering = NUMBER_INTERLEAVED;
@@ -451,11 +454,37 @@ static int parse_cpus_line(struct ctx *x, char **tok, int ntok,
 		if (r < 0)
 			return r;
 	}
-	if (!*p || !*c || !*t || *p * *c * *t > SIM_MAX_CPUS)
+	if (!*p || !*c || !*t || *p * *c * *t + *ecores > SIM_MAX_CPUS)
 		return fail(x, "cpus: bad count");
+	if (*ecores && *p != 1)
+		return fail(x, "cpus: ecores= on one package only (Intel hybrid)");
 	if (*nodes > *p * *c)
 		return fail(x, "cpus: more nodes than cores");
 	return 0;
+}
+
+/* Intel hybrid's E-cores: one thread each, numbered after the P-cores'
+ * threads as the kernel enumerates them, on the package's node and L3,
+ * slower by the figure irqtune assumes (CAPACITY_HYBRID_ATOM, 640) unless
+ * a capacity directive says otherwise. */
+#define ECORE_CAPACITY	640
+
+static void make_ecores(struct sim *s, unsigned long first, unsigned long C,
+			unsigned long E, unsigned long N)
+{
+	for (unsigned long e = 0; e < E; e++) {
+		struct sim_cpu *cpu = &s->cpu[first + e];
+
+		cpu->present = true;
+		cpu->online = true;
+		cpu->package = 0;
+		cpu->core = (int)(C + e);
+		cpu->node = N ? 0 : -1;
+		cpu->llc = 0;
+		cpu->cluster = -1;
+		cpu->capacity = ECORE_CAPACITY;
+	}
+	s->hybrid = E > 0;
 }
 
 static void make_topology(struct sim *s, unsigned long P, unsigned long C,
@@ -1633,6 +1662,27 @@ static int global_directive(struct ctx *x, struct line *l)
 			else
 				s->cpu[c].nohz_full = true;
 		}
+	} else if (strcmp(d, "capacity") == 0 || strcmp(d, "vectors") == 0) {
+		bool cap = d[0] == 'c';
+
+		if (l->ntok != 3)
+			return fail(x, "%s LIST %s", d, cap ? "CAPACITY" : "COUNT");
+		r = parse_count(x, d, l->tok[2], cap ? 1024 : 256, &u);
+		if (r == 0 && !u)
+			return fail(x, "%s must not be 0", d);
+		if (r == 0)
+			r = parse_cpus(x, v, x->tmp);
+		for (unsigned int c = 0; r == 0 && c < s->nr_cpus; c++) {
+			if (!sim_set_test(x->tmp, c))
+				continue;
+			if (!s->cpu[c].present)
+				return fail(x, "CPU %u is not present", c);
+			if (cap)
+				s->cpu[c].capacity = (unsigned int)u;
+			else
+				s->cpu[c].vectors = (unsigned int)u;
+		}
+		return r;
 	} else if (strcmp(d, "default_affinity") == 0) {
 		r = parse_cpus(x, v, s->default_aff);
 	} else if (strcmp(d, "start") == 0) {
@@ -1740,7 +1790,7 @@ int sim_build(const char *desc, const char *dir, FILE *err)
 			 .next_slot = 2, .next_ifindex = 2, .uptime = 60 };
 	struct line *lines = NULL;
 	unsigned int nlines = 0;
-	unsigned long P = 0, C, T, N, possible, llc, clusters;
+	unsigned long P = 0, C, T, N, possible, llc, clusters, E;
 	int numbering = NUMBER_INTERLEAVED;
 	bool have_cpus = false;
 	struct sim_out o = { .dir = dir };
@@ -1774,7 +1824,7 @@ int sim_build(const char *desc, const char *dir, FILE *err)
 		}
 		r = parse_cpus_line(&x, lines[i].tok, lines[i].ntok, &P, &C, &T,
 				    &N, &possible, &numbering, &llc,
-				    &clusters);
+				    &clusters, &E);
 		if (r < 0)
 			goto out_free;
 		have_cpus = true;
@@ -1784,8 +1834,8 @@ int sim_build(const char *desc, const char *dir, FILE *err)
 		r = -EINVAL;
 		goto out_free;
 	}
-	r = sim_alloc(&x.s, dir, (unsigned int)(possible > P * C * T ?
-						possible : P * C * T));
+	r = sim_alloc(&x.s, dir, (unsigned int)(possible > P * C * T + E ?
+						possible : P * C * T + E));
 	if (r < 0)
 		goto out_free;
 	x.tmp = sim_set_new(x.s);
@@ -1797,6 +1847,7 @@ int sim_build(const char *desc, const char *dir, FILE *err)
 		 (int)(sizeof(x.s->machine) - 1),
 		 strrchr(desc, '/') ? strrchr(desc, '/') + 1 : desc);
 	make_topology(x.s, P, C, T, N, numbering, llc, clusters);
+	make_ecores(x.s, P * C * T, C, E, N);
 	for (unsigned int c = 0; c < x.s->nr_cpus; c++)
 		sim_set_add(x.s->default_aff, c);
 	x.next_irq = x.s->gsi_top;

@@ -552,6 +552,16 @@ static bool first_of_mask(const struct sim *s, const struct sim_irq *q)
 	return strncmp(q->chip, "ITS", 3) != 0 || s->kmajor * 100 + s->kminor < 510;
 }
 
+/* What sim_place() ranks CPUs by, most first. x86's matrix_find_best_cpu()
+ * takes the CPU with the most free vectors: where every CPU has as many,
+ * the one with the fewest IRQs. The GIC has no vectors to run out of. */
+static long room(const struct sim *s, unsigned int c)
+{
+	long v = s->isa == ISA_X86 ? (long)sim_vectors(s, c) : 0;
+
+	return v - (long)s->cpu[c].nr_eff;
+}
+
 void sim_place(struct sim *s, struct sim_irq *q, bool keep)
 {
 	int best = -1;
@@ -580,7 +590,7 @@ void sim_place(struct sim *s, struct sim_irq *q, bool keep)
 			bits &= bits - 1;
 			if (c >= s->nr_cpus || !s->cpu[c].online)
 				continue;
-			if (best < 0 || s->cpu[c].nr_eff < s->cpu[best].nr_eff)
+			if (best < 0 || room(s, c) > room(s, (unsigned int)best))
 				best = (int)c;
 			if (first_of_mask(s, q))
 				goto out;
@@ -677,13 +687,16 @@ void sim_measure(const struct sim *s, double from, double to, FILE *out)
 	fputs("# irq IRQ CPU HANDLER_NS CTX_NS COUNT NAME\n", out);
 	for (unsigned int i = 0; i < s->nr_irqs; i++) {
 		const struct sim_irq *q = &s->irqs[i];
-		double span, n;
+		double span, n, slow;
 
 		if (q->eff < 0 || !s->cpu[q->eff].online || q->rate <= 0)
 			continue;
 		span = noisy_span(s, q, from, to);
 		/* noise on the cost leaves the count at the mean rate */
 		n = q->rate * (s->noise_cost ? to - from : span);
+		/* a smaller CPU takes longer, and a probe times that */
+		slow = sim_slowdown(s, (unsigned int)q->eff);
+		span *= slow;
 		fprintf(out, "irq %u %d %.0f 0 %.0f %.23s\n", q->irq, q->eff,
 			q->rate * q->hard_us * 1e3 * span, n, q->name);
 		if (q->sirq < 0)
@@ -721,7 +734,7 @@ void sim_step(struct sim *s, double dt)
 		goto out_free;
 	for (unsigned int i = 0; i < s->nr_irqs; i++) {
 		struct sim_irq *q = &s->irqs[i];
-		double x, qdt;
+		double x, qdt, slow;
 		uint64_t n;
 
 		if (q->eff < 0 || !s->cpu[q->eff].online || q->rate <= 0)
@@ -733,8 +746,10 @@ void sim_step(struct sim *s, double dt)
 		n = (uint64_t)x;
 		q->frac = x - (double)n;
 		q->count[q->eff] += n;
-		hard[q->eff] += q->rate * q->hard_us * 1e-6 * qdt;
-		soft[q->eff] += q->rate * q->soft_us * 1e-6 * qdt;
+		/* a smaller CPU takes longer for the same work */
+		slow = sim_slowdown(s, (unsigned int)q->eff);
+		hard[q->eff] += q->rate * q->hard_us * 1e-6 * qdt * slow;
+		soft[q->eff] += q->rate * q->soft_us * 1e-6 * qdt * slow;
 		if (q->sirq >= 0)
 			acc_add(&s->cpu[q->eff].sirq[q->sirq], q->rate * qdt);
 	}
@@ -806,6 +821,24 @@ static bool fault_hits(struct sim *s, const struct sim_irq *q,
 	return false;
 }
 
+/* Whether x86 finds IRQ @q a vector for the new set @set: the current one
+ * where it stays (keep_current), else a free one on an online CPU of the
+ * set; irq_matrix_alloc() fails with -ENOSPC and the write with it. */
+static bool vector_for(const struct sim *s, const struct sim_irq *q,
+		       const uint64_t *set)
+{
+	if (s->isa != ISA_X86)
+		return true;
+	if (s->keep_current && q->eff >= 0 && s->cpu[q->eff].online &&
+	    sim_set_test(set, (unsigned int)q->eff))
+		return true;
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		if (sim_set_test(set, c) && s->cpu[c].online &&
+		    ((int)c == q->eff || sim_vectors_free(s, c) > 0))
+			return true;
+	return false;
+}
+
 long sim_write_affinity(struct sim *s, long irq, const char *buf, size_t len,
 			bool list)
 {
@@ -852,6 +885,10 @@ long sim_write_affinity(struct sim *s, long irq, const char *buf, size_t len,
 	if (sim_set_online_empty(s, set)) {
 		if (!s->offline_ignore)
 			ret = -EINVAL;
+		goto out_free;
+	}
+	if (!vector_for(s, q, set)) {
+		ret = -ENOSPC;
 		goto out_free;
 	}
 	sim_set_copy(s, q->aff, set);
@@ -1306,6 +1343,8 @@ int sim_save(const struct sim *s)
 		       (unsigned long long)s->ctxt_acc.n, s->ctxt_acc.frac,
 		       (unsigned long long)s->processes);
 	sim_buf_printf(&b, "nr_cpus %u\n", s->nr_cpus);
+	if (s->hybrid)
+		sim_buf_puts(&b, "hybrid 1\n");
 	sim_set_list(s, s->default_aff, list, sizeof(list));
 	sim_buf_printf(&b, "default_affinity %s\n", list[0] ? list : "-");
 	for (unsigned int c = 0; c < s->nr_cpus; c++) {
@@ -1317,6 +1356,8 @@ int sim_save(const struct sim *s)
 			       p->cluster);
 		if (!p->present)
 			continue;
+		if (p->capacity || p->vectors)
+			sim_buf_printf(&b, "ccap %u %u %u\n", c, p->capacity, p->vectors);
 		sim_buf_printf(&b, "cstat %u", c);
 		put_acc(&b, p->stat, ST_NR);
 		put_acc(&b, p->sirq, SIRQ_NR);
@@ -1553,6 +1594,21 @@ static int load_cpu(struct sim *s, char *rest)
 	p->isolated = v[7];
 	p->nohz_full = v[8];
 	p->cluster = (int)v[9];
+	return 0;
+}
+
+/* "ccap CPU CAPACITY VECTORS": a CPU's capacity and vectors, 0 for
+ * the defaults (written only where one is set). */
+static int load_ccap(struct sim *s, char *rest)
+{
+	char *g[4];
+	unsigned long u, cap, vec;
+
+	if (split(rest, g, 4) != 3 || sim_parse_uint(g[0], s->nr_cpus - 1, &u) < 0 ||
+	    sim_parse_uint(g[1], 1024, &cap) < 0 || sim_parse_uint(g[2], 256, &vec) < 0)
+		return -EINVAL;
+	s->cpu[u].capacity = (unsigned int)cap;
+	s->cpu[u].vectors = (unsigned int)vec;
 	return 0;
 }
 
@@ -1861,6 +1917,14 @@ static int load_line(struct sim *s, char *line)
 		return load_cpu(s, rest);
 	if (strcmp(f[0], "cstat") == 0)
 		return load_cstat(s, rest);
+	if (strcmp(f[0], "ccap") == 0)
+		return load_ccap(s, rest);
+	if (strcmp(f[0], "hybrid") == 0) {
+		if (sim_parse_int(rest, 0, 1, &v[0]) < 0)
+			return -EINVAL;
+		s->hybrid = v[0];
+		return 0;
+	}
 	if (strcmp(f[0], "irq") == 0)
 		return load_irq(s, rest);
 	if (strcmp(f[0], "cnt") == 0)
@@ -2362,6 +2426,8 @@ static int render_irq_dir(struct sim *s, struct sim_irq *q, bool all)
 	return r;
 }
 
+static int render_domains(struct sim *s, bool all);
+
 int sim_render_irqs(struct sim *s)
 {
 	int r = 0;
@@ -2372,6 +2438,69 @@ int sim_render_irqs(struct sim *s)
 	if (r == 0)
 		r = put_set_files(s, "proc/irq", s->default_aff, 0644,
 				  "default_smp_affinity", NULL);
+	if (r == 0)
+		r = render_domains(s, false);
+	return r;
+}
+
+/* debugfs's IRQ domains: x86's VECTOR file, its matrix as
+ * irq_matrix_debug_show() prints it (online CPUs; "act" the IRQs
+ * effective there, allocated from vector 33 up), re-rendered with the
+ * IRQs' moves; on arm64 a GIC domain beside where VECTOR would be. */
+static int render_domains(struct sim *s, bool all)
+{
+	const char *dir = "sys/kernel/debug/irq/domains";
+	struct sim_buf b = { 0 };
+	unsigned int online = 0, avail = 0, alloc = 0, mapped = 0;
+	int r;
+
+	if (all) {
+		r = sim_mkdirs(s->dir, dir);
+		if (r < 0)
+			return r;
+	}
+	if (s->isa == ISA_ARM64) {
+		if (!all)
+			return 0;
+		sim_buf_printf(&b, "name:   GICv3\n size:   0\n mapped: %u\n flags:  0x00000001\n",
+			       s->nr_irqs);
+		r = b.oom ? -ENOMEM : sim_put_file(s->dir, "sys/kernel/debug/irq/domains/GICv3",
+						   b.p, b.len, 0444);
+		sim_buf_free(&b);
+		return r;
+	}
+	for (unsigned int c = 0; c < s->nr_cpus; c++) {
+		if (!s->cpu[c].online)
+			continue;
+		online++;
+		avail += sim_vectors_free(s, c);
+		alloc += s->cpu[c].nr_eff;
+	}
+	for (unsigned int i = 0; i < s->nr_irqs; i++)
+		mapped += s->irqs[i].eff >= 0;
+	sim_buf_printf(&b, "name:   VECTOR\n size:   0\n mapped: %u\n flags:  0x00000103\n",
+		       mapped);
+	sim_buf_printf(&b, "Online bitmaps:   %6u\nGlobal available: %6u\n"
+		       "Global reserved:  %6u\nTotal allocated:  %6u\n",
+		       online, avail, 0u, alloc);
+	sim_buf_printf(&b, "System: 38: 0-19,32,50,128,236,240-242,244,246-255\n");
+	sim_buf_printf(&b, " | CPU | avl | man | mac | act | vectors\n");
+	for (unsigned int c = 0; c < s->nr_cpus; c++) {
+		unsigned int n = s->cpu[c].nr_eff;
+
+		if (!s->cpu[c].online)
+			continue;
+		sim_buf_printf(&b, "  %4u  %4u  %4u  %4u %4u  ", c, sim_vectors_free(s, c),
+			       0u, 0u, n);
+		if (n == 1)
+			sim_buf_printf(&b, "33");
+		else if (n > 1)
+			sim_buf_printf(&b, "33-%u", 33 + n - 1);
+		sim_buf_putc(&b, '\n');
+	}
+	r = b.oom ? -ENOMEM : sim_put_atomic(s->dir, "sys/kernel/debug/irq/domains/VECTOR",
+					     b.p, b.len);
+	sim_buf_free(&b);
 	return r;
 }
 
@@ -2406,6 +2535,8 @@ int sim_render_proc(struct sim *s, bool all_irqs)
 	if (r == 0)
 		r = put_set_files(s, "proc/irq", s->default_aff, 0644,
 				  "default_smp_affinity", NULL);
+	if (r == 0)
+		r = render_domains(s, all_irqs);
 	return r;
 }
 
@@ -2581,6 +2712,32 @@ static void put_pair(struct sim_out *o, const struct sim *s, const char *base,
 	put_set(o, s, base, set, false);
 }
 
+static bool any_capacity(const struct sim *s)
+{
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		if (s->cpu[c].capacity)
+			return true;
+	return false;
+}
+
+/* Intel hybrid: the core PMU's and the atom PMU's "cpus" (present CPUs
+ * of each kind, offline ones included), where perf lists them. */
+static void render_hybrid(struct sim_out *o, const struct sim *s, uint64_t *set)
+{
+	for (int atom = 0; atom < 2; atom++) {
+		sim_set_zero(s, set);
+		for (unsigned int c = 0; c < s->nr_cpus; c++) {
+			unsigned int cap = s->cpu[c].capacity ? s->cpu[c].capacity : 1024;
+
+			if (s->cpu[c].present && (cap < 1024) == atom)
+				sim_set_add(set, c);
+		}
+		sim_out_cd(o, "sys/devices/%s", atom ? "cpu_atom" : "cpu_core");
+		put_set(o, s, "cpus", set, true);
+		sim_out_put(o, "type", "%d\n", atom ? 10 : 4);
+	}
+}
+
 static void render_cpu(struct sim_out *o, const struct sim *s, unsigned int c,
 		       uint64_t *set)
 {
@@ -2618,6 +2775,9 @@ static void render_cpu(struct sim_out *o, const struct sim *s, unsigned int c,
 	/* cpu0 of x86 is not hotpluggable: no "online" file; arm64's is. */
 	if (arm || c != 0 || !p->online)
 		sim_out_put(o, "online", "%d\n", p->online);
+	/* drivers/base/arch_topology.c: every CPU's, once any is set */
+	if (any_capacity(s) && !s->hybrid)
+		sim_out_put(o, "cpu_capacity", "%u\n", p->capacity ? p->capacity : 1024);
 	if (p->node >= 0) {
 		char name[32];
 
@@ -2736,6 +2896,8 @@ int sim_render_cpus(struct sim *s)
 		snprintf(text, sizeof(text), "cpu%u", c);
 		sim_out_link(&o, text, "sys/devices/system/cpu/cpu%u", c);
 	}
+	if (s->hybrid)
+		render_hybrid(&o, s, set);
 	if (nodes > 0) {
 		sim_out_cd(&o, "sys/devices/system/node");
 		sim_out_put(&o, "possible", nodes > 1 ? "0-%d\n" : "%d\n", nodes - 1);
@@ -2807,7 +2969,7 @@ void sim_score(const struct sim *s, FILE *out, bool verbose)
 	unsigned int on_iso = 0, on_nohz = 0, on_off = 0, aff_avoid = 0;
 	unsigned int nr_active = 0, nr_movable = 0, nr_managed = 0, stopped = 0;
 	unsigned int online = 0, elig = 0, max_irqs = 0, max_active = 0;
-	double lb_local, lb_any, mmax = 0;
+	double lb_local, lb_any, mmax = 0, room = 0, fastest = 0;
 	int max_cpu = -1;
 
 	if (!load || !mload || !active)
@@ -2815,6 +2977,13 @@ void sim_score(const struct sim *s, FILE *out, bool verbose)
 	for (unsigned int c = 0; c < n; c++) {
 		online += s->cpu[c].online;
 		elig += eligible(&s->cpu[c]);
+		/* what the eligible CPUs do in a second, in the biggest's
+		 * seconds (elig itself where CPUs are alike) */
+		if (eligible(&s->cpu[c])) {
+			room += 1.0 / sim_slowdown(s, c);
+			if (!fastest || sim_slowdown(s, c) < fastest)
+				fastest = sim_slowdown(s, c);
+		}
 		if (s->cpu[c].node + 1 > (int)nodes)
 			nodes = (unsigned int)s->cpu[c].node + 1;
 	}
@@ -2845,10 +3014,11 @@ void sim_score(const struct sim *s, FILE *out, bool verbose)
 		}
 		if (q->rate > 0)
 			active[q->eff]++;
-		load[q->eff] += l;
+		/* a CPU's load is its busy time: a smaller CPU's is longer */
+		load[q->eff] += l * sim_slowdown(s, (unsigned int)q->eff);
 		total += l;
 		if (q->managed) {
-			mload[q->eff] += l;
+			mload[q->eff] += l * sim_slowdown(s, (unsigned int)q->eff);
 			if (eligible(&s->cpu[q->eff]))
 				managed_elig += l;
 		} else {
@@ -2884,22 +3054,23 @@ void sim_score(const struct sim *s, FILE *out, bool verbose)
 			max_active = active[c];
 	}
 	/* Lower bounds on the busiest CPU: no IRQ splits, managed IRQs stay
-	 * put, movable work spreads over eligible CPUs at best evenly. The
-	 * local bound keeps each device's IRQs on its node when the node has
-	 * eligible CPUs. */
+	 * put, movable work spreads over eligible CPUs at best evenly, each
+	 * CPU taking its capacity's share. The local bound keeps each
+	 * device's IRQs on its node when the node has eligible CPUs. */
+	if (fastest)
+		hmax *= fastest;	/* the heaviest, on the biggest CPU */
 	lb_any = hmax > mmax ? hmax : mmax;
-	if (elig && (movable + managed_elig) / elig > lb_any)
-		lb_any = (movable + managed_elig) / elig;
+	if (elig && (movable + managed_elig) / room > lb_any)
+		lb_any = (movable + managed_elig) / room;
 	lb_local = lb_any;
 	for (unsigned int node = 0; nodes > 1 && node < nodes; node++) {
-		double sum = 0;
-		unsigned int ne = 0;
+		double sum = 0, ne = 0;
 
 		for (unsigned int c = 0; c < n; c++) {
 			if (s->cpu[c].node != (int)node || !eligible(&s->cpu[c]))
 				continue;
-			ne++;
-			sum += mload[c];
+			ne += 1.0 / sim_slowdown(s, c);
+			sum += mload[c] / sim_slowdown(s, c);
 		}
 		if (!ne)
 			continue;
@@ -2941,6 +3112,7 @@ void sim_score(const struct sim *s, FILE *out, bool verbose)
 	fprintf(out, "movable_affinity_avoided %u\n", aff_avoid);
 	fprintf(out, "max_irqs_per_cpu %u\n", max_irqs);
 	fprintf(out, "max_active_irqs_per_cpu %u\n", max_active);
+	fprintf(out, "writes %lu\n", s->writes);
 	for (unsigned int d = 0; d < s->nr_devs; d++) {
 		unsigned int irqs = 0, act = 0, cores = 0, cpus = 0, local = 0;
 		double dl = 0;
@@ -3020,6 +3192,8 @@ double sim_lower_bound(const struct sim *s)
 	return lb;
 }
 
+/* LOAD is the time the IRQ takes on its effective CPU: its work, longer
+ * on a smaller CPU, what a measurement there sees. */
 void sim_show(const struct sim *s, FILE *out)
 {
 	char aff[16384];
@@ -3034,7 +3208,8 @@ void sim_show(const struct sim *s, FILE *out)
 		fprintf(out, "%-6u %-5d %-24.24s %-12.12s %10.1f %8.5f %8s %-4d %s\n",
 			q->irq, q->eff, q->name,
 			q->dev >= 0 ? s->devs[q->dev].name : "-", q->rate,
-			sim_irq_load(q), q->managed ? "managed" : "-", q->node,
+			sim_irq_load(q) * (q->eff >= 0 ? sim_slowdown(s, (unsigned int)q->eff) : 1.0),
+			q->managed ? "managed" : "-", q->node,
 			aff);
 	}
 }

@@ -66,7 +66,17 @@ struct sim_cpu {
 	struct sim_acc sirq[SIRQ_NR];
 	struct sim_acc arch[AR_NR];
 	unsigned int nr_eff;	/* derived: IRQs effective here */
+	/* What the CPU does in a second beside the biggest (1..1024, the
+	 * scheduler's units): interrupt work takes 1024/capacity times as
+	 * long here. 0: full, and no cpu_capacity file (x86). Shown as
+	 * cpu_capacity, or on a hybrid machine through its core lists. */
+	unsigned int capacity;
+	/* x86 vectors device IRQs may use here, 0: SIM_VECTORS */
+	unsigned int vectors;
 };
+
+/* A CPU's vectors for device IRQs: 0x20..0xeb less a few system ones. */
+#define SIM_VECTORS	200
 
 struct sim_dev {
 	char name[SIM_NAME_MAX];
@@ -180,7 +190,34 @@ struct sim {
 	unsigned long writes;	/* affinity write(2)s answered since the build */
 	unsigned int nr_denies;
 	struct sim_deny *denies;
+	/* Intel hybrid: capacities shown as cpu_core/cpu_atom lists (1024:
+	 * a P-core, below: an E-core), not as cpu_capacity */
+	bool hybrid;
 };
+
+/* How many times as long CPU @c takes for an interrupt's work as the
+ * biggest CPU: exactly 1 where no capacity is set, so machines of alike
+ * CPUs account their time as they always did. */
+static inline double sim_slowdown(const struct sim *s, unsigned int c)
+{
+	unsigned int cap = s->cpu[c].capacity;
+
+	return cap && cap < 1024 ? 1024.0 / cap : 1.0;
+}
+
+/* CPU @c's vectors for device IRQs. */
+static inline unsigned int sim_vectors(const struct sim *s, unsigned int c)
+{
+	return s->cpu[c].vectors ? s->cpu[c].vectors : SIM_VECTORS;
+}
+
+/* Free vectors of CPU @c: its vectors less the IRQs effective on it. */
+static inline unsigned int sim_vectors_free(const struct sim *s, unsigned int c)
+{
+	unsigned int v = sim_vectors(s, c);
+
+	return v > s->cpu[c].nr_eff ? v - s->cpu[c].nr_eff : 0;
+}
 
 /* CPU sets: arrays of s->nwords words. */
 uint64_t *sim_set_new(const struct sim *s);

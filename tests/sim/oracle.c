@@ -12,12 +12,19 @@
  *    machine has several nodes and that node has eligible CPUs, else every
  *    eligible CPU. Idle IRQs do not change the busiest CPU and are left out.
  *  - Goal: the lowest possible load of the busiest online CPU (max_load).
+ *  - Unlike CPUs: a job takes 1024/capacity times as long on a smaller CPU
+ *    (the model's rule), so a CPU's load is its busy time, work over
+ *    capacity, as the score counts it; and on x86 a CPU takes at most as
+ *    many jobs as it has free vectors plus those on it now, the planner's
+ *    rule. Where CPUs are alike and vectors plenty, the problem and every
+ *    step below are exactly what they were without either.
  * A second variant adds irqtune's spreading rule: each device with several
  * busy queues (SIM_BUSY_LOAD) uses at least min(queues, physical cores of
  * its allowed set) distinct physical cores. It says what the rule costs.
  *
- * That is makespan minimisation on identical machines with fixed initial
- * loads and nested (node or all) eligibility: NP-hard in general, so the
+ * That is makespan minimisation on identical (or, with capacities,
+ * uniform) machines with fixed initial loads and nested (node or all)
+ * eligibility: NP-hard in general, so the
  * oracle brackets the optimum between a placement it found and a proven
  * lower bound, and reports both and the gap.
  *
@@ -73,6 +80,15 @@ struct inst {
 	const struct sim *s;
 	unsigned int n;		/* nr_cpus */
 	double *base;		/* fixed (managed) load per CPU */
+	/* per CPU: how many times as long a job takes there as on the
+	 * biggest CPU (1024/capacity); all exactly 1 where @uniform */
+	double *w;
+	bool uniform;
+	/* per CPU: jobs it can hold, its free vectors plus the jobs on it
+	 * now (x86); only where @vec_limited, which is where some CPU could
+	 * not hold every job */
+	unsigned int *slots;
+	bool vec_limited;
 	bool *elig;
 	unsigned int nsets;	/* 1 + nodes */
 	unsigned int **cpus;	/* eligible CPUs per set, ascending */
@@ -91,6 +107,7 @@ struct inst {
 struct asg {
 	int *where;		/* per job: CPU */
 	double *load;		/* per CPU */
+	unsigned int *cnt;	/* per CPU: jobs there */
 	unsigned int *dc;	/* [dev * ncores + core]: jobs of dev there */
 	unsigned int *used;	/* per device: distinct cores */
 	unsigned int *left;	/* per device: jobs not placed yet */
@@ -137,6 +154,21 @@ static bool allowed(const struct inst *in, const struct job *j, unsigned int c)
 	       (j->set == 0 || in->s->cpu[c].node == (int)j->set - 1);
 }
 
+/* Job @jb's load on CPU @c: its work, longer on a smaller CPU. */
+static double on(const struct inst *in, const struct job *jb, unsigned int c)
+{
+	return jb->p * in->w[c];
+}
+
+/* What placements rank CPUs by, least first: the load a job would leave
+ * there, which where CPUs are alike ranks as their load does (and is
+ * their load, so that alike machines are solved as they always were). */
+static double rank(const struct inst *in, const double *load,
+		   const struct job *jb, unsigned int c)
+{
+	return in->uniform ? load[c] : load[c] + on(in, jb, c);
+}
+
 static int job_cmp(const void *pa, const void *pb)
 {
 	const struct job *a = pa, *b = pb;
@@ -154,6 +186,8 @@ static void inst_free(struct inst *in)
 	free(in->cpus);
 	free(in->ncpus);
 	free(in->base);
+	free(in->w);
+	free(in->slots);
 	free(in->elig);
 	free(in->job);
 	free(in->core);
@@ -186,6 +220,8 @@ static int inst_init(struct inst *in, const struct sim *s)
 	in->n = s->nr_cpus;
 	in->nsets = 1 + (nodes > 1 ? nodes : 0);
 	in->base = calloc(in->n, sizeof(*in->base));
+	in->w = calloc(in->n, sizeof(*in->w));
+	in->slots = calloc(in->n, sizeof(*in->slots));
 	in->elig = calloc(in->n, sizeof(*in->elig));
 	in->cpus = calloc(in->nsets, sizeof(*in->cpus));
 	in->ncpus = calloc(in->nsets, sizeof(*in->ncpus));
@@ -193,7 +229,7 @@ static int inst_init(struct inst *in, const struct sim *s)
 	in->core = calloc(in->n, sizeof(*in->core));
 	in->need = calloc(s->nr_devs + 1, sizeof(*in->need));
 	in->njobs = calloc(s->nr_devs + 1, sizeof(*in->njobs));
-	if (!in->base || !in->elig || !in->cpus || !in->ncpus || !in->job ||
+	if (!in->base || !in->w || !in->slots || !in->elig || !in->cpus || !in->ncpus || !in->job ||
 	    !in->core || !in->need || !in->njobs)
 		return -ENOMEM;
 	for (unsigned int k = 0; k < in->nsets; k++) {
@@ -201,9 +237,15 @@ static int inst_init(struct inst *in, const struct sim *s)
 		if (!in->cpus[k])
 			return -ENOMEM;
 	}
+	in->uniform = true;
 	for (unsigned int c = 0; c < in->n; c++) {
 		const struct sim_cpu *sc = &s->cpu[c];
 		unsigned int o;
+
+		in->w[c] = sim_slowdown(s, c);
+		if (sc->online && in->w[c] != 1.0)
+			in->uniform = false;
+		in->slots[c] = s->isa == ISA_X86 ? sim_vectors_free(s, c) : UINT32_MAX;
 
 		for (o = 0; o < c; o++)
 			if (core_key(&s->cpu[o]) == core_key(sc))
@@ -222,13 +264,19 @@ static int inst_init(struct inst *in, const struct sim *s)
 
 		if (q->managed) {
 			if (q->eff >= 0 && s->cpu[q->eff].online)
-				in->base[q->eff] += p;
+				in->base[q->eff] += p * in->w[q->eff];
 			continue;
 		}
 		if (p <= 0)
 			continue;
 		in->job[in->nj++] = (struct job){ i, p, set_of(in, q), -1 };
+		/* a job may stay where it is: its vector is its own */
+		if (q->eff >= 0 && in->slots[q->eff] < UINT32_MAX)
+			in->slots[q->eff]++;
 	}
+	for (unsigned int c = 0; c < in->n; c++)
+		if (in->elig[c] && in->slots[c] < in->nj)
+			in->vec_limited = true;
 	qsort(in->job, in->nj, sizeof(*in->job), job_cmp);
 	/* devices with several busy queues, and the cores they must use */
 	devidx = malloc((s->nr_devs + 1) * sizeof(*devidx));
@@ -265,16 +313,18 @@ static int asg_init(const struct inst *in, struct asg *a)
 {
 	a->where = malloc((in->nj + 1) * sizeof(*a->where));
 	a->load = malloc(in->n * sizeof(*a->load));
+	a->cnt = malloc(in->n * sizeof(*a->cnt));
 	a->dc = malloc(((size_t)in->ndev * in->ncores + 1) * sizeof(*a->dc));
 	a->used = malloc((in->ndev + 1) * sizeof(*a->used));
 	a->left = malloc((in->ndev + 1) * sizeof(*a->left));
-	return a->where && a->load && a->dc && a->used && a->left ? 0 : -ENOMEM;
+	return a->where && a->load && a->cnt && a->dc && a->used && a->left ? 0 : -ENOMEM;
 }
 
 static void asg_free(struct asg *a)
 {
 	free(a->where);
 	free(a->load);
+	free(a->cnt);
 	free(a->dc);
 	free(a->used);
 	free(a->left);
@@ -284,6 +334,7 @@ static void asg_copy(const struct inst *in, struct asg *dst, const struct asg *s
 {
 	memcpy(dst->where, src->where, in->nj * sizeof(*dst->where));
 	memcpy(dst->load, src->load, in->n * sizeof(*dst->load));
+	memcpy(dst->cnt, src->cnt, in->n * sizeof(*dst->cnt));
 	memcpy(dst->dc, src->dc, (size_t)in->ndev * in->ncores * sizeof(*dst->dc));
 	memcpy(dst->used, src->used, in->ndev * sizeof(*dst->used));
 	memcpy(dst->left, src->left, in->ndev * sizeof(*dst->left));
@@ -292,6 +343,7 @@ static void asg_copy(const struct inst *in, struct asg *dst, const struct asg *s
 static void asg_reset(const struct inst *in, struct asg *a)
 {
 	memcpy(a->load, in->base, in->n * sizeof(*a->load));
+	memset(a->cnt, 0, in->n * sizeof(*a->cnt));
 	for (unsigned int j = 0; j < in->nj; j++)
 		a->where[j] = -1;
 	memset(a->dc, 0, (size_t)in->ndev * in->ncores * sizeof(*a->dc));
@@ -327,7 +379,8 @@ static void put(const struct inst *in, struct asg *a, unsigned int j, int c)
 	int old = a->where[j];
 
 	if (old >= 0) {
-		a->load[old] -= jb->p;
+		a->load[old] -= on(in, jb, (unsigned int)old);
+		a->cnt[old]--;
 		if (jb->dev >= 0) {
 			if (--a->dc[jb->dev * in->ncores + in->core[old]] == 0)
 				a->used[jb->dev]--;
@@ -336,13 +389,20 @@ static void put(const struct inst *in, struct asg *a, unsigned int j, int c)
 	}
 	a->where[j] = c;
 	if (c >= 0) {
-		a->load[c] += jb->p;
+		a->load[c] += on(in, jb, (unsigned int)c);
+		a->cnt[c]++;
 		if (jb->dev >= 0) {
 			if (a->dc[jb->dev * in->ncores + in->core[c]]++ == 0)
 				a->used[jb->dev]++;
 			a->left[jb->dev]--;
 		}
 	}
+}
+
+/* Whether CPU @c has a vector for one more job (one that is not there). */
+static bool vec_fits(const struct inst *in, const struct asg *a, unsigned int c)
+{
+	return !in->vec_limited || a->cnt[c] < in->slots[c];
 }
 
 /* Whether device @d can still meet its spreading need. */
@@ -377,8 +437,9 @@ static void lpt(const struct inst *in, struct asg *a)
 		for (unsigned int k = 0; k < in->ncpus[jb->set]; k++) {
 			unsigned int c = in->cpus[jb->set][k];
 
-			if ((best < 0 || a->load[c] < a->load[best] - EPS) &&
-			    spread_fits(in, a, j, c))
+			if ((best < 0 || rank(in, a->load, jb, c) <
+					 rank(in, a->load, jb, (unsigned int)best) - EPS) &&
+			    vec_fits(in, a, c) && spread_fits(in, a, j, c))
 				best = (int)c;
 		}
 		put(in, a, j, best);
@@ -397,7 +458,8 @@ static bool pack(const struct inst *in, struct asg *a, double cap, bool best_fit
 		for (unsigned int k = 0; k < in->ncpus[jb->set]; k++) {
 			unsigned int c = in->cpus[jb->set][k];
 
-			if (a->load[c] + jb->p > cap + EPS || !spread_fits(in, a, j, c))
+			if (a->load[c] + on(in, jb, c) > cap + EPS || !vec_fits(in, a, c) ||
+			    !spread_fits(in, a, j, c))
 				continue;
 			if (best < 0 || (best_fit && a->load[c] > a->load[best] + EPS))
 				best = (int)c;
@@ -449,8 +511,8 @@ static void local_search(const struct inst *in, struct asg *a)
 
 				if ((int)c == m)
 					continue;
-				np = fmax(lm - jb->p, a->load[c] + jb->p);
-				if (np < best && spread_fits(in, a, j, c)) {
+				np = fmax(lm - on(in, jb, (unsigned int)m), a->load[c] + on(in, jb, c));
+				if (np < best && vec_fits(in, a, c) && spread_fits(in, a, j, c)) {
 					best = np;
 					bj = (int)j;
 					bc = (int)c;
@@ -466,7 +528,9 @@ static void local_search(const struct inst *in, struct asg *a)
 				    !allowed(in, jb, (unsigned int)c) ||
 				    !allowed(in, kb, (unsigned int)m))
 					continue;
-				np = fmax(lm - jb->p + kb->p, a->load[c] - kb->p + jb->p);
+				np = fmax(lm - on(in, jb, (unsigned int)m) + on(in, kb, (unsigned int)m),
+					  a->load[c] - on(in, kb, (unsigned int)c) +
+					  on(in, jb, (unsigned int)c));
 				if (np >= best)
 					continue;
 				if (in->spread) {
@@ -504,10 +568,15 @@ static bool counts_fit(const struct inst *in, unsigned int set,
 		if (q < np && p[q] == p[q - 1])
 			continue;	/* the last of equal loads says it all */
 		for (unsigned int k = 0; k < in->ncpus[set] && room < q; k++) {
-			double cap = t - in->base[in->cpus[set][k]];
+			unsigned int c = in->cpus[set][k];
+			double cap = t - in->base[c], fit;
 
-			if (cap > 0)
-				room += floor(cap / p[q - 1] + 1e-9);
+			if (cap <= 0)
+				continue;
+			fit = floor(cap / (p[q - 1] * in->w[c]) + 1e-9);
+			if (in->vec_limited && fit > in->slots[c])
+				fit = in->slots[c];
+			room += fit;
 		}
 		if (room < q)
 			return false;
@@ -526,14 +595,17 @@ static double lower_bound(const struct inst *in)
 		const struct job *jb = &in->job[j];
 		double lo = INFINITY;
 
-		for (unsigned int k = 0; k < in->ncpus[jb->set]; k++)
-			lo = fmin(lo, in->base[in->cpus[jb->set][k]]);
+		for (unsigned int k = 0; k < in->ncpus[jb->set]; k++) {
+			unsigned int c = in->cpus[jb->set][k];
+
+			lo = fmin(lo, in->base[c] + on(in, jb, c));
+		}
 		if (lo < INFINITY)
-			lb = fmax(lb, jb->p + lo);
+			lb = fmax(lb, lo);
 	}
 	for (unsigned int set = 0; set < in->nsets; set++) {
 		unsigned int m = in->ncpus[set], np = 0;
-		double sum = 0, lo, hi, minbase = INFINITY;
+		double sum = 0, lo, hi, minbase = INFINITY, wmin = INFINITY;
 
 		if (!m)
 			continue;
@@ -543,16 +615,20 @@ static double lower_bound(const struct inst *in)
 				p[np++] = in->job[j].p;
 		for (unsigned int j = 0; j < np; j++)
 			sum += p[j];
-		for (unsigned int k = 0; k < m; k++)
+		for (unsigned int k = 0; k < m; k++) {
 			minbase = fmin(minbase, in->base[in->cpus[set][k]]);
-		/* water level: sum over CPUs of max(0, L - base) = sum */
+			wmin = fmin(wmin, in->w[in->cpus[set][k]]);
+		}
+		/* water level: sum over CPUs of max(0, L - base) / w = sum,
+		 * what each CPU does below L at its own speed */
 		lo = 0;
 		hi = peak(in, in->base) + sum + 1;
 		for (int it = 0; it < 200 && hi - lo > 1e-12; it++) {
 			double mid = (lo + hi) / 2, room = 0;
 
 			for (unsigned int k = 0; k < m; k++)
-				room += fmax(0, mid - in->base[in->cpus[set][k]]);
+				room += fmax(0, mid - in->base[in->cpus[set][k]]) /
+					in->w[in->cpus[set][k]];
 			if (room >= sum)
 				hi = mid;
 			else
@@ -564,7 +640,7 @@ static double lower_bound(const struct inst *in)
 
 			for (unsigned int j = k * m - k; j <= k * m; j++)
 				t += p[j];
-			lb = fmax(lb, t + minbase);
+			lb = fmax(lb, t * wmin + minbase);
 		}
 		/* smallest T that passes the counting test */
 		if (np && !counts_fit(in, set, p, np, lb)) {
@@ -606,11 +682,27 @@ static bool bb_prune(const struct bb *b, unsigned int j)
 {
 	const struct inst *in = b->in;
 
-	for (unsigned int set = 0; set < in->nsets; set++)
-		if (in->ncpus[set] &&
-		    (b->setload[set] + b->rest[j * in->nsets + set]) /
-		    in->ncpus[set] >= b->ub - 1e-12)
+	for (unsigned int set = 0; set < in->nsets; set++) {
+		double room = 0;
+
+		if (!in->ncpus[set])
+			continue;
+		if (in->uniform) {
+			if ((b->setload[set] + b->rest[j * in->nsets + set]) /
+			    in->ncpus[set] >= b->ub - 1e-12)
+				return true;
+			continue;
+		}
+		/* the work left must fit under the best peak, each CPU at
+		 * its own speed */
+		for (unsigned int k = 0; k < in->ncpus[set]; k++) {
+			unsigned int c = in->cpus[set][k];
+
+			room += fmax(0, b->ub - 1e-12 - b->cur->load[c]) / in->w[c];
+		}
+		if (b->rest[j * in->nsets + set] >= room)
 			return true;
+	}
 	return false;
 }
 
@@ -633,8 +725,9 @@ static bool twins(const struct bb *b, unsigned int a, unsigned int c)
 	double la[8], lc[8];
 	unsigned int na = 0, nc = 0;
 
-	if (fabs(load[a] - load[c]) >= 1e-12 ||
-	    in->s->cpu[a].node != in->s->cpu[c].node)
+	if (fabs(load[a] - load[c]) >= 1e-12 || in->w[a] != in->w[c] ||
+	    in->s->cpu[a].node != in->s->cpu[c].node ||
+	    (in->vec_limited && in->slots[a] - b->cur->cnt[a] != in->slots[c] - b->cur->cnt[c]))
 		return false;
 	if (!in->spread || in->core[a] == in->core[c])
 		return true;
@@ -689,7 +782,8 @@ static void bb_dfs(struct bb *b, unsigned int j)
 		unsigned int c = in->cpus[jb->set][k], pos = nc++;
 
 		/* insertion by load, then id */
-		while (pos > 0 && b->cur->load[cand[pos - 1]] > b->cur->load[c]) {
+		while (pos > 0 && rank(in, b->cur->load, jb, cand[pos - 1]) >
+				  rank(in, b->cur->load, jb, c)) {
 			cand[pos] = cand[pos - 1];
 			pos--;
 		}
@@ -699,8 +793,15 @@ static void bb_dfs(struct bb *b, unsigned int j)
 		unsigned int c = cand[k];
 		bool twin = false;
 
-		if (b->cur->load[c] + jb->p >= b->ub - 1e-12)
-			break;
+		/* by rank, no later CPU does better (alike CPUs) or
+		 * this one cannot (unlike ones) */
+		if (b->cur->load[c] + on(in, jb, c) >= b->ub - 1e-12) {
+			if (in->uniform)
+				break;
+			continue;
+		}
+		if (!vec_fits(in, b->cur, c))
+			continue;
 		for (unsigned int t = 0; t < k && !twin; t++)
 			twin = twins(b, cand[t], c);
 		if (twin)
@@ -843,7 +944,9 @@ static void moves_needed(const struct inst *in, double t, int *ret_lb,
 		for (unsigned int k = 0; k < in->ncpus[jb->set]; k++) {
 			unsigned int c = in->cpus[jb->set][k];
 
-			if (best < 0 || a.load[c] < a.load[best] - EPS)
+			if ((best < 0 || rank(in, a.load, jb, c) <
+					 rank(in, a.load, jb, (unsigned int)best) - EPS) &&
+			    vec_fits(in, &a, c))
 				best = (int)c;
 		}
 		put(in, &a, j, best);
@@ -865,9 +968,10 @@ static void moves_needed(const struct inst *in, double t, int *ret_lb,
 				continue;
 			for (unsigned int k = 0; k < in->ncpus[jb->set]; k++) {
 				unsigned int c = in->cpus[jb->set][k];
-				double np = fmax(a.load[m] - jb->p, a.load[c] + jb->p);
+				double np = fmax(a.load[m] - on(in, jb, (unsigned int)m),
+						 a.load[c] + on(in, jb, c));
 
-				if ((int)c != m && np < best) {
+				if ((int)c != m && np < best && vec_fits(in, &a, c)) {
 					best = np;
 					bj = (int)j;
 					bc = (int)c;
@@ -883,8 +987,10 @@ static void moves_needed(const struct inst *in, double t, int *ret_lb,
 				    !allowed(in, jb, (unsigned int)c) ||
 				    !allowed(in, kb, (unsigned int)m))
 					continue;
-				np = fmax(a.load[m] - jb->p + kb->p,
-					  a.load[c] - kb->p + jb->p);
+				np = fmax(a.load[m] - on(in, jb, (unsigned int)m) +
+					  on(in, kb, (unsigned int)m),
+					  a.load[c] - on(in, kb, (unsigned int)c) +
+					  on(in, jb, (unsigned int)c));
 				/* a swap moves two IRQs: only if it does more */
 				if (np < best - 1e-9) {
 					best = np;
@@ -1045,6 +1151,42 @@ static bool free_core(const struct inst *in, unsigned int set, const bool *bad)
 	return false;
 }
 
+/* The fair share of @total idle IRQs over the CPUs of @set: the least
+ * level L at which the CPUs, each taking L or as many as it has vectors
+ * for (x86: its vectors less the other IRQs on it), take them all. Where
+ * no CPU runs short that is ceil(total / CPUs). */
+static int fair_share(const struct inst *in, unsigned int set, unsigned int total)
+{
+	const struct sim *s = in->s;
+	unsigned int n = in->ncpus[set], level = (total + n - 1) / n;
+
+	if (s->isa != ISA_X86)
+		return (int)level;
+	for (; level < total; level++) {
+		unsigned long room = 0;
+
+		for (unsigned int k = 0; k < n; k++) {
+			unsigned int c = in->cpus[set][k];
+			/* its vectors less what stays there (not this set's
+			 * idle IRQs, counted in @total) */
+			unsigned int v = sim_vectors(s, c), other = 0, cap;
+
+			for (unsigned int i = 0; i < s->nr_irqs; i++) {
+				const struct sim_irq *q = &s->irqs[i];
+
+				other += q->eff == (int)c &&
+					 (q->managed || set_of(in, q) != set ||
+					  sim_irq_load(q) >= SIM_BUSY_LOAD);
+			}
+			cap = v > other ? v - other : 0;
+			room += cap < level ? cap : level;
+		}
+		if (room >= total)
+			break;
+	}
+	return (int)level;
+}
+
 int sim_rules(const struct sim *s, FILE *out)
 {
 	struct inst in;
@@ -1177,7 +1319,7 @@ int sim_rules(const struct sim *s, FILE *out)
 		}
 		if (!total)
 			continue;
-		fair = (int)((total + in.ncpus[set] - 1) / in.ncpus[set]);
+		fair = fair_share(&in, set, total);
 		for (unsigned int c = 0; c < n; c++)
 			if ((int)cnt[c] > top)
 				top = (int)cnt[c];

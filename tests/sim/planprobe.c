@@ -52,6 +52,7 @@ static struct topology *topology_of(const struct sim *s)
 		struct cpu_info *ci = &t->cpus[c];
 
 		ci->online = sc->online;
+		ci->capacity = sc->capacity;	/* 0: full, as topology.c */
 		ci->package = sc->package;
 		ci->node = sc->node;
 		ci->avoid = (sc->isolated ? AVOID_ISOLATED : 0) |
@@ -101,8 +102,9 @@ static double plan_peak(const struct sim *s, const struct plan_irq *v,
 		const struct sim_irq *q = &s->irqs[i];
 		int cpu = v[i].fixed ? q->eff : v[i].target;
 
+		/* busy time: longer on a smaller CPU, as the score counts */
 		if (cpu >= 0 && s->cpu[cpu].online)
-			load[cpu] += sim_irq_load(q);
+			load[cpu] += sim_irq_load(q) * sim_slowdown(s, (unsigned int)cpu);
 	}
 	for (unsigned int c = 0; c < s->nr_cpus; c++)
 		if (s->cpu[c].online && load[c] > peak)
@@ -112,10 +114,11 @@ static double plan_peak(const struct sim *s, const struct plan_irq *v,
 
 int main(int argc, char **argv)
 {
-	const struct plan_policy pol = {
+	struct plan_policy pol = {
 		.threshold = PLAN_DEFAULT_THRESHOLD,
 		.idle_load = PLAN_DEFAULT_IDLE_LOAD,
 	};
+	unsigned int *vec = NULL;
 	struct plan_result res;
 	struct topology *t = NULL;
 	struct plan_irq *v = NULL;
@@ -136,10 +139,16 @@ int main(int argc, char **argv)
 	t = topology_of(s);
 	v = calloc(s->nr_irqs + 1, sizeof(*v));
 	load = calloc(s->nr_cpus, sizeof(*load));
-	if (!t || !v || !load) {
+	vec = calloc(s->nr_cpus, sizeof(*vec));
+	if (!t || !v || !load || !vec) {
 		r = -ENOMEM;
 		goto out;
 	}
+	/* the free vectors the VECTOR file shows irqtune (x86) */
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		vec[c] = s->cpu[c].online ? sim_vectors_free(s, c) : 0;
+	if (s->isa == ISA_X86)
+		pol.vec_avail = vec;
 	for (unsigned int i = 0; i < s->nr_irqs; i++) {
 		const struct sim_irq *q = &s->irqs[i];
 		int node = q->dev >= 0 ? s->devs[q->dev].node : -1;
@@ -159,10 +168,18 @@ int main(int argc, char **argv)
 	moves = res.nr_moves;
 	plan_result_release(&res);
 	peak = plan_peak(s, v, load);
-	/* the plan applied: what would the next run do? */
-	for (unsigned int i = 0; i < s->nr_irqs; i++)
+	/* the plan applied: what would the next run do? It sees the
+	 * vectors the plan left free */
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		vec[c] = s->cpu[c].online ? sim_vectors(s, c) : 0;
+	for (unsigned int i = 0; i < s->nr_irqs; i++) {
+		int cpu = v[i].fixed ? s->irqs[i].eff : v[i].target;
+
 		if (!v[i].fixed)
 			v[i].pinned = v[i].served = v[i].target;
+		if (cpu >= 0 && vec[cpu])
+			vec[cpu]--;
+	}
 	r = plan_compute(t, v, s->nr_irqs, &pol, &res);
 	if (r < 0)
 		goto out;
@@ -178,6 +195,7 @@ out:
 		fprintf(stderr, "planprobe: %s: cannot plan: %s\n", argv[1],
 			strerror(-r));
 	free(load);
+	free(vec);
 	free(v);
 	topology_free(t);
 	sim_free(s);

@@ -14,16 +14,18 @@
 #include "procfs.h"
 #include "source.h"
 #include "topology.h"
+#include "vectors.h"
 
 static void test_replay_without_topology(void **state)
 {
 	struct source fs = { .mode = SOURCE_REPLAY, .cap = capture_new() };
 	const struct machine_input in = { .fs = &fs, .capture = "x.cap" };
 	struct topology *topo = NULL;
+	struct vector_info vec = { 0 };
 
 	(void)state;
 	assert_non_null(fs.cap);
-	assert_int_equal(machine_read(&in, &topo), -EBADMSG);
+	assert_int_equal(machine_read(&in, &topo, &vec), -EBADMSG);
 	assert_null(topo);
 	capture_free(fs.cap);
 }

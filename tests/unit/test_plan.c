@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_plan.c - properties of the pure planner on in-memory machines. */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -671,6 +672,166 @@ static void test_resolution_keeps_noise_still(void **state)
  * load over its CPUs), keeps every queue on its device's node, and then
  * holds still: a second run, and a run after whole cores traded places
  * (their IRQs with them, threads swapped on some), move nothing. */
+/* big.LITTLE: CPUs 0-1 of capacity 1024, 2-3 of 512, no SMT. */
+static struct topology *big_little(unsigned int big, unsigned int little)
+{
+	struct topology *t = machine(1, 4, 1, 1);
+
+	for (int k = 0; k < 4; k++)
+		t->cpus[k].capacity = k < 2 ? big : little;
+	return t;
+}
+
+/* A little CPU carries half of what a big one does: eight equal IRQs go
+ * 3, 3, 1, 1 (busiest at 0.3 of a big CPU, where 2 on each little one
+ * would be 0.4 of theirs), not 2 a CPU. */
+static void test_capacity_weighs_load(void **state)
+{
+	struct topology *t = big_little(1024, 512);
+	struct plan_irq v[8];
+	struct plan_result res;
+	unsigned int on[4] = { 0 };
+
+	(void)state;
+	for (unsigned int i = 0; i < 8; i++)
+		v[i] = irq(40 + i, CLASS_OTHER, -1, 0, 0, 0.1);
+	plan_ok(t, v, 8, &res);
+	for (unsigned int i = 0; i < 8; i++)
+		on[v[i].target]++;
+	assert_int_equal(on[0], 3);
+	assert_int_equal(on[1], 3);
+	assert_int_equal(on[2], 1);
+	assert_int_equal(on[3], 1);
+	/* before and after stay in CPUs of the biggest */
+	assert_true(res.after[2] > 0.0999 && res.after[2] < 0.1001);
+	assert_true(res.after[0] > 0.2999 && res.after[0] < 0.3001);
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+/* The heaviest IRQ goes to a big core of its node, from a little one. */
+static void test_capacity_heaviest_on_big(void **state)
+{
+	struct topology *t = big_little(1024, 446);
+	struct plan_irq v[5];
+	struct plan_result res;
+
+	(void)state;
+	v[0] = irq(50, CLASS_NET, 0, 0, 3, 0.40);
+	for (unsigned int i = 1; i < 5; i++)
+		v[i] = irq(50 + i, CLASS_OTHER, -1, 0, 3, 0.02);
+	plan_ok(t, v, 5, &res);
+	assert_true(v[0].target == 0 || v[0].target == 1);
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+/* CPUs of one capacity, whatever it is, plan as CPUs of none known. */
+static void test_alike_capacity_plans_as_before(void **state)
+{
+	static const unsigned int caps[] = { 1024, 446 };
+	struct plan_irq a[12], b[12];
+	struct plan_result ra, rb;
+
+	(void)state;
+	for (unsigned int c = 0; c < 2; c++) {
+		struct topology *plain = machine(1, 4, 2, 1), *t = machine(1, 4, 2, 1);
+
+		for (unsigned int k = 0; k < t->nr_ids; k++)
+			t->cpus[k].capacity = caps[c];
+		for (unsigned int i = 0; i < 12; i++)
+			a[i] = b[i] = irq(60 + i, i < 6 ? CLASS_NET : CLASS_OTHER,
+					  i < 6 ? 0 : -1, 0, (int)(i % 3), 0.01 * (i + 1));
+		plan_ok(plain, a, 12, &ra);
+		plan_ok(t, b, 12, &rb);
+		for (unsigned int i = 0; i < 12; i++) {
+			assert_int_equal(a[i].target, b[i].target);
+			assert_int_equal(a[i].reason, b[i].reason);
+		}
+		assert_memory_equal(ra.after, rb.after, plain->nr_ids * sizeof(double));
+		plan_result_release(&ra);
+		plan_result_release(&rb);
+		topology_free(plain);
+		topology_free(t);
+	}
+}
+
+/* A CPU with no free vector receives no IRQ that needs one; an IRQ
+ * already there needs none and may stay; a CPU with one free takes one.
+ * The plan says where vector space changed its choice. */
+static void test_vectors_bound_arrivals(void **state)
+{
+	struct topology *t = machine(1, 4, 1, 1);
+	const unsigned int avail[4] = { 0, 1, 50, 50 };
+	struct plan_policy vp = pol;
+	struct plan_irq v[9];
+	struct plan_result res;
+	unsigned int arrived[4] = { 0 }, limited = 0;
+
+	(void)state;
+	vp.vec_avail = avail;
+	v[0] = irq(70, CLASS_OTHER, -1, 0, 0, 0.05);	/* holds CPU 0's vector */
+	for (unsigned int i = 1; i < 9; i++)
+		v[i] = irq(70 + i, CLASS_OTHER, -1, 0, 3, 0.05);
+	assert_int_equal(plan_compute(t, v, 9, &vp, &res), 0);
+	for (unsigned int i = 0; i < 9; i++) {
+		assert_true(v[i].target >= 0);
+		if (v[i].target != v[i].pinned)
+			arrived[v[i].target]++;
+		if (v[i].vec_full >= 0) {
+			limited++;
+			assert_true(v[i].vec_full == 0 || v[i].vec_full == 1);
+			assert_int_not_equal(v[i].target, v[i].vec_full);
+		}
+	}
+	assert_int_equal(v[0].target, 0);
+	assert_int_equal(arrived[0], 0);
+	assert_true(arrived[1] <= 1);
+	assert_true(limited > 0);
+	assert_int_equal(res.nr_vec_limited, limited);
+	plan_result_release(&res);
+
+	/* Without the limit the same IRQs do use CPU 0: it changed a choice. */
+	assert_int_equal(plan_compute(t, v, 9, &pol, &res), 0);
+	memset(arrived, 0, sizeof(arrived));
+	for (unsigned int i = 0; i < 9; i++) {
+		assert_int_equal(v[i].vec_full, -1);
+		if (v[i].target != v[i].pinned)
+			arrived[v[i].target]++;
+	}
+	assert_true(arrived[0] > 0);
+	assert_int_equal(res.nr_vec_limited, 0);
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+/* Limits nowhere near reached plan exactly as no limits. */
+static void test_vectors_plenty_plans_as_before(void **state)
+{
+	struct topology *t = machine(2, 4, 2, 2);
+	unsigned int avail[16];
+	struct plan_policy vp = pol;
+	struct plan_irq a[20], b[20];
+	struct plan_result ra, rb;
+
+	(void)state;
+	for (unsigned int k = 0; k < 16; k++)
+		avail[k] = k == 5 ? UINT_MAX : 190;
+	vp.vec_avail = avail;
+	for (unsigned int i = 0; i < 20; i++)
+		a[i] = b[i] = irq(80 + i, i < 8 ? CLASS_NET : CLASS_STORAGE, i < 8 ? 0 : 1,
+				  (int)(i % 2), (int)(i % 4), 0.003 * (i + 1));
+	plan_ok(t, a, 20, &ra);
+	assert_int_equal(plan_compute(t, b, 20, &vp, &rb), 0);
+	for (unsigned int i = 0; i < 20; i++) {
+		assert_int_equal(a[i].target, b[i].target);
+		assert_int_equal(b[i].vec_full, -1);
+	}
+	plan_result_release(&ra);
+	plan_result_release(&rb);
+	topology_free(t);
+}
+
 static void test_big_machine_plans_and_stays(void **state)
 {
 	enum { DEVS = 32, QUEUES = 48, LEGACY = 200, N = DEVS * QUEUES + LEGACY };
@@ -1014,6 +1175,11 @@ int main(void)
 		cmocka_unit_test(test_big_machine_plans_and_stays),
 		cmocka_unit_test(test_resolution_keeps_noise_still),
 		cmocka_unit_test(test_plan_matches_reference),
+		cmocka_unit_test(test_capacity_weighs_load),
+		cmocka_unit_test(test_capacity_heaviest_on_big),
+		cmocka_unit_test(test_alike_capacity_plans_as_before),
+		cmocka_unit_test(test_vectors_bound_arrivals),
+		cmocka_unit_test(test_vectors_plenty_plans_as_before),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -191,6 +191,39 @@ static void test_spread(void **state)
 	fixture_release(&f);
 }
 
+/* Where CPUs differ in capacity the busiest is by load over capacity and
+ * the mean is the total over the capacities: CPU 1 at half capacity with
+ * 0.1 is as busy as a full CPU with 0.2. */
+static void test_spread_capacity(void **state)
+{
+	struct fixture f;
+	struct report_run rr = { 0 };
+	struct report_store st;
+
+	(void)state;
+	fixture_init(&f, true);
+	f.topo->cpus[0].capacity = 1024;
+	f.topo->cpus[1].capacity = 512;
+	f.topo->cpus[2].capacity = 1024;
+	f.topo->cpus[3].capacity = 1024;
+	f.before[0] = 0.2;
+	f.before[1] = 0.15;
+	f.before[2] = 0.1;
+	f.after[0] = f.after[2] = 0.2;
+	f.after[1] = 0.1;
+	assert_int_equal(report_build(&f.in, &rr, &st), 0);
+	/* before: CPU 1 at 0.15 / 0.5 = 0.3, mean 0.45 / 2.5 = 0.18 */
+	assert_float_equal(rr.totals.ratio_before, 0.3 / 0.18, 1e-12);
+	/* after: every CPU at 0.2 of its own time: even */
+	assert_float_equal(rr.totals.ratio_after, 1, 1e-12);
+	/* the spread itself stays in CPUs of the biggest */
+	assert_float_equal(rr.totals.before_max, 0.4, 1e-12);
+	assert_non_null(rr.capacity);
+	assert_int_equal(rr.capacity[1], 512);
+	report_store_release(&st);
+	fixture_release(&f);
+}
+
 /* A policy's CPUs, or what was asked for when none of them is eligible;
  * a run that stopped before planning reports its CPUs and bans only. */
 static void test_policy_and_early_stop(void **state)
@@ -312,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_outcomes),
 		cmocka_unit_test(test_unused),
 		cmocka_unit_test(test_spread),
+		cmocka_unit_test(test_spread_capacity),
 		cmocka_unit_test(test_policy_and_early_stop),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_events),

@@ -509,6 +509,71 @@ static void cpu_file(const char *root, int cpu, const char *rel,
 	put(root, path, text);
 }
 
+/* cpu_capacity where the kernel gives it, the hybrid core lists where
+ * not; a bad file is named and every CPU taken as alike, never fatal. */
+static void test_capacity(void **state)
+{
+	static const struct {
+		const char *name;
+		const char *cap[4];	/* cpuN/cpu_capacity, NULL: none */
+		const char *core, *atom;	/* hybrid lists, NULL: none */
+		enum capacity_source src;
+		unsigned int want[4];
+		int err;
+		const char *file;	/* the one named, under the root */
+	} cases[] = {
+		{ "big.LITTLE", { "1024\n", "1024\n", "446\n", "446\n" }, NULL, NULL,
+		  CAPACITY_SYSFS, { 1024, 1024, 446, 446 }, 0, NULL },
+		{ "alike", { "1024\n", "1024\n", "1024\n", "1024\n" }, NULL, NULL,
+		  CAPACITY_SYSFS, { 1024, 1024, 1024, 1024 }, 0, NULL },
+		{ "x86", { NULL, NULL, NULL, NULL }, NULL, NULL,
+		  CAPACITY_NONE, { 0, 0, 0, 0 }, 0, NULL },
+		{ "hybrid", { NULL, NULL, NULL, NULL }, "0-1\n", "2-3\n",
+		  CAPACITY_HYBRID, { 1024, 1024, CAPACITY_HYBRID_ATOM, CAPACITY_HYBRID_ATOM },
+		  0, NULL },
+		{ "malformed", { "1024\n", "big\n", "446\n", "446\n" }, NULL, NULL,
+		  CAPACITY_NONE, { 0, 0, 0, 0 }, -EINVAL,
+		  "sys/devices/system/cpu/cpu1/cpu_capacity" },
+		{ "out of range", { "1024\n", "1024\n", "0\n", "446\n" }, NULL, NULL,
+		  CAPACITY_NONE, { 0, 0, 0, 0 }, -ERANGE,
+		  "sys/devices/system/cpu/cpu2/cpu_capacity" },
+		{ "one missing", { "1024\n", "1024\n", NULL, "446\n" }, NULL, NULL,
+		  CAPACITY_NONE, { 0, 0, 0, 0 }, -ENOENT,
+		  "sys/devices/system/cpu/cpu2/cpu_capacity" },
+		{ "hybrid bad list", { NULL, NULL, NULL, NULL }, "0-1\n", "2-x\n",
+		  CAPACITY_NONE, { 0, 0, 0, 0 }, -EINVAL, "sys/devices/cpu_atom/cpus" },
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct topology *t;
+		char root[PATH_MAX], want[PATH_MAX];
+
+		fresh(root, "capacity");
+		base_tree(root, "0-3\n", "0-3\n");
+		for (int k = 0; k < 4; k++)
+			if (cases[i].cap[k])
+				cpu_file(root, k, "cpu_capacity", cases[i].cap[k]);
+		if (cases[i].core)
+			put(root, "sys/devices/cpu_core/cpus", cases[i].core);
+		if (cases[i].atom)
+			put(root, "sys/devices/cpu_atom/cpus", cases[i].atom);
+		assert_int_equal(topology_read(root, NULL, &t), 0);
+		if (t->capacity_src != cases[i].src || t->capacity_err != cases[i].err)
+			fail_msg("%s: source %d err %d", cases[i].name, t->capacity_src,
+				 t->capacity_err);
+		for (int k = 0; k < 4; k++)
+			assert_int_equal(t->cpus[k].capacity, cases[i].want[k]);
+		if (cases[i].file) {
+			join(want, root, cases[i].file);
+			assert_string_equal(t->capacity_file, want);
+		}
+		assert_int_equal(topology_capacity_differs(t),
+				 cases[i].want[0] != cases[i].want[3]);
+		topology_free(t);
+	}
+}
+
 static void test_avoid_and_banned(void **state)
 {
 	struct topology *t;
@@ -1163,6 +1228,7 @@ int main(void)
 		cmocka_unit_test(test_new_and_update_sets),
 		cmocka_unit_test(test_keep_online),
 		cmocka_unit_test(test_strerror),
+		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_live),
 	};
 	struct CMUnitTest tests[ARRAY_SIZE(real_cases) + ARRAY_SIZE(fixed)];
