@@ -98,7 +98,11 @@ ACCT_INLINE __s32 acct_ctx_exit(struct acct_cpu *s, __u64 now, __u64 *ret_ns)
 	d = now - s->ctx_start;
 	s->ctx_start = 0;
 	s->ctx_irq = -1;
-	if (s->use_ctx)
+	/* Only a device's context is counted, as its IRQ's: a timer's or an
+	 * IPI's stays in the softirq or irq thread it interrupted, as it
+	 * does where handlers alone are timed, so that no time is dropped
+	 * and the whole-context figures are never below the handlers'. */
+	if (s->use_ctx && irq >= 0)
 		s->hard_total += d;
 	*ret_ns = d;
 	return irq;

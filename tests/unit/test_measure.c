@@ -154,6 +154,11 @@ static const struct seq_case seq_cases[] = {
 	 * goes to the first handler that ran in it. */
 	{ "a whole context", "C 100\nH 5 110\nh 5 150\nc 170", true, "h5=40 c5=70" },
 	{ "a timer context serves no device", "C 100\nc 120", true, "c-1=20" },
+	/* ... and stays in what it interrupted, as with handlers alone. */
+	{ "a timer context in a softirq", "S 4 100\nC 110\nc 120\ns 4 150", true,
+	  "c-1=10 s4=50" },
+	{ "a timer context in an irq thread", "T 42 100\nC 110\nc 125\nt 1042 200", true,
+	  "c-1=15 t42=100" },
 	{ "contexts nested in a softirq", "S 3 100\nC 120\nH 5 125\nh 5 130\nc 140\ns 3 200",
 	  true, "h5=5 c5=20 s3=80" },
 	{ "an exit whose context began before the window", "c 140", true, "c-1=0" },
