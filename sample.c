@@ -597,6 +597,30 @@ static int window_snapshot(struct sample_window *w, struct snapshot *s, int n)
 	return 0;
 }
 
+/* The window's sleep, in SAMPLE_TICKS steps to absolute times when the
+ * caller wants ticks, so that the steps add up to the window and no
+ * more. */
+static void window_sleep(struct sample_window *w)
+{
+	struct timespec t0, at;
+
+	if (!w->tick) {
+		sample_sleep(w->seconds);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int k = 1; k <= SAMPLE_TICKS; k++) {
+		double s = w->seconds * k / SAMPLE_TICKS;
+		long ns = t0.tv_nsec + (long)((s - floor(s)) * 1e9);
+
+		at.tv_sec = t0.tv_sec + (time_t)s + ns / 1000000000L;
+		at.tv_nsec = ns % 1000000000L;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
+			;
+		w->tick(w->ctx);
+	}
+}
+
 /* Snapshots @n and @n + 1, a window apart. */
 static int window_pair(struct sample_window *w, int n)
 {
@@ -608,7 +632,7 @@ static int window_pair(struct sample_window *w, int n)
 	if (r < 0)
 		return r;
 	if (!w->src || w->src->mode != SOURCE_REPLAY)
-		sample_sleep(w->seconds);
+		window_sleep(w);
 	return window_snapshot(w, &w->b, n + 1);
 }
 

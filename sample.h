@@ -109,6 +109,7 @@ unsigned int sample_row_deltas(const struct irq_row *ra, const struct irq_row *r
  * a count per CPU and IRQ (1.4 GB at 8192 CPUs and 16000 IRQs, each time),
  * where /proc/stat and one small file per IRQ say the same. */
 #define SAMPLE_STAT_CPUS	2048
+#define SAMPLE_TICKS		20
 
 struct sample_window {
 	/* The caller's: */
@@ -117,6 +118,9 @@ struct sample_window {
 	double replayed[4];		/* a replay's times of snapshot-N; NAN: none valid */
 	void (*begin)(void *ctx);	/* a pair of snapshots begins */
 	void (*taken)(void *ctx, const char *tag, int n);	/* snapshot @n is read */
+	/* Called at SAMPLE_TICKS even steps of a live window's sleep, the
+	 * last at its end; NULL: the window is one sleep. */
+	void (*tick)(void *ctx);
 	void *ctx;
 	/* The window's: */
 	enum snapshot_input counts;

@@ -18,6 +18,7 @@
 
 #include "bpfload.h"
 #include "bpf/irqload.h"
+#include "sample.h"
 #include "irqload_ctx.lskel.h"
 #include "irqload_btf.lskel.h"
 #include "irqload_raw.lskel.h"
@@ -37,6 +38,10 @@ struct bpfload {
 	 * 5.8), and the counts when it opened. */
 	int stats_fd;
 	__u64 cnt0[BPFLOAD_MAX_PROGS], ns0[BPFLOAD_MAX_PROGS];
+	/* ... at the last step, and the cost per run in each step since */
+	__u64 cnt1[BPFLOAD_MAX_PROGS], ns1[BPFLOAD_MAX_PROGS];
+	double step[BPFLOAD_MAX_PROGS][SAMPLE_TICKS + 1];
+	unsigned int nr_steps[BPFLOAD_MAX_PROGS];
 	unsigned int nr_cpus;		/* possible CPUs: per-CPU value count */
 	int mode;			/* enum mode */
 	__u64 start, stop;
@@ -217,6 +222,27 @@ static void prog_counts(const struct bpfload *b, __u64 *cnt, __u64 *ns)
 	}
 }
 
+/* Each program's cost per run since the last step, where it ran. */
+static void take_step(struct bpfload *b)
+{
+	__u64 cnt[BPFLOAD_MAX_PROGS], ns[BPFLOAD_MAX_PROGS];
+
+	prog_counts(b, cnt, ns);
+	for (unsigned int i = 0; i < b->nr_progs; i++) {
+		if (cnt[i] > b->cnt1[i] && ns[i] >= b->ns1[i] && b->nr_steps[i] <= SAMPLE_TICKS)
+			b->step[i][b->nr_steps[i]++] = (double)(ns[i] - b->ns1[i]) /
+						       (double)(cnt[i] - b->cnt1[i]);
+		b->cnt1[i] = cnt[i];
+		b->ns1[i] = ns[i];
+	}
+}
+
+void bpfload_tick(struct bpfload *b)
+{
+	if (b->stats_fd >= 0)
+		take_step(b);
+}
+
 /* The programs' own cost per event from what the kernel counted of them
  * over the window: each probe's run inside an interval it times (the
  * entry program after its clock read, the handlers' programs inside a
@@ -230,12 +256,13 @@ static void probe_cost(struct bpfload *b)
 	memset(&b->probe, 0, sizeof(b->probe));
 	if (b->stats_fd < 0)
 		return;
+	take_step(b);
 	prog_counts(b, cnt, ns);
 	close(b->stats_fd);
 	b->stats_fd = -1;
 	for (unsigned int i = 0; i < b->nr_progs; i++)
-		per[i] = cnt[i] > b->cnt0[i] ?
-			 (double)(ns[i] - b->ns0[i]) / (double)(cnt[i] - b->cnt0[i]) : 0;
+		per[i] = measure_probe_per_run(b->step[i], b->nr_steps[i], cnt[i] - b->cnt0[i],
+					       ns[i] - b->ns0[i]);
 	/* The order of PROG_FDS_TP, then ctx_enter and ctx_exit, then the
 	 * switch program. An entry program reads the clock first: all of
 	 * its run is inside the interval it opens. */
@@ -348,6 +375,9 @@ void bpfload_start(struct bpfload *b)
 			 "its probes' own cost not measured: BPF_ENABLE_STATS: %s", strerror(errno));
 	else
 		prog_counts(b, b->cnt0, b->ns0);
+	memcpy(b->cnt1, b->cnt0, sizeof(b->cnt1));
+	memcpy(b->ns1, b->ns0, sizeof(b->ns1));
+	memset(b->nr_steps, 0, sizeof(b->nr_steps));
 	b->start = now_ns();
 	__atomic_store_n(b->start_ns, b->start, __ATOMIC_RELEASE);
 }

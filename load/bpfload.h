@@ -40,6 +40,10 @@ int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, bool threads,
 		 struct bpfload **ret, char *why, size_t len);
 /* The window: events are counted from start to stop only. */
 void bpfload_start(struct bpfload *b);
+/* A step of the window: each program's cost per run since the last step
+ * is kept, so that one step in which the CPU was taken away (a
+ * hypervisor's steal, an emulator's host) counts once, not for all. */
+void bpfload_tick(struct bpfload *b);
 void bpfload_stop(struct bpfload *b);
 /* What it summed; the program stays attached until bpfload_free(). */
 int bpfload_read(struct bpfload *b, struct measure_raw **ret);

@@ -110,6 +110,12 @@ void loadsrc_start(struct loadsrc *ls)
 		bpfload_start(ls->bpf);
 }
 
+void loadsrc_tick(struct loadsrc *ls)
+{
+	if (ls->bpf)
+		bpfload_tick(ls->bpf);
+}
+
 void loadsrc_stop(struct loadsrc *ls)
 {
 	if (ls->bpf)

@@ -50,6 +50,8 @@ int loadsrc_replay(struct loadsrc *ls, enum config_load_source want,
 /* Bracket the snapshots with these. */
 void loadsrc_start(struct loadsrc *ls);
 void loadsrc_stop(struct loadsrc *ls);
+/* A step of the window: the program's statistics so far (bpfload_tick). */
+void loadsrc_tick(struct loadsrc *ls);
 
 /* After the second snapshot: the table for the planner in *@ret (rows of
  * b). The estimate is always made (with @dev's per-device costs, NULL for

@@ -124,6 +124,13 @@ static void window_begins(void *ctx)
 	loadsrc_start(in->src);
 }
 
+static void window_tick(void *ctx)
+{
+	const struct loadstep_input *in = ctx;
+
+	loadsrc_tick(in->src);
+}
+
 /* The irq threads' run times at the same end of the window. */
 static void window_taken(void *ctx, const char *tag, int n)
 {
@@ -163,6 +170,8 @@ int loadstep_window(const struct loadstep_input *in)
 	w->seconds = in->seconds;
 	w->begin = window_begins;
 	w->taken = window_taken;
+	/* The program's cost per run is read in steps (bpfload_tick). */
+	w->tick = in->src->bpf ? window_tick : NULL;
 	w->ctx = (void *)in;
 	for (int n = 0; n < 4; n++) {
 		snprintf(tag, sizeof(tag), "snapshot-%d", n + 1);

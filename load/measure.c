@@ -96,6 +96,22 @@ static int napi_cmp(const void *x, const void *y)
 	return a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
 }
 
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double measure_probe_per_run(double *step, unsigned int nr, uint64_t runs, uint64_t ns)
+{
+	if (nr >= 3) {
+		qsort(step, nr, sizeof(*step), dbl_cmp);
+		return nr % 2 ? step[nr / 2] : (step[nr / 2 - 1] + step[nr / 2]) / 2;
+	}
+	return runs ? (double)ns / (double)runs : 0;
+}
+
 /* @ns less @events times the probes' cost @per, not below 0. */
 static double less(uint64_t ns, uint64_t events, double per)
 {

@@ -70,6 +70,14 @@ struct measure_raw {
 	uint64_t missed;		/* program runs the kernel skipped */
 };
 
+/* A program's cost per run over the window, from its cost per run in
+ * each of @nr steps that it ran in (@step) and its @runs and @ns over the
+ * whole: the median of the steps where there are 3 or more, so that a
+ * step in which the CPU was taken from the machine (a hypervisor's
+ * steal, an emulator's host) does not swell the rest; the mean
+ * otherwise; 0 when it never ran. @step is reordered. */
+double measure_probe_per_run(double *step, unsigned int nr, uint64_t runs, uint64_t ns);
+
 struct measure_raw *measure_raw_new(unsigned int nr_cpus);
 void measure_raw_free(struct measure_raw *raw);
 

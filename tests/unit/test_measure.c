@@ -207,6 +207,34 @@ static const struct seq_case seq_cases[] = {
 	{ "only the first switch", "F -1 100\nF 42 200", false, "f-1=0 f42=0" },
 };
 
+/* A program's cost per run: the median of the window's steps, so that
+ * one step with the CPU taken away counts once; the mean with few. */
+static void test_probe_per_run(void **state)
+{
+	static const struct {
+		const char *what;
+		double step[8];
+		unsigned int nr;
+		uint64_t runs, ns;
+		double want;
+	} cases[] = {
+		{ "never ran", { 0 }, 0, 0, 0, 0 },
+		{ "no steps: the mean", { 0 }, 0, 10, 1000, 100 },
+		{ "two steps: the mean", { 100, 5000 }, 2, 20, 51000, 2550 },
+		{ "one stolen step of five", { 100, 110, 90000, 105, 95 }, 5, 50, 0, 105 },
+		{ "an even number", { 100, 120, 110, 130 }, 4, 40, 0, 115 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double step[8];
+
+		memcpy(step, cases[i].step, sizeof(step));
+		check_near(cases[i].what, measure_probe_per_run(step, cases[i].nr, cases[i].runs,
+								cases[i].ns), cases[i].want);
+	}
+}
+
 static void test_acct_sequences(void **state)
 {
 	char got[256];
@@ -671,6 +699,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_acct_sequences),
+		cmocka_unit_test(test_probe_per_run),
 		cmocka_unit_test(test_attr_napi_by_device),
 		cmocka_unit_test(test_attr_napi_irq_and_rest),
 		cmocka_unit_test(test_attr_napi_unmapped_elsewhere),

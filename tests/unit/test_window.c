@@ -188,6 +188,48 @@ static void test_sleep(void **state)
 		    >= 0.02);
 }
 
+static double mono(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+struct ticks {
+	unsigned int n;
+	double at[SAMPLE_TICKS + 1];
+};
+
+static void tick(void *ctx)
+{
+	struct ticks *t = ctx;
+
+	if (t->n <= SAMPLE_TICKS)
+		t->at[t->n] = mono();
+	t->n++;
+}
+
+/* A live window with ticks: SAMPLE_TICKS of them, in order, spread over
+ * the window, the last at its end. */
+static void test_ticks(void **state)
+{
+	struct ticks t = { 0 };
+	struct sample_window w = { .seconds = 0.2, .tick = tick, .ctx = &t };
+	double t0 = mono();
+
+	(void)state;
+	assert_int_equal(sample_window_take(&w), 0);
+	assert_int_equal(t.n, SAMPLE_TICKS);
+	for (unsigned int k = 1; k < SAMPLE_TICKS; k++)
+		assert_true(t.at[k] >= t.at[k - 1]);
+	/* Lower bounds only: a slow host (valgrind) may stretch a step. */
+	assert_true(t.at[0] - t0 >= 0.2 / SAMPLE_TICKS);
+	assert_true(t.at[SAMPLE_TICKS - 1] - t0 >= 0.2);
+	assert_true(w.b.when - w.a.when >= 0.2);
+	sample_window_release(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_replayed),
 		cmocka_unit_test(test_replay_missing),
 		cmocka_unit_test(test_sleep),
+		cmocka_unit_test(test_ticks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
