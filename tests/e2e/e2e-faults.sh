@@ -346,6 +346,59 @@ why="$ERR"; check "corrupt sysfs cpu/online: says the topology is unreadable, na
 	grep_q "$ERR" "^irqtune: cannot read the CPU topology: .*/sys/devices/system/cpu/online: Invalid argument"
 check "corrupt sysfs cpu/online: nothing written" cmp -s "$D.before" <(affinities)
 
+#### unlike CPUs and vector space (issue 26): a malformed file is said and
+#### planned without, never a failed run
+# Capacities as the kernel writes them, then one that is not: the run
+# goes on as if every CPU were alike, and plans as such a machine does.
+four capacity-alike </dev/null || exit 1
+run --dry-run -v -w 1
+alike=$(report_rows)
+four capacity-bad <<'X' || exit 1
+capacity 0-1 512
+X
+printf 'abc\n' >"$D/sys/devices/system/cpu/cpu1/cpu_capacity"
+affinities >"$D.before"
+run --dry-run -v -w 1
+why="exit $RC: $ERR"; check "malformed cpu_capacity: exit 0" [ "$RC" -eq 0 ]
+why="$ERR"; check "malformed cpu_capacity: named, and planned as alike" \
+	grep_q "$ERR" "^irqtune: .*/sys/devices/system/cpu/cpu1/cpu_capacity: not what the kernel writes there; planning as if every CPU were alike"
+why="$(report_rows) vs $alike"; check "malformed cpu_capacity: the plan of alike CPUs" [ "$(report_rows)" = "$alike" ]
+check "malformed cpu_capacity: nothing written (dry run)" cmp -s "$D.before" <(affinities)
+
+# A vector matrix that is not one, then no debugfs at all: said, the run
+# planned without vector limits, and -v and JSON name the source that was
+# missing. (IRQ domains in debugfs without a VECTOR one is a machine that
+# is not x86: nothing to say.)
+four vectors-bad <<'X' || exit 1
+vectors 0-3 40
+X
+vec=$D/sys/kernel/debug/irq/domains/VECTOR
+if [ ! -f "$vec" ]; then
+	echo "FAIL malformed VECTOR: the machine has no $vec to corrupt"
+else
+	printf 'Online bitmaps:        4\nnot a matrix at all\n' >"$vec"
+	run -v -w 1
+	why="exit $RC: $ERR"; check "malformed VECTOR: exit 0" [ "$RC" -eq 0 ]
+	why="$ERR"; check "malformed VECTOR: named, planned without vector space" \
+		grep_q "$ERR" "^irqtune: /sys/kernel/debug/irq/domains/VECTOR: .*; planning without vector space"
+	why="$OUT"; check "malformed VECTOR: -v says the vectors are unknown" \
+		grep_q "$OUT" "^irqtune: interrupt vectors: unknown: /sys/kernel/debug/irq/domains/VECTOR: "
+fi
+four vectors-none <<'X' || exit 1
+vectors 0-3 40
+deny /sys/kernel/debug
+X
+if [ -f "$D/sys/kernel/debug/irq/domains/VECTOR" ]; then
+	run --dry-run --json -w 1
+	got=$(echo "$OUT" | jq -r '.machine.vectors_missing' 2>/dev/null)
+	ok=0
+	[ "$RC" -eq 0 ] && [ "$got" = /sys/kernel/debug/irq/domains/VECTOR ] && [ -z "$ERR" ] && ok=1
+	why="exit $RC, vectors_missing '$got': $ERR"
+	check "no VECTOR (no debugfs): JSON names the missing source, exit 0" [ "$ok" = 1 ]
+else
+	echo "FAIL no VECTOR (no debugfs): the machine has no matrix for the deny to hide"
+fi
+
 #### safe root behaviour ####
 
 # The product's sources, as the Makefile compiles them into irqtune (the

@@ -139,3 +139,13 @@ why="$out"; check "IRQTUNE_XPS=0: eth0's XPS is left, saying why; eth1's is not"
 	       printf "%s\n" "$1" | grep -q "eth1 tx-0 xps_cpus 0-15 -> [0-9]*, would set"' _ "$out"
 why="$out"; check "replay: the threads come from the capture, matched by names" \
 	sh -c 'printf "%s\n" "$1" | grep -q "napi/eth0-8193 (pid 9100) 0-15 -> [0-9]*, would set"' _ "$out"
+
+### IRQTUNE_XPS that is neither 1 nor 0: said, and ignored (XPS follows)
+awk '$1 == "device" && $4 == "0000:18:00.0" { sub(/ 0 eth0$/, " maybe eth0") } { print }' "$x/devices" >"$x/devices.new" &&
+	mv "$x/devices.new" "$x/devices"
+(cd "$x" && tar -czf "$work/xpsbad.cap" irqtune-capture $(ls | grep -vx irqtune-capture))
+out=$("$top/irqtune" --replay "$work/xpsbad.cap" -v 2>&1); rc=$?
+why="exit $rc: $out"; check "IRQTUNE_XPS=maybe: the replay exits 0" [ "$rc" = 0 ]
+why="$out"; check "IRQTUNE_XPS=maybe: said to be ignored, and eth0's XPS follows" \
+	sh -c 'printf "%s\n" "$1" | grep -q "IRQTUNE_XPS .maybe. on eth0: not 1 or 0; ignored" &&
+	       printf "%s\n" "$1" | grep -q "eth0 tx-0 xps_cpus 0-15 -> [0-9]*, would set"' _ "$out"
