@@ -163,7 +163,7 @@ int loadstep_window(const struct loadstep_input *in)
 {
 	struct sample_window *w = in->win;
 	struct capture *cap = in->fs->mode == SOURCE_REPLAY ? in->fs->cap : NULL;
-	char counts[32], reason[SAMPLE_REASON_MAX], tag[16];
+	char counts[32], reason[SAMPLE_REASON_MAX], tag[24];
 	int r;
 
 	w->src = in->fs;
