@@ -32,7 +32,7 @@ FUZZ_SRC_compat  = input/compat.c
 # replay.c parses the kept configuration; report.c names the planner's
 # reasons (plan.c).
 FUZZ_SRC_capture = capture/replay.c topology.c input/device.c load/measure.c input/compat.c report/report.c load/costs.c \
-		   input/config.c plan/plan.c plan/plan_index.c plan/plan_improve.c
+		   input/config.c input/vectors.c plan/plan.c plan/plan_index.c plan/plan_improve.c
 FUZZ_LIBS_capture = $(shell pkg-config --libs libudev inih 2>/dev/null || echo -ludev -linih)
 FUZZ_LIBS_config = $(shell pkg-config --libs inih 2>/dev/null || echo -linih)
 FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(INCLUDES) -Itests/fuzz -g -O1 \
