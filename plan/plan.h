@@ -60,6 +60,10 @@ struct plan_policy {
 	 * An IRQ needs one on a CPU it does not hold one on already (the
 	 * one it is pinned to, else the one serving it). */
 	const unsigned int *vec_avail;
+	/* Per CPU id, the pinned application load (in CPUs of the biggest,
+	 * app-weight applied) that IRQs would share the CPU with: fixed
+	 * load, placed around as kernel-managed IRQs' is. NULL: none. */
+	const double *app;
 };
 
 #define PLAN_DEFAULT_THRESHOLD	0.10
