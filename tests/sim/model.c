@@ -521,6 +521,9 @@ void sim_free(struct sim *s)
 	}
 	for (unsigned int i = 0; i < s->nr_faults; i++)
 		free(s->faults[i].cpus);
+	for (unsigned int i = 0; i < s->nr_threads; i++)
+		free(s->threads[i].cpus);
+	free(s->threads);
 	free(s->irqs);
 	free(s->faults);
 	free(s->events);
@@ -723,7 +726,7 @@ out_free:
 
 void sim_step(struct sim *s, double dt)
 {
-	double *hard, *soft;
+	double *hard, *soft, *au = NULL, *as = NULL, *grant = NULL;
 	unsigned int online = 0;
 
 	if (dt <= 0)
@@ -732,6 +735,14 @@ void sim_step(struct sim *s, double dt)
 	soft = calloc(s->nr_cpus, sizeof(double));
 	if (!hard || !soft)
 		goto out_free;
+	if (s->nr_threads) {
+		au = calloc(s->nr_cpus, sizeof(double));
+		as = calloc(s->nr_cpus, sizeof(double));
+		grant = calloc(s->nr_cpus, sizeof(double));
+		if (!au || !as || !grant)
+			goto out_free;
+		sim_app_demand(s, au, as);
+	}
 	for (unsigned int i = 0; i < s->nr_irqs; i++) {
 		struct sim_irq *q = &s->irqs[i];
 		double x, qdt, slow;
@@ -777,6 +788,16 @@ void sim_step(struct sim *s, double dt)
 		 * seen by the tick: it shows up as the interrupted context's. */
 		acc_add(&cpu->stat[s->irqacct ? ST_IRQ : ST_SYSTEM], h);
 		acc_add(&cpu->stat[ST_SOFTIRQ], so);
+		/* Threads get what interrupts and the background leave. */
+		if (au && au[c] + as[c] > 0) {
+			double want = (au[c] + as[c]) * total;
+			double got = want < total - busy ? want : total - busy;
+
+			grant[c] = got / want;
+			bu += au[c] * total * grant[c];
+			bs += as[c] * total * grant[c];
+			busy += got;
+		}
 		acc_add(&cpu->stat[ST_USER], bu);
 		acc_add(&cpu->stat[ST_SYSTEM], bs);
 		acc_add(&cpu->stat[ST_IDLE], total - busy);
@@ -791,12 +812,17 @@ void sim_step(struct sim *s, double dt)
 		acc_add(&cpu->sirq[SIRQ_SCHED], (quiet ? 0.1 : 20) * dt);
 		acc_add(&cpu->sirq[SIRQ_RCU], (quiet ? 0.5 : 40) * dt);
 	}
+	if (grant)
+		sim_app_advance(s, grant, dt);
 	acc_add(&s->ctxt_acc, 800.0 * online * dt);
 	s->ctxt = s->ctxt_acc.n;
 	s->time += dt;
 out_free:
 	free(hard);
 	free(soft);
+	free(au);
+	free(as);
+	free(grant);
 }
 
 static bool fault_hits(struct sim *s, const struct sim_irq *q,
@@ -1408,6 +1434,7 @@ int sim_save(const struct sim *s)
 			       f->cpus && list[0] ? list : "-");
 	}
 	save_events(s, &b);
+	sim_app_save(s, &b);
 	sim_buf_puts(&b, "end\n");
 	if (b.oom) {
 		sim_buf_free(&b);
@@ -1939,6 +1966,8 @@ static int load_line(struct sim *s, char *line)
 		return load_event(s, rest);
 	if (strcmp(f[0], "deny") == 0)
 		return load_deny(s, rest);
+	if (strcmp(f[0], "thr") == 0)
+		return sim_app_load_line(s, rest);
 	if (strcmp(f[0], "writes") == 0)
 		return sim_parse_uint(rest, ULONG_MAX, &s->writes) < 0 ? -EINVAL : 0;
 	if (strcmp(f[0], "irqsim-state") == 0 || strcmp(f[0], "end") == 0 ||
@@ -2537,6 +2566,8 @@ int sim_render_proc(struct sim *s, bool all_irqs)
 				  "default_smp_affinity", NULL);
 	if (r == 0)
 		r = render_domains(s, all_irqs);
+	if (r == 0)
+		r = sim_app_render(s, all_irqs);
 	return r;
 }
 
@@ -3161,6 +3192,7 @@ void sim_score(const struct sim *s, FILE *out, bool verbose)
 		fprintf(out, "dev.%s.node_local %u\n", s->devs[d].name, local);
 		fprintf(out, "dev.%s.load %.6f\n", s->devs[d].name, dl);
 	}
+	sim_app_score(s, load, out);
 	if (verbose)
 		for (unsigned int c = 0; c < n; c++)
 			if (s->cpu[c].online)
