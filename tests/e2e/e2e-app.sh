@@ -18,7 +18,7 @@
 # Before that, the model itself: what a run reads of the threads through
 # the preloads (/proc listing, task stat and status, the kubelet's state
 # file) and that their CPU time adds up. docs/quality.md has the figures.
-# APP_MACHINES names a subset. Prints "PASS name" or "FAIL name: why".
+# APP_MACHINES names a subset (model: the model's checks alone). Prints "PASS name" or "FAIL name: why".
 set -u
 . "$(dirname "$0")/../lib.sh"
 e2e_setup e2e-app
@@ -82,6 +82,22 @@ model() {
 	why="$(grep '^cpu7 ' "$D/proc/stat")"
 	check "model: /proc/stat's user and system hold the threads' time" \
 		awk '$1 == "cpu7" { busy = $2 + $4 + $7 + $8; exit !(busy >= 0.99 * (busy + $5)) }' "$D/proc/stat"
+	# threads that exit or whose PID is reused in the middle of a window
+	{ cat "$top/tests/sim/machines/app-poller.txt"
+	  echo "event at=+0.5 exit pid=1203"
+	  echo "event at=+0.5 reuse pid=1214"
+	  echo "event at=+0.5 exit pid=1226"; } >"$work/events.txt"
+	D=$work/model-events
+	"$sim" build "$work/events.txt" "$D" >/dev/null
+	stat1=$(awk '{ print $22 }' "$D/proc/1214/task/1215/stat")
+	under sleep 1
+	stat2=$(awk '{ print $22, $14 + $15 }' "$D/proc/1214/task/1215/stat")
+	why="tasks: $(under ls /proc/1200/task | tr '\n' ' '), processes: $(under ls /proc | tr '\n' ' ')"
+	check "model: an exited thread and an exited process leave /proc" \
+		eval '[ ! -e "$D/proc/1200/task/1203" ] && [ ! -e "$D/proc/1226" ] && [ -e "$D/proc/1200/task/1202" ]'
+	why="starttime, times: $stat1 -> $stat2"
+	check "model: a reused PID starts again: new starttime, times from zero" \
+		awk -v a="$stat1" -v b="$stat2" 'BEGIN { split(b, y); exit !(y[1] > a && y[2] < 100) }'
 	D=$work/model-k8s
 	"$sim" build "$top/tests/sim/machines/app-k8s.txt" "$D" >/dev/null
 	d=$(under cat /var/lib/kubelet/cpu_manager_state 2>&1)
@@ -89,6 +105,14 @@ model() {
 	check "model: the kubelet's state file is the machine's, through the preload" \
 		eval 'python3 -c "import json, sys; j = json.load(sys.stdin); sys.exit(not (j[\"policyName\"] == \"static\" and
 			sorted(v for p in j[\"entries\"].values() for v in p.values()) == [\"10,26\", \"2-3,18-19\", \"4-7,20-23\", \"8-9,24-25\"]))" <<<"$d"'
+	# the older layout, and a torn file, for the reader's bad-input tests
+	sed 's/^kubelet$/kubelet layout=v1 truncate=150/' "$top/tests/sim/machines/app-k8s.txt" >"$work/k8s-v1.txt"
+	D=$work/model-k8s-v1
+	"$sim" build "$work/k8s-v1.txt" "$D" >/dev/null
+	d=$(under cat /var/lib/kubelet/cpu_manager_state 2>&1)
+	why="$d"
+	check "model: kubelet layout=v1 keys entries by container ID; truncate= tears the file" \
+		eval '[ ${#d} = 150 ] && grep -q "\"entries\":{\"6f1c9a52-0a41-4b7e-9d1f-2c3b4a5d6e7f-api\":\"2-3,18-19\"" <<<"$d"'
 	D=$work/model-tiny
 	"$sim" build "$top/tests/sim/machines/tiny.txt" "$D" >/dev/null
 	why="$(under cat /var/lib/kubelet/cpu_manager_state 2>&1)"
@@ -151,8 +175,12 @@ cron() {
 	check "$m: cron runs 2-4 move nothing" [ "$moves" = 0 ]
 }
 
+# APP_MACHINES=model: the model's checks alone
 machines=${APP_MACHINES:-app-poller app-db app-k8s app-allbusy app-biglittle app-vm2}
-[ -z "${APP_MACHINES:-}" ] && model
+if [ -z "${APP_MACHINES:-}" ] || [ "$APP_MACHINES" = model ]; then
+	model
+fi
+[ "$machines" = model ] && machines=
 for m in $machines; do
 	one "$m"
 done

@@ -189,6 +189,53 @@ int sim_app_load_line(struct sim *s, char *rest)
 	return 0;
 }
 
+int sim_app_exit(struct sim *s, unsigned int pid)
+{
+	unsigned int k = 0, tgid = 0;
+	bool whole = false;
+	char rel[64];
+
+	for (unsigned int i = 0; i < s->nr_threads; i++)
+		if (s->threads[i].tid == pid) {
+			tgid = s->threads[i].tgid;
+			whole = tgid == pid;
+		}
+	if (!tgid)
+		return -ENOENT;
+	for (unsigned int i = 0; i < s->nr_threads; i++) {
+		struct sim_thread *t = &s->threads[i];
+
+		if (whole ? t->tgid == tgid : t->tid == pid)
+			free(t->cpus);
+		else
+			s->threads[k++] = *t;
+	}
+	s->nr_threads = k;
+	if (whole)
+		snprintf(rel, sizeof(rel), "proc/%u", tgid);
+	else
+		snprintf(rel, sizeof(rel), "proc/%u/task/%u", tgid, pid);
+	return sim_rm_rf(s->dir, rel);
+}
+
+int sim_app_reuse(struct sim *s, unsigned int pid)
+{
+	bool found = false;
+
+	for (unsigned int i = 0; i < s->nr_threads; i++) {
+		struct sim_thread *t = &s->threads[i];
+
+		if (t->tgid != pid)
+			continue;
+		found = true;
+		t->utime = (struct sim_acc){ 0 };
+		t->stime = (struct sim_acc){ 0 };
+		/* starttime in ticks since boot: the model's clock is it */
+		t->start = (uint64_t)(s->time * s->hz);
+	}
+	return found ? 0 : -ENOENT;
+}
+
 /* The CPU a thread last ran on: one of its allowed online CPUs, by its
  * TID, so that threads sharing a set show different ones. */
 static int processor(const struct sim *s, const struct sim_thread *t)
@@ -323,7 +370,7 @@ static void put_entries(const struct sim *s, struct sim_buf *b,
 {
 	uint64_t *set = sim_set_new(s);
 	char list[16384];
-	bool first_pod = true;
+	bool first_pod = true, any = false;
 
 	if (!set) {
 		b->oom = true;
@@ -365,10 +412,10 @@ static void put_entries(const struct sim *s, struct sim_buf *b,
 					       c->container, list);
 			else
 				sim_buf_printf(b, "%s\"%s-%s\":\"%s\"",
-					       first && first_pod ? "" : ",",
-					       c->pod, c->container, list);
+					       any ? "," : "", c->pod, c->container,
+					       list);
 			first = false;
-			first_pod = false;
+			any = true;
 		}
 		if (layout == KUBELET_V2)
 			sim_buf_putc(b, '}');

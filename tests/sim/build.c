@@ -1392,7 +1392,7 @@ static int parse_event(struct ctx *x, char **tok, int ntok)
 
 	if (ntok < 3)
 		return fail(x, "event at=T|at=+S|write=N offline|online|remove|"
-			    "add|signal ...");
+			    "add|signal|exit|reuse ...");
 	kv(tok[1], &key, &v);
 	if (strcmp(key, "at") == 0 && v) {
 		bool rel = v[0] == '+';
@@ -1455,6 +1455,17 @@ static int parse_event(struct ctx *x, char **tok, int ntok)
 			return r;
 		if (!ev.irq || !ev.name[0])
 			return fail(x, "event add: irq=N and name=ACTION are required");
+	} else if (strcmp(tok[2], "exit") == 0 || strcmp(tok[2], "reuse") == 0) {
+		ev.what = tok[2][0] == 'e' ? EV_EXIT : EV_REUSE;
+		kv(ntok == 4 ? tok[3] : tok[2], &key, &v);
+		if (ntok != 4 || strcmp(key, "pid") != 0 ||
+		    parse_count(x, key, v, 4194304, &u) < 0)
+			return fail(x, "event: %s pid=N", tok[2]);
+		ev.irq = (unsigned int)u;
+		for (u = 0; u < s->nr_threads && s->threads[u].tid != ev.irq; u++)
+			;
+		if (u == s->nr_threads)
+			return fail(x, "event: %s: no thread %u", tok[2], ev.irq);
 	} else if (strcmp(tok[2], "remove") == 0) {
 		unsigned int *idx;
 		int n;

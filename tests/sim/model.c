@@ -1069,6 +1069,12 @@ static int fire(struct sim *s, struct sim_event *e, int *ret_sig)
 	case EV_ADD:
 		r = add_irq_event(s, e);
 		break;
+	case EV_EXIT:
+		r = sim_app_exit(s, e->irq);
+		break;
+	case EV_REUSE:
+		r = sim_app_reuse(s, e->irq);
+		break;
 	case EV_SIGNAL:
 		if (!*ret_sig)
 			*ret_sig = e->sig;
@@ -1309,6 +1315,7 @@ int sim_signal_parse(const char *name)
 static const char *const ev_what_names[] = {
 	[EV_OFFLINE] = "offline", [EV_ONLINE] = "online",
 	[EV_REMOVE] = "remove", [EV_ADD] = "add", [EV_SIGNAL] = "signal",
+	[EV_EXIT] = "exit", [EV_REUSE] = "reuse",
 };
 
 /* "event at|write VALUE FIRED WHAT ARGS", "deny ERRNO PATH", "writes N" */
@@ -1328,6 +1335,8 @@ static void save_events(const struct sim *s, struct sim_buf *b)
 			sim_buf_printf(b, " %u\n", e->cpu);
 			break;
 		case EV_REMOVE:
+		case EV_EXIT:
+		case EV_REUSE:
 			sim_buf_printf(b, " %u\n", e->irq);
 			break;
 		case EV_ADD:
@@ -1900,6 +1909,12 @@ static int load_event(struct sim *s, char *rest)
 		return 0;
 	case EV_REMOVE:
 		if (n != 5 || sim_parse_uint(g[4], SIM_MAX_IRQS - 1, &u) < 0)
+			return -EINVAL;
+		e->irq = (unsigned int)u;
+		return 0;
+	case EV_EXIT:
+	case EV_REUSE:
+		if (n != 5 || sim_parse_uint(g[4], 4194304, &u) < 0)
 			return -EINVAL;
 		e->irq = (unsigned int)u;
 		return 0;

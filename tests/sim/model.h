@@ -127,7 +127,8 @@ struct sim_fault {
 /* Events: what the kernel does to a running program's machine at a virtual
  * time or on the Nth affinity write (README.md, "Events"). */
 enum sim_ev_when { EV_AT, EV_WRITE };
-enum sim_ev_what { EV_OFFLINE, EV_ONLINE, EV_REMOVE, EV_ADD, EV_SIGNAL };
+enum sim_ev_what { EV_OFFLINE, EV_ONLINE, EV_REMOVE, EV_ADD, EV_SIGNAL,
+		  EV_EXIT, EV_REUSE };
 
 struct sim_event {
 	enum sim_ev_when when;
@@ -135,7 +136,7 @@ struct sim_event {
 	unsigned long nth;	/* EV_WRITE: the machine's Nth write, 1-based */
 	enum sim_ev_what what;
 	unsigned int cpu;	/* EV_OFFLINE, EV_ONLINE */
-	unsigned int irq;	/* EV_REMOVE, EV_ADD */
+	unsigned int irq;	/* EV_REMOVE, EV_ADD; EV_EXIT, EV_REUSE: the PID */
 	int sig;		/* EV_SIGNAL */
 	double rate, hard_us, soft_us;	/* EV_ADD */
 	char name[SIM_ACTION_MAX];	/* EV_ADD: action names */
@@ -357,6 +358,12 @@ struct sim_buf;
 #define SIM_APP_BUSY	0.05	/* a CPU with more pinned load runs the app */
 struct sim_thread *sim_add_thread(struct sim *s);
 bool sim_thread_pinned(const struct sim *s, const struct sim_thread *t);
+/* A thread (@pid a TID other than its process's) or a whole process
+ * exits: it leaves the model and its /proc directory goes. */
+int sim_app_exit(struct sim *s, unsigned int pid);
+/* The process @pid exits and a new one takes its PIDs at once: times
+ * from zero, starttime now (a PID reused within a window). */
+int sim_app_reuse(struct sim *s, unsigned int pid);
 /* Per CPU id: the pinned threads' true load, in CPUs (@ret: nr_cpus). */
 void sim_app_load(const struct sim *s, double *ret);
 /* Per CPU id: what every thread asks for per second, user and system. */
