@@ -8,7 +8,11 @@
 # the same machines under the same preloads, and against the plan irqtune
 # makes from the measured (bpf) source as modelled (tests/sim/bpfplan.sh:
 # a replay with the window's exact per-IRQ times). Prints markdown tables;
-# docs/quality.md explains every column.
+# docs/quality.md explains every column. On machines with application
+# threads (tests/sim/machines/app-*) a last table has issue 31's two
+# figures: IRQ work on pinned-application CPUs and the busiest CPU's whole
+# load, at boot, after the tool (and after cron run 4), the oracle's, and
+# irqtune's planner on the true loads.
 #
 #	make bench
 #	QUALITY_MACHINES="router big" QUALITY_TOOLS=irqtune tests/bench/quality.sh
