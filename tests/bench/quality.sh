@@ -164,6 +164,7 @@ app_row() {
 	echo "| $1 | $2 | $(key irq_on_app_pct "$3")% / $(f3 "$(key whole_max_load "$3")") |" \
 	     "$(key irq_on_app_pct "$4")% / $(f3 "$(key whole_max_load "$4")") |" \
 	     "$(key oracle_irq_on_app_pct "$5")% / $(f3 "$(key oracle_whole_max_load "$5")") |" \
+	     "$(key oracle_spread_irq_on_app_pct "$5")% / $(f3 "$(key oracle_spread_whole_max_load "$5")") |" \
 	     "$6 |" >>"$work/t6"
 }
 
@@ -271,7 +272,7 @@ if [ -s "$work/t6" ]; then
 	echo
 	echo "Pinned application threads (IRQ work on CPUs whose pinned threads run > 5% of them / busiest CPU's whole load, IRQ + pinned threads):"
 	echo
-	echo "| machine | tool | before | after | oracle | true-load plan |"
-	echo "|---|---|---|---|---|---|"
+	echo "| machine | tool | before | after | oracle | oracle, spread | true-load plan |"
+	echo "|---|---|---|---|---|---|---|"
 	cat "$work/t6"
 fi

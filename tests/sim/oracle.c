@@ -1031,11 +1031,12 @@ static void print_solution(FILE *out, const char *prefix, double ub, double lb,
 
 /* Whether a job may sit on CPU @c under the cap: within its set, with a
  * vector, and leaving @c at most @cap. */
-static bool fits(const struct inst *in, const struct asg *a, unsigned int j,
+static bool fits(const struct inst *in, struct asg *a, unsigned int j,
 		 unsigned int c, double cap)
 {
 	return allowed(in, &in->job[j], c) && vec_fits(in, a, c) &&
-	       a->load[c] + on(in, &in->job[j], c) <= cap;
+	       a->load[c] + on(in, &in->job[j], c) <= cap &&
+	       spread_fits(in, a, j, c);
 }
 
 /* Of the placements whose busiest CPU is at most @cap, one with little IRQ
@@ -1084,8 +1085,12 @@ static void off_app(const struct inst *in, struct asg *a, const double *app,
 				    a->load[from] + on(in, &in->job[k], (unsigned int)from) <= cap) {
 					put(in, a, j, there);
 					put(in, a, k, from);
-					again = true;
-				} else {
+					again = dev_ok(in, a, in->job[j].dev) &&
+						dev_ok(in, a, in->job[k].dev);
+				}
+				if (!again) {
+					put(in, a, j, -1);
+					put(in, a, k, -1);
 					put(in, a, j, from);
 					put(in, a, k, there);
 				}
@@ -1096,9 +1101,10 @@ static void off_app(const struct inst *in, struct asg *a, const double *app,
 
 /* With application threads: the best busiest-CPU whole load (IRQs plus the
  * pinned threads' true load, fixed like managed IRQs), under the same
- * rules, and at that peak the least IRQ work on application CPUs. */
+ * rules, and at that peak the least IRQ work on application CPUs; printed
+ * under @prefix, and with the spreading rule when in->spread. */
 static int whole_oracle(const struct sim *s, struct inst *in, FILE *out,
-			bool verbose)
+			const char *prefix, bool verbose)
 {
 	double *app = calloc(in->n, sizeof(*app));
 	double *base = malloc(in->n * sizeof(*base));
@@ -1124,16 +1130,16 @@ static int whole_oracle(const struct sim *s, struct inst *in, FILE *out,
 				irq[best.where[j]] += on(in, &in->job[j],
 							 (unsigned int)best.where[j]);
 		sim_app_figures(s, irq, app, &pct, &on_app, &whole, &cpu);
-		fprintf(out, "oracle_whole_max_load %.6f\n", whole);
-		fprintf(out, "oracle_whole_lower_bound %.6f\n", lb);
-		fprintf(out, "oracle_whole_gap_pct %.2f\n",
+		fprintf(out, "%s_whole_max_load %.6f\n", prefix, whole);
+		fprintf(out, "%s_whole_lower_bound %.6f\n", prefix, lb);
+		fprintf(out, "%s_whole_gap_pct %.2f\n", prefix,
 			lb > 0 ? 100 * (whole / lb - 1) : 0.0);
-		fprintf(out, "oracle_whole_method %s\n", method);
-		fprintf(out, "oracle_irq_on_app_load %.6f\n", on_app);
-		fprintf(out, "oracle_irq_on_app_pct %.2f\n", pct);
+		fprintf(out, "%s_whole_method %s\n", prefix, method);
+		fprintf(out, "%s_irq_on_app_load %.6f\n", prefix, on_app);
+		fprintf(out, "%s_irq_on_app_pct %.2f\n", prefix, pct);
 		if (verbose)
 			for (unsigned int j = 0; j < in->nj; j++)
-				fprintf(out, "oracle.whole.irq.%u %d\n",
+				fprintf(out, "%s.whole.irq.%u %d\n", prefix,
 					s->irqs[in->job[j].irq].irq, best.where[j]);
 	}
 	memcpy(in->base, base, in->n * sizeof(*base));
@@ -1204,7 +1210,12 @@ int sim_oracle(const struct sim *s, FILE *out, bool verbose)
 	fprintf(out, "oracle_moves_greedy %d\n", mv_greedy);
 	fprintf(out, "oracle_jobs %u\n", in.nj);
 	if (s->nr_threads)
-		r = whole_oracle(s, &in, out, verbose);
+		r = whole_oracle(s, &in, out, "oracle", verbose);
+	if (s->nr_threads && r == 0) {
+		in.spread = true;
+		r = whole_oracle(s, &in, out, "oracle_spread", verbose);
+		in.spread = false;
+	}
 	if (verbose)
 		for (unsigned int j = 0; j < in.nj; j++)
 			fprintf(out, "oracle.irq.%u %d %d\n", s->irqs[in.job[j].irq].irq,
