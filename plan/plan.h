@@ -75,6 +75,10 @@ struct plan_result {
 	unsigned int nr_ids;
 	double *before;		/* per-CPU IRQ load now */
 	double *after;		/* per-CPU IRQ load as planned */
+	/* Per CPU id, the application load the plan was made around
+	 * (policy->app of online CPUs, in CPUs of the biggest); NULL where
+	 * there was none. It stays where it is: before and after alike. */
+	double *app;
 	unsigned int nr_moves;	/* movable IRQs whose target differs from now */
 	unsigned int nr_vec_limited;	/* IRQs whose vec_full is set */
 };
