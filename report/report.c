@@ -647,7 +647,9 @@ void report_bar(char *dst, size_t len, double app, double irq, unsigned int widt
 {
 	double a_share = app > 0 ? app : 0, all = a_share + (irq > 0 ? irq : 0);
 	unsigned int a = cells(a_share, width), t = cells(all, width), i, blank;
-	bool over = all > 1 + 1e-9;
+	/* over by what the figures beside it show (100.1%), not by an idle
+	 * IRQ's crumbs */
+	bool over = all >= 1.0005;
 	size_t at = 0;
 
 	if (len < 3) {

@@ -458,6 +458,8 @@ static void test_app_bars(void **state)
 	assert_string_equal(bar, "[#########+]");
 	report_bar(bar, sizeof(bar), 0.7, 0.6, 10, false);
 	assert_string_equal(bar, "[#######||+]");
+	report_bar(bar, sizeof(bar), 1.0, 0.0001, 10, false);
+	assert_string_equal(bar, "[##########]");
 	report_bar(bar, sizeof(bar), 1.0, 0, 1, false);
 	assert_string_equal(bar, "[#]");
 	/* a buffer too short is cut, never overrun */
