@@ -46,6 +46,15 @@
  * the margin still spread out). A second run under the same load moves
  * nothing.
  *
+ * Pinned application load (policy->app) is fixed load on its CPU, added
+ * in reset() as kernel-managed IRQs' is, so every score and comparison
+ * sees a CPU's whole load. Plans are then judged by their level, the
+ * busiest CPU carrying a busy movable IRQ (struct ctx), relative margins
+ * are shares of IRQ load (irq_base(), above()), a CPU full with an
+ * application counts as a core holding its share of a device's queues,
+ * and settle() says how stability is judged. Without application load
+ * none of this runs, and plans are what they always were.
+ *
  * This file holds the rules, the tallies they are judged on, the two
  * builds and the choice between them; plan_index.c ranks CPUs for one IRQ
  * without looking at every CPU; plan_improve.c holds the passes over a
