@@ -861,6 +861,14 @@ static int fill_result(struct ctx *c, struct plan_result *res)
 			res->app[k] = c->app_w[k] > 0 ? c->pol->app[k] : 0;
 	}
 	for (unsigned int i = 0; i < c->nr; i++) {
+		struct plan_irq *pi = &irqs[i];
+
+		/* Balanced away from an application: say so, the reason an
+		 * admin looks for. */
+		if (c->has_app && plan_moves(pi) && pi->reason == REASON_BALANCE &&
+		    cpu_valid(topo, pi->pinned) && c->pol->app[pi->pinned] >= PLAN_APP_BUSY &&
+		    c->app_w[pi->target] < c->app_w[pi->pinned])
+			pi->reason = REASON_APP;
 		if (plan_moves(&irqs[i]))
 			res->nr_moves++;
 		if (irqs[i].vec_full >= 0 && irqs[i].vec_full == irqs[i].target)
@@ -1002,6 +1010,7 @@ const char *plan_reason_text(enum plan_reason r)
 		[REASON_SPREAD] = "shared a core with another queue of its device",
 		[REASON_BALANCE] = "least loaded eligible CPU",
 		[REASON_IDLE] = "idle: CPU with the fewest IRQs",
+		[REASON_APP] = "its CPU runs pinned application threads",
 	};
 	return (unsigned int)r < REASON_NR ? text[r] : "?";
 }

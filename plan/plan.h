@@ -20,6 +20,7 @@ enum plan_reason {
 	REASON_SPREAD,		/* shared a core with another queue of its device */
 	REASON_BALANCE,		/* least loaded eligible CPU */
 	REASON_IDLE,		/* no measurable load: fewest IRQs */
+	REASON_APP,		/* its CPU is busy with pinned application threads */
 	REASON_NR
 };
 
@@ -70,6 +71,9 @@ struct plan_policy {
 /* ... when every busy IRQ's load is known from several windows */
 #define PLAN_EVIDENCE_THRESHOLD	0.02
 #define PLAN_DEFAULT_IDLE_LOAD	0.0005
+/* A CPU runs pinned application threads from this load up (in CPUs): less
+ * is a pinned daemon waking now and then. */
+#define PLAN_APP_BUSY		0.05
 
 struct plan_result {
 	unsigned int nr_ids;

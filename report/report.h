@@ -63,7 +63,7 @@ struct report_totals {
 
 /* A CPU runs pinned application threads, for the report, from this much
  * of a CPU up: less is a pinned daemon waking now and then. */
-#define REPORT_APP_BUSY	0.05
+#define REPORT_APP_BUSY	0.05	/* PLAN_APP_BUSY, the planner's */
 
 /* Some CPUs kept free of IRQs, and who said so. */
 struct report_ban {

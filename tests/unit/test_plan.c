@@ -815,6 +815,8 @@ static void test_app_poller_cpus_are_left(void **state)
 		plan_app(t, v, n, app, &res);
 		assert_true(res.nr_moves > 0);
 		assert_true(busy_on(v, n, 4, 7) == 0);
+		/* what moved off the poller says why */
+		assert_int_equal(v[4].reason, REASON_APP);
 		assert_non_null(res.app);
 		for (int k = 0; k < 8; k++)
 			assert_true(res.app[k] == app[k]);
