@@ -16,8 +16,6 @@
 #include "topology.h"
 
 #define PACK_DEFAULT_TARGET	0.5	/* of a CPU (the biggest's) */
-#define PACK_TARGET_MIN		0.05
-#define PACK_TARGET_MAX		1.0
 /* Runs in a row that needed fewer cores before the pool gives one back:
  * at one run a minute, a load that fell stays packed for three minutes
  * before IRQs move again, and a load that comes back finds its cores. */
