@@ -48,7 +48,7 @@ LIB_SRCS  = topology.c sample.c apply.c \
             load/estimate.c load/measure.c load/bpfload.c load/irqthread.c load/loadsrc.c load/costs.c load/devfit.c \
             load/loadstep.c \
             history/state.c history/history.c history/packstate.c \
-            plan/plan.c plan/plan_index.c plan/plan_improve.c plan/policy.c plan/planrun.c plan/pack.c \
+            plan/plan.c plan/plan_index.c plan/plan_improve.c plan/policy.c plan/planrun.c plan/pack.c plan/packrun.c \
             netpath/netpath.c netpath/netpathio.c netpath/netfollow.c \
             report/report.c report/json.c report/metrics.c report/output.c
 LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/%.o)
