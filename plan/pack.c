@@ -347,6 +347,19 @@ static bool meets(const struct cpuset *a, const struct cpuset *b)
 	return false;
 }
 
+/* The planner's rule that a device's busy queues take distinct cores, at
+ * most their share of the node's cores each, counts the node's cores, not
+ * the pool's: a 32-queue NIC packed onto 4 of 16 cores would be "crowded"
+ * in every run and moved again in each. Packing is sharing cores by
+ * design, so a narrowed IRQ is planned as a queue of no device: load and
+ * NUMA locality still place it. */
+static void pool_irq(struct pack_result *res, struct plan_irq *pi, const struct cpuset *set)
+{
+	pi->allowed = set;
+	pi->group = -1;
+	res->nr_narrowed++;
+}
+
 int pack_narrow(struct pack_result *res, struct plan_irq *irqs, unsigned int nr)
 {
 	if (cpuset_count(res->pool) == 0)
@@ -358,8 +371,7 @@ int pack_narrow(struct pack_result *res, struct plan_irq *irqs, unsigned int nr)
 		if (pi->fixed)
 			continue;
 		if (!pi->allowed) {
-			pi->allowed = res->pool;	/* one set: the planner's classes share it */
-			res->nr_narrowed++;
+			pool_irq(res, pi, res->pool);	/* one set: the planner's classes share it */
 			continue;
 		}
 		/* The site's own set ([class] cpus, IRQTUNE_CPUS, a followed
@@ -384,8 +396,7 @@ int pack_narrow(struct pack_result *res, struct plan_irq *irqs, unsigned int nr)
 			if (!cpuset_test(res->pool, (unsigned int)c))
 				cpuset_clear(set, (unsigned int)c);
 		res->owned[res->nr_owned++] = set;
-		pi->allowed = set;
-		res->nr_narrowed++;
+		pool_irq(res, pi, set);
 	}
 	return 0;
 }

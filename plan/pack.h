@@ -75,7 +75,9 @@ void pack_hysteresis(unsigned int need, const struct pack_node *prev, unsigned i
 
 /* Narrow each movable IRQ of @irqs to @res's pool: its allowed set becomes
  * the pool, or the pool's part of its own set; an IRQ whose own set has
- * no pool CPU keeps it. The sets live in @res. 0 or -ENOMEM. */
+ * no pool CPU keeps it. A narrowed IRQ is planned as of no device (group
+ * -1): packing shares cores by design. The sets live in @res. 0 or
+ * -ENOMEM. */
 int pack_narrow(struct pack_result *res, struct plan_irq *irqs, unsigned int nr);
 
 void pack_result_release(struct pack_result *res);

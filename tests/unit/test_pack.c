@@ -314,6 +314,8 @@ static void test_narrow(void **state)
 	(void)state;
 	assert_int_equal(cpulist_parse("1,5", meet), 0);
 	assert_int_equal(cpulist_parse("6-7", apart), 0);
+	for (unsigned int i = 0; i < ARRAY_SIZE(irqs); i++)
+		irqs[i].group = 5;
 	irqs[1].allowed = meet;
 	irqs[3].fixed = true;
 	irqs[4].allowed = apart;
@@ -329,6 +331,9 @@ static void test_narrow(void **state)
 	assert_null(irqs[3].allowed);
 	assert_ptr_equal(irqs[4].allowed, apart);
 	assert_int_equal(res.nr_narrowed, 3);
+	assert_int_equal(irqs[0].group, -1);	/* packed queues share cores */
+	assert_int_equal(irqs[3].group, 5);
+	assert_int_equal(irqs[4].group, 5);
 	assert_int_equal(res.nr_kept, 1);
 	pack_result_release(&res);
 	cpuset_free(meet);
