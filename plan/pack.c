@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* pack.c - the pool of placement = pack. Per node, the eligible cores are
- * ranked by their pinned application load (the last pool's cores
- * favoured by PACK_STICKY, then the bigger, then the lowest id), and the
+ * ranked by their pinned application load (after those with room left by
+ * the IRQs that cannot move; the last pool's cores favoured by
+ * PACK_STICKY; then the bigger, then the lowest id), and the
  * node's busy IRQs are packed first-fit decreasing onto their CPUs in
  * that order, each CPU holding at most the target (scaled by its
  * capacity): the cores touched are the ones the load needs. A core is
@@ -22,6 +23,7 @@ struct pcore {
 	double key;		/* application load, less PACK_STICKY if kept */
 	unsigned int cap;	/* its biggest CPU's capacity */
 	bool kept;		/* in the last run's pool */
+	bool full;		/* every CPU of it full with IRQs that cannot move */
 };
 
 struct pbin {
@@ -127,6 +129,8 @@ static int cmp_core(const void *a, const void *b)
 {
 	const struct pcore *x = a, *y = b;
 
+	if (x->full != y->full)
+		return x->full ? 1 : -1;
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
 	if (x->cap != y->cap)
@@ -171,10 +175,11 @@ static void pdom_release(struct pdom *pd)
 	memset(pd, 0, sizeof(*pd));
 }
 
-/* Node @d's cores ranked and its CPUs as bins in their order. @slot is
- * scratch of nr_ids ints. 0 or -ENOMEM. */
+/* Node @d's cores ranked and its CPUs as bins in their order, each
+ * holding the @fixed IRQ load already on it. @slot is scratch of nr_ids
+ * ints. 0 or -ENOMEM. */
 static int rank_cores(const struct pack_input *in, unsigned int d, const struct cpuset *kept,
-		      int *slot, struct pdom *pd)
+		      const double *fixed, int *slot, struct pdom *pd)
 {
 	const struct topology *topo = in->topo;
 	unsigned int n = cpuset_count(topo->eligible);
@@ -194,15 +199,18 @@ static int rank_cores(const struct pack_input *in, unsigned int d, const struct 
 			continue;
 		if (slot[id] < 0) {
 			slot[id] = (int)pd->nr_cores;
-			pd->cores[pd->nr_cores++] = (struct pcore){ .id = id };
+			pd->cores[pd->nr_cores++] = (struct pcore){ .id = id, .full = true };
 		}
 		pc = &pd->cores[slot[id]];
+		if (fixed[cpu] < in->target * cap / CAPACITY_SCALE)
+			pc->full = false;
 		pc->key += in->app ? in->app[cpu] : 0;
 		pc->kept |= kept && cpuset_test(kept, cpu);
 		if (cap > pc->cap)
 			pc->cap = cap;
 		pd->bins[pd->nr_bins++] = (struct pbin){
 			.cpu = cpu, .limit = in->target * cap / CAPACITY_SCALE,
+			.load = fixed[cpu],
 		};
 	}
 	for (unsigned int k = 0; k < pd->nr_cores; k++)
@@ -218,35 +226,41 @@ static int rank_cores(const struct pack_input *in, unsigned int d, const struct 
 }
 
 /* The cores node @pd's busy IRQs need: first-fit decreasing over its
- * bins. An IRQ heavier than a CPU's share gets a CPU of its own; when the
- * node runs out of CPUs, it needs all its cores. */
+ * bins, in order, so that the cores touched are the first ones. An IRQ
+ * that fits no CPU's room gets the next CPU to itself; when the node runs
+ * out of CPUs, it needs all its cores. */
 static unsigned int cores_needed(struct pdom *pd)
 {
-	unsigned int open = 0;
+	unsigned int open = 0;	/* bins [0, open) touched */
 
 	qsort(pd->items, pd->nr_items, sizeof(*pd->items), cmp_item);
 	for (unsigned int i = 0; i < pd->nr_items; i++) {
 		double x = pd->items[i].load;
 		unsigned int b;
 
-		for (b = 0; b < open; b++)
+		for (b = 0; b < pd->nr_bins; b++)
 			if (!pd->bins[b].closed && pd->bins[b].load + x <= pd->bins[b].limit + PACK_EPS)
 				break;
-		if (b < open) {
+		if (b < pd->nr_bins) {
 			pd->bins[b].load += x;
+			if (b >= open)
+				open = b + 1;
 			continue;
 		}
 		if (open == pd->nr_bins)
 			return pd->nr_cores;
-		pd->bins[open].load = x;
-		pd->bins[open].closed = x > pd->bins[open].limit + PACK_EPS;
+		pd->bins[open].load += x;
+		pd->bins[open].closed = true;
 		open++;
 	}
 	return open ? pd->bins[open - 1].rank + 1 : 0;
 }
 
-/* Each movable IRQ into its node's items (busy) or flags (idle). */
-static int gather_items(const struct pack_input *in, struct pdom *pds, struct pack_result *res)
+/* Each movable IRQ into its node's items (busy) or flags (idle); the
+ * load of IRQs that cannot move (kernel-managed, banned) into @fixed on
+ * the CPU serving them: IRQ work the pool's CPUs hold already. */
+static int gather_items(const struct pack_input *in, struct pdom *pds, double *fixed,
+			struct pack_result *res)
 {
 	unsigned int nd = nr_domains(in->topo);
 
@@ -259,8 +273,12 @@ static int gather_items(const struct pack_input *in, struct pdom *pds, struct pa
 		const struct plan_irq *pi = &in->irqs[i];
 		int d;
 
-		if (pi->fixed)
+		if (pi->fixed) {
+			if (pi->served >= 0 && (unsigned int)pi->served < in->topo->nr_ids &&
+			    pi->load > 0)
+				fixed[pi->served] += pi->load;
 			continue;
+		}
 		d = irq_domain(in->topo, pi);
 		if (d < 0)
 			continue;
@@ -276,14 +294,14 @@ static int gather_items(const struct pack_input *in, struct pdom *pds, struct pa
 /* Node @d's part of the pool: size it, keep it from run to run, take
  * its first cores. 0 or -ENOMEM. */
 static int pack_domain(const struct pack_input *in, unsigned int d, struct pdom *pd,
-		       int *slot, struct pack_result *res)
+		       const double *fixed, int *slot, struct pack_result *res)
 {
 	const struct pack_node *prev = in->prev && in->prev->nr_nodes == res->state.nr_nodes ?
 				       &in->prev->nodes[d] : NULL;
 	struct pack_node *now = &res->state.nodes[d];
 	int r;
 
-	r = rank_cores(in, d, prev ? prev->cpus : NULL, slot, pd);
+	r = rank_cores(in, d, prev ? prev->cpus : NULL, fixed, slot, pd);
 	if (r < 0)
 		return r;
 	res->need[d] = cores_needed(pd);
@@ -310,6 +328,7 @@ int pack_compute(const struct pack_input *in, struct pack_result *ret)
 	struct pack_result res = { 0 };
 	struct pdom *pds = calloc(nd, sizeof(*pds));
 	int *slot = calloc(in->topo->nr_ids ? in->topo->nr_ids : 1, sizeof(*slot));
+	double *fixed = calloc(in->topo->nr_ids ? in->topo->nr_ids : 1, sizeof(*fixed));
 	int r = -ENOMEM;
 
 	if (cpuset_count(in->topo->eligible) == 0) {
@@ -320,17 +339,18 @@ int pack_compute(const struct pack_input *in, struct pack_result *ret)
 	res.state.nodes = calloc(nd, sizeof(*res.state.nodes));
 	res.need = calloc(nd, sizeof(*res.need));
 	res.busy = calloc(nd, sizeof(*res.busy));
-	if (!pds || !slot || !res.pool || !res.state.nodes || !res.need || !res.busy)
+	if (!pds || !slot || !fixed || !res.pool || !res.state.nodes || !res.need || !res.busy)
 		goto out;
 	res.state.nr_nodes = nd;
-	r = gather_items(in, pds, &res);
+	r = gather_items(in, pds, fixed, &res);
 	for (unsigned int d = 0; r == 0 && d < nd; d++)
-		r = pack_domain(in, d, &pds[d], slot, &res);
+		r = pack_domain(in, d, &pds[d], fixed, slot, &res);
 out:
 	for (unsigned int d = 0; pds && d < nd; d++)
 		pdom_release(&pds[d]);
 	free(pds);
 	free(slot);
+	free(fixed);
 	if (r < 0) {
 		pack_result_release(&res);
 		return r;

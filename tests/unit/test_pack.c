@@ -196,6 +196,27 @@ static void test_heavy_irq(void **state)
 	topology_free(t);
 }
 
+/* Load that cannot move (a kernel-managed queue) counts on the CPU that
+ * serves it: the pool's CPUs hold it already. */
+static void test_fixed_load(void **state)
+{
+	struct topology *t = machine(4, 1, 1);
+	struct plan_irq irqs[] = { irq(40, 0, 0.3), irq(41, 0, 0.3), irq(42, 0, 0.3) };
+	struct pack_result res;
+
+	(void)state;
+	compute(t, NULL, irqs, 2, 0.5, NULL, &res);
+	assert_int_equal(res.need[0], 2);	/* 0.3 | 0.3 */
+	pack_result_release(&res);
+	irqs[2].fixed = true;		/* on CPU 0 (served), with 0.3 */
+	compute(t, NULL, irqs, 3, 0.5, NULL, &res);
+	assert_int_equal(res.need[0], 3);	/* 0.3 fixed, 0.3 would pass 0.5 | 0.3 | 0.3 */
+	assert_pool(&res, "0-2");
+	assert_true(res.busy[0] > 0.6 - 1e-9 && res.busy[0] < 0.6 + 1e-9);
+	pack_result_release(&res);
+	topology_free(t);
+}
+
 /* The pool grows at once, and gives back one core a run only after
  * PACK_SHRINK_RUNS runs in a row that needed fewer. */
 static void test_hysteresis(void **state)
@@ -320,9 +341,10 @@ static void test_narrow(void **state)
 	irqs[3].fixed = true;
 	irqs[4].allowed = apart;
 	compute(t, NULL, irqs, ARRAY_SIZE(irqs), 0.5, NULL, &res);
-	/* 0.4 anywhere, 0.4 on 1 or 5 (core rank cares not), 0.1 on 6-7 */
+	/* CPU 0 is full with the fixed IRQ: ranked last. 0.4 anywhere, 0.4
+	 * on 1 or 5 (sizing looks at no own set), 0.1 on 6-7. */
 	assert_int_equal(res.need[0], 2);
-	assert_pool(&res, "0-1");
+	assert_pool(&res, "1-2");
 	assert_int_equal(pack_narrow(&res, irqs, ARRAY_SIZE(irqs)), 0);
 	assert_ptr_equal(irqs[0].allowed, res.pool);
 	assert_ptr_equal(irqs[2].allowed, res.pool);	/* idle: follows the pool */
@@ -364,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_smt_whole_cores),
 		cmocka_unit_test(test_numa_per_node),
 		cmocka_unit_test(test_heavy_irq),
+		cmocka_unit_test(test_fixed_load),
 		cmocka_unit_test(test_hysteresis),
 		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_sticky),
