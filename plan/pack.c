@@ -30,6 +30,7 @@ struct pbin {
 	unsigned int rank;	/* its core's place in the order */
 	unsigned int cpu;
 	double load, limit;
+	double base;		/* the load of IRQs that cannot move */
 	bool closed;		/* a heavy IRQ's own */
 };
 
@@ -58,16 +59,19 @@ void pack_result_release(struct pack_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
-void pack_hysteresis(unsigned int need, const struct pack_node *prev, unsigned int max,
-		     struct pack_node *ret)
+void pack_hysteresis(unsigned int need, unsigned int slack, const struct pack_node *prev,
+		     unsigned int max, struct pack_node *ret)
 {
-	if (!prev || prev->cores == 0 || need >= prev->cores) {
+	if (!prev || prev->cores == 0 || need > prev->cores) {
 		ret->cores = need;	/* grows at once */
+		ret->under = 0;
+	} else if (slack >= prev->cores) {
+		ret->cores = prev->cores;	/* needed, or too close to shrink */
 		ret->under = 0;
 	} else {
 		ret->under = prev->under + 1;
 		if (ret->under >= PACK_SHRINK_RUNS) {
-			/* one core a run while the load stays lower */
+			/* one core a run while the load stays well under */
 			ret->under = PACK_SHRINK_RUNS;
 			ret->cores = prev->cores - 1;
 		} else {
@@ -210,7 +214,7 @@ static int rank_cores(const struct pack_input *in, unsigned int d, const struct 
 			pc->cap = cap;
 		pd->bins[pd->nr_bins++] = (struct pbin){
 			.cpu = cpu, .limit = in->target * cap / CAPACITY_SCALE,
-			.load = fixed[cpu],
+			.load = fixed[cpu], .base = fixed[cpu],
 		};
 	}
 	for (unsigned int k = 0; k < pd->nr_cores; k++)
@@ -229,17 +233,21 @@ static int rank_cores(const struct pack_input *in, unsigned int d, const struct 
  * bins, in order, so that the cores touched are the first ones. An IRQ
  * that fits no CPU's room gets the next CPU to itself; when the node runs
  * out of CPUs, it needs all its cores. */
-static unsigned int cores_needed(struct pdom *pd)
+static unsigned int cores_needed(struct pdom *pd, double share)
 {
 	unsigned int open = 0;	/* bins [0, open) touched */
 
-	qsort(pd->items, pd->nr_items, sizeof(*pd->items), cmp_item);
+	for (unsigned int b = 0; b < pd->nr_bins; b++) {
+		pd->bins[b].load = pd->bins[b].base;
+		pd->bins[b].closed = false;
+	}
 	for (unsigned int i = 0; i < pd->nr_items; i++) {
 		double x = pd->items[i].load;
 		unsigned int b;
 
 		for (b = 0; b < pd->nr_bins; b++)
-			if (!pd->bins[b].closed && pd->bins[b].load + x <= pd->bins[b].limit + PACK_EPS)
+			if (!pd->bins[b].closed &&
+			    pd->bins[b].load + x <= pd->bins[b].limit * share + PACK_EPS)
 				break;
 		if (b < pd->nr_bins) {
 			pd->bins[b].load += x;
@@ -299,17 +307,22 @@ static int pack_domain(const struct pack_input *in, unsigned int d, struct pdom 
 	const struct pack_node *prev = in->prev && in->prev->nr_nodes == res->state.nr_nodes ?
 				       &in->prev->nodes[d] : NULL;
 	struct pack_node *now = &res->state.nodes[d];
+	unsigned int slack;
 	int r;
 
 	r = rank_cores(in, d, prev ? prev->cpus : NULL, fixed, slot, pd);
 	if (r < 0)
 		return r;
-	res->need[d] = cores_needed(pd);
+	qsort(pd->items, pd->nr_items, sizeof(*pd->items), cmp_item);
+	res->need[d] = cores_needed(pd, 1);
+	slack = cores_needed(pd, PACK_SHRINK_SHARE);
 	/* Idle IRQs follow the pool: a node with devices keeps a core, so
 	 * theirs stay on their node. */
-	if (pd->any && res->need[d] == 0 && pd->nr_cores > 0)
-		res->need[d] = 1;
-	pack_hysteresis(res->need[d], prev, pd->nr_cores, now);
+	if (pd->any && pd->nr_cores > 0) {
+		res->need[d] = res->need[d] ? res->need[d] : 1;
+		slack = slack ? slack : 1;
+	}
+	pack_hysteresis(res->need[d], slack, prev, pd->nr_cores, now);
 	if (now->cores == 0)
 		return 0;
 	now->cpus = cpuset_new(in->topo->nr_ids);

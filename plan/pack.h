@@ -20,6 +20,10 @@
  * at one run a minute, a load that fell stays packed for three minutes
  * before IRQs move again, and a load that comes back finds its cores. */
 #define PACK_SHRINK_RUNS	3
+/* ... fewer cores with room to spare: each CPU under this share of the
+ * target. A load that needs one core less by a hair would shrink the
+ * pool, then grow it back on the next wobble. */
+#define PACK_SHRINK_SHARE	0.8
 /* A core of the last run's pool is preferred to one with this much less
  * application load (in CPUs): measured application load wobbles from
  * window to window, and a pool that followed each wobble would move IRQs
@@ -68,10 +72,13 @@ struct pack_result {
 int pack_compute(const struct pack_input *in, struct pack_result *ret);
 
 /* The cores in the pool of a node this run, from the cores its load needs
- * (@need), the last run's part (@prev: cores 0 when none) and the node's
- * cores (@max), into *@ret's cores and under (cpus untouched). */
-void pack_hysteresis(unsigned int need, const struct pack_node *prev, unsigned int max,
-		     struct pack_node *ret);
+ * (@need) and would need with each CPU under PACK_SHRINK_SHARE of the
+ * target (@slack, at least @need), the last run's part (@prev: cores 0
+ * when none) and the node's cores (@max), into *@ret's cores and under
+ * (cpus untouched). It grows at once to @need; a run whose @slack is
+ * below the last size counts towards giving back one core. */
+void pack_hysteresis(unsigned int need, unsigned int slack, const struct pack_node *prev,
+		     unsigned int max, struct pack_node *ret);
 
 /* Narrow each movable IRQ of @irqs to @res's pool: its allowed set becomes
  * the pool, or the pool's part of its own set; an IRQ whose own set has

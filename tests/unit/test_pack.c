@@ -222,18 +222,19 @@ static void test_fixed_load(void **state)
 static void test_hysteresis(void **state)
 {
 	static const struct {
-		unsigned int prev, under, need, max;
+		unsigned int prev, under, need, slack, max;
 		unsigned int cores, under_after;
 	} cases[] = {
-		{ 0, 0, 3, 8, 3, 0 },		/* no history */
-		{ 2, 1, 5, 8, 5, 0 },		/* grows at once */
-		{ 4, 2, 4, 8, 4, 0 },		/* the same: counter reset */
-		{ 4, 0, 2, 8, 4, 1 },
-		{ 4, PACK_SHRINK_RUNS - 2, 1, 8, 4, PACK_SHRINK_RUNS - 1 },
-		{ 4, PACK_SHRINK_RUNS - 1, 1, 8, 3, PACK_SHRINK_RUNS },
-		{ 3, PACK_SHRINK_RUNS, 1, 8, 2, PACK_SHRINK_RUNS },	/* one a run */
-		{ 6, 0, 9, 4, 4, 0 },		/* no more than the node has */
-		{ 6, 0, 1, 4, 4, 1 },		/* a node that lost cores */
+		{ 0, 0, 3, 3, 8, 3, 0 },	/* no history */
+		{ 2, 1, 5, 6, 8, 5, 0 },	/* grows at once */
+		{ 4, 2, 4, 4, 8, 4, 0 },	/* the same: counter reset */
+		{ 4, 0, 2, 2, 8, 4, 1 },
+		{ 4, 2, 3, 4, 8, 4, 0 },	/* fewer, but not well under: reset */
+		{ 4, PACK_SHRINK_RUNS - 2, 1, 1, 8, 4, PACK_SHRINK_RUNS - 1 },
+		{ 4, PACK_SHRINK_RUNS - 1, 1, 3, 8, 3, PACK_SHRINK_RUNS },
+		{ 3, PACK_SHRINK_RUNS, 1, 1, 8, 2, PACK_SHRINK_RUNS },	/* one a run */
+		{ 6, 0, 9, 9, 4, 4, 0 },	/* no more than the node has */
+		{ 6, 0, 1, 1, 4, 4, 1 },	/* a node that lost cores */
 	};
 
 	(void)state;
@@ -241,7 +242,7 @@ static void test_hysteresis(void **state)
 		struct pack_node prev = { .cores = cases[k].prev, .under = cases[k].under };
 		struct pack_node now = { 0 };
 
-		pack_hysteresis(cases[k].need, &prev, cases[k].max, &now);
+		pack_hysteresis(cases[k].need, cases[k].slack, &prev, cases[k].max, &now);
 		assert_int_equal(now.cores, cases[k].cores);
 		assert_int_equal(now.under, cases[k].under_after);
 	}
@@ -277,6 +278,40 @@ static void test_runs(void **state)
 		pack_result_release(&res);
 	}
 	pack_state_release(&st);
+	topology_free(t);
+}
+
+/* A load that needs a core less, but only with its CPUs near the target,
+ * never counts towards shrinking: 0.44 a CPU is under 0.5, not under
+ * 0.8 of it. One at 0.3 a CPU does. */
+static void test_well_under(void **state)
+{
+	struct topology *t = machine(8, 1, 1);
+	struct pack_state st = { 0 };
+	struct plan_irq irqs[6];
+	struct pack_result res;
+
+	(void)state;
+	for (unsigned int i = 0; i < 4; i++)
+		irqs[i] = irq(40 + i, 0, 0.45);
+	compute(t, NULL, irqs, 4, 0.5, NULL, &res);
+	assert_int_equal(res.state.nodes[0].cores, 4);
+	for (unsigned int run = 0; run < 2 * PACK_SHRINK_RUNS; run++) {
+		st = res.state;
+		res.state = (struct pack_state){ 0 };
+		pack_result_release(&res);
+		for (unsigned int i = 0; i < 6; i++)
+			irqs[i] = irq(40 + i, 0, run < PACK_SHRINK_RUNS ? 0.22 : 0.15);
+		compute(t, NULL, irqs, 6, 0.5, &st, &res);
+		pack_state_release(&st);
+		/* 0.22: 3 CPUs at 0.44, 6 under 0.4; 0.15: 2 at 0.45, 3 under 0.4 */
+		assert_int_equal(res.need[0], run < PACK_SHRINK_RUNS ? 3 : 2);
+		assert_int_equal(res.state.nodes[0].cores,
+				 run < 2 * PACK_SHRINK_RUNS - 1 ? 4 : 3);
+		assert_int_equal(res.state.nodes[0].under,
+				 run < PACK_SHRINK_RUNS ? 0 : run - PACK_SHRINK_RUNS + 1);
+	}
+	pack_result_release(&res);
 	topology_free(t);
 }
 
@@ -389,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_fixed_load),
 		cmocka_unit_test(test_hysteresis),
 		cmocka_unit_test(test_runs),
+		cmocka_unit_test(test_well_under),
 		cmocka_unit_test(test_sticky),
 		cmocka_unit_test(test_no_nodes),
 		cmocka_unit_test(test_narrow),
