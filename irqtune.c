@@ -34,6 +34,7 @@
 #include "output.h"
 #include "pathnames.h"
 #include "plan.h"
+#include "packrun.h"
 #include "planrun.h"
 #include "policy.h"
 #include "replay.h"
@@ -126,6 +127,7 @@ struct run {
 	struct plan_irq *pi;
 	enum report_outcome *out;
 	struct plan_result res;
+	struct packrun pack;		/* placement = pack's pool */
 	struct netfollow_result *net;	/* XPS and NAPI threads; NULL: not reached */
 	bool planned;
 	unsigned int nr;
@@ -619,6 +621,9 @@ static int plan(struct run *run)
 	if (r == 0)
 		r = loadstep_evidence(&run->load, run->pi, run->nr, run->topo->nr_ids,
 				      run->threshold_auto, pol);
+	if (r == 0)
+		r = packrun_step(&run->pack, &run->cfg, run->topo, pol, &run->load,
+				 run->opt->dry_run, run->pi, run->nr);
 	if (r < 0)
 		return r;
 	r = plan_compute(run->topo, run->pi, run->nr, pol, &run->res);
@@ -881,6 +886,7 @@ static void run_release(struct run *run)
 	free(run->pi);
 	free(run->out);
 	plan_result_release(&run->res);
+	packrun_release(&run->pack);
 	loadstep_release(&run->load);
 	netfollow_result_free(run->net);
 	capture_free(run->fs.cap);

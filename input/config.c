@@ -401,6 +401,44 @@ static int set_follow(struct parse *p, const char *key, const char *v,
 	return 1;
 }
 
+static int set_placement(struct parse *p, const char *v)
+{
+	if (!once(p, "placement", &p->cfg->line_placement))
+		return 0;
+	if (strcmp(v, "spread") == 0)
+		p->cfg->placement = CONFIG_PLACEMENT_SPREAD;
+	else if (strcmp(v, "pack") == 0)
+		p->cfg->placement = CONFIG_PLACEMENT_PACK;
+	else
+		return fail(p, "placement '%s': must be 'spread' or 'pack'", v);
+	return 1;
+}
+
+/* "50%" or "0.5": of a CPU, from 5% to 100%. */
+static int set_pack_target(struct parse *p, const char *v)
+{
+	size_t len = strlen(v);
+	bool pct = len > 1 && v[len - 1] == '%';
+	char num[32];
+	double d;
+
+	if (!once(p, "pack-target", &p->cfg->line_pack_target))
+		return 0;
+	if (len < sizeof(num)) {
+		memcpy(num, v, len - pct);
+		num[len - pct] = '\0';
+	}
+	if (len >= sizeof(num) || parse_double(num, &d) < 0)
+		return fail(p, "pack-target '%s': give a share of a CPU, e.g. 50%% or 0.5", v);
+	if (pct)
+		d /= 100;
+	if (!(d >= CONFIG_PACK_TARGET_MIN - 1e-9 && d <= CONFIG_PACK_TARGET_MAX + 1e-9))
+		return fail(p, "pack-target '%s': not from %g%% to %g%% of a CPU", v,
+			    CONFIG_PACK_TARGET_MIN * 100, CONFIG_PACK_TARGET_MAX * 100);
+	p->cfg->pack_target = d;
+	return 1;
+}
+
 static int handler(void *user, const char *section, const char *name,
 		   const char *value)
 {
@@ -434,7 +472,11 @@ static int handler(void *user, const char *section, const char *name,
 		if (strcmp(name, "napi-threads") == 0)
 			return set_follow(p, "napi-threads", value, &p->cfg->napi_threads,
 					  &p->cfg->line_napi_threads);
-		return fail(p, "unknown key '%s' (expected window, threshold, bancpus, banirq, affinity-hint, load-source, irqbalance-env, other-balancer, metrics-file, state-dir, xps or napi-threads before any [section])",
+		if (strcmp(name, "placement") == 0)
+			return set_placement(p, value);
+		if (strcmp(name, "pack-target") == 0)
+			return set_pack_target(p, value);
+		return fail(p, "unknown key '%s' (expected window, threshold, bancpus, banirq, affinity-hint, load-source, irqbalance-env, other-balancer, metrics-file, state-dir, xps, napi-threads, placement or pack-target before any [section])",
 			    name);
 	}
 	for (int c = 0; c < CLASS_NR; c++) {

@@ -17,7 +17,7 @@ FUZZ_OUT      = tests/out/fuzz
 FUZZ_REALDATA ?= $(or $(IRQTUNE_REALDATA),$(abspath ..)/shared/realdata)
 # The config and udev property parsers join when their module exists.
 FUZZ_CONFIG  := $(and $(wildcard input/config.c),$(wildcard plan/policy.c),$(wildcard tests/fuzz/fuzz_config.c),config)
-FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology costs state $(FUZZ_CONFIG) compat capture
+FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology costs state packstate $(FUZZ_CONFIG) compat capture
 # sample.c and procfs.c read through source.c, which keeps and serves capture
 # members.
 FUZZ_LIBSRC   = lib/fileio.c lib/strutil.c lib/cpuset.c sample.c input/procfs.c load/estimate.c load/devfit.c capture/source.c capture/capture.c
@@ -26,6 +26,7 @@ FUZZ_LIBS_ALL = $(shell pkg-config --libs libarchive 2>/dev/null || echo -larchi
 FUZZ_SRC_topology = topology.c
 FUZZ_SRC_costs    = load/costs.c load/measure.c
 FUZZ_SRC_state    = history/state.c
+FUZZ_SRC_packstate = history/packstate.c plan/pack.c topology.c
 FUZZ_SRC_config  = input/config.c plan/policy.c
 FUZZ_SRC_compat  = input/compat.c
 # --replay's reader and every parser a replay runs on a capture's members.

@@ -247,6 +247,18 @@ static const struct bad {
 	{ "load-source = ebpf\n", 1, "load-source 'ebpf': must be 'auto', 'bpf' or 'proc'" },
 	{ "load-source =\n", 1, "load-source '': must be" },
 	{ "load-source = bpf\nload-source = auto\n", 2, "given twice" },
+	{ "placement = packed\n", 1, "placement 'packed': must be 'spread' or 'pack'" },
+	{ "placement =\n", 1, "placement '': must be" },
+	{ "placement = pack\nplacement = spread\n", 2, "'placement' given twice" },
+	{ "pack-target = 4%\n", 1, "not from 5% to 100% of a CPU" },
+	{ "pack-target = 101%\n", 1, "not from 5% to 100%" },
+	{ "pack-target = 1.5\n", 1, "not from 5% to 100%" },
+	{ "pack-target = 0\n", 1, "not from 5% to 100%" },
+	{ "pack-target = half\n", 1, "pack-target 'half': give a share of a CPU" },
+	{ "pack-target = %\n", 1, "give a share of a CPU" },
+	{ "pack-target = 50 %\n", 1, "give a share of a CPU" },
+	{ "pack-target =\n", 1, "give a share of a CPU" },
+	{ "pack-target = 50%\npack-target = 0.5\n", 2, "'pack-target' given twice" },
 	{ "irqbalance-env = default/irqbalance\n", 1, "'off' or an absolute path" },
 	{ "irqbalance-env = off\nirqbalance-env = /x\n", 2, "given twice" },
 	{ "other-balancer = fight\n", 1, "'refuse' or 'ignore'" },
@@ -278,6 +290,38 @@ static void test_load_source_values(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
 		check(config_load_source_parse(rows[i].word) == rows[i].want, rows[i].word);
+}
+
+/* placement and pack-target, as a percentage or a share of a CPU. */
+static void test_placement(void **state)
+{
+	static const struct {
+		const char *text;
+		enum config_placement placement;
+		double target;
+	} rows[] = {
+		{ "", CONFIG_PLACEMENT_UNSET, 0 },
+		{ "placement = spread\n", CONFIG_PLACEMENT_SPREAD, 0 },
+		{ "placement = pack\n", CONFIG_PLACEMENT_PACK, 0 },
+		{ "placement = pack\npack-target = 50%\n", CONFIG_PLACEMENT_PACK, 0.5 },
+		{ "pack-target = 0.3\n", CONFIG_PLACEMENT_UNSET, 0.3 },
+		{ "pack-target = 5%\n", CONFIG_PLACEMENT_UNSET, 0.05 },
+		{ "pack-target = 100%\n", CONFIG_PLACEMENT_UNSET, 1 },
+		{ "pack-target = 1\n", CONFIG_PLACEMENT_UNSET, 1 },
+		{ "pack-target = 12.5%\n", CONFIG_PLACEMENT_UNSET, 0.125 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct config cfg;
+		struct config_error err;
+
+		check(parse_string(rows[i].text, &cfg, &err) == 0, rows[i].text);
+		check(cfg.placement == rows[i].placement, rows[i].text);
+		check(cfg.pack_target > rows[i].target - 1e-9 &&
+		      cfg.pack_target < rows[i].target + 1e-9, rows[i].text);
+		config_release(&cfg);
+	}
 }
 
 static void test_bad(void **state)
@@ -431,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_take_banirq),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_load_source_values),
+		cmocka_unit_test(test_placement),
 		cmocka_unit_test(test_compat_keys),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_long_line),
