@@ -46,13 +46,13 @@ LIB_SRCS  = topology.c sample.c apply.c \
             input/vectors.c \
             capture/capture.c capture/source.c capture/replay.c capture/runcapture.c \
             load/estimate.c load/measure.c load/bpfload.c load/irqthread.c load/loadsrc.c load/costs.c load/devfit.c \
-            load/loadstep.c \
+            load/loadstep.c load/appload.c \
             history/state.c history/history.c \
             plan/plan.c plan/plan_index.c plan/plan_improve.c plan/policy.c plan/planrun.c \
             netpath/netpath.c netpath/netpathio.c netpath/netfollow.c \
             report/report.c report/json.c report/metrics.c report/output.c
 LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/%.o)
-UNIT      = cpuset topology sample estimate measure costs state history devfit plan config compat capture irqthread \
+UNIT      = appload cpuset topology sample estimate measure costs state history devfit plan config compat capture irqthread \
             report replay window strutil netpath planrun loadstep machine output runcapture vectors
 TESTS     = $(UNIT:%=$(B)/tests/test_%)
 
