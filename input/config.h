@@ -42,6 +42,16 @@ enum config_follow {
 	CONFIG_FOLLOW_OFF,
 };
 
+/* What the kubelet's exclusive CPUs (its static CPU manager's) get. */
+enum config_exclusive {
+	CONFIG_EXCLUSIVE_UNSET,
+	CONFIG_EXCLUSIVE_AVOID,		/* the default: as avoid-cpus */
+	CONFIG_EXCLUSIVE_BAN,		/* as bancpus */
+	CONFIG_EXCLUSIVE_IGNORE,	/* the file is not read */
+};
+
+#define CONFIG_APP_WEIGHT_MAX	100.0
+
 struct config {
 	double window;			/* seconds; 0: not set */
 	double threshold;		/* fraction; < 0: not set */
@@ -60,11 +70,17 @@ struct config {
 	char *state_dir;		/* NULL: /run/irqtune, on the kernel's own /proc only */
 	enum config_follow xps;		/* transmit queues' XPS masks */
 	enum config_follow napi_threads;	/* threaded NAPI's kernel threads */
+	/* A soft ban: IRQs go there only when nothing else is allowed. */
+	struct cpuset *avoidcpus;	/* NULL: not set */
+	enum config_exclusive exclusive;
+	char *kubelet_state;		/* NULL: _PATH_KUBELET_CPU_STATE */
+	double app_weight;		/* pinned threads' load x this; < 0: not set */
 	/* Where each scalar was set (0: not set), for "given twice". */
 	unsigned int line_window, line_threshold, line_bancpus, line_hint;
 	unsigned int line_load_source;
 	unsigned int line_irqbalance_env, line_other_balancer, line_metrics_file;
 	unsigned int line_state_dir, line_xps, line_napi_threads;
+	unsigned int line_exclusive, line_kubelet_state, line_app_weight;
 	unsigned int line_class[CLASS_NR];
 };
 
