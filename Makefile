@@ -52,7 +52,7 @@ LIB_SRCS  = topology.c sample.c apply.c \
             netpath/netpath.c netpath/netpathio.c netpath/netfollow.c \
             report/report.c report/json.c report/metrics.c report/output.c
 LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/%.o)
-UNIT      = appload kubelet cpuset topology sample estimate measure costs state history devfit plan config compat capture irqthread \
+UNIT      = appload kubelet policy cpuset topology sample estimate measure costs state history devfit plan config compat capture irqthread \
             report replay window strutil netpath planrun loadstep machine output runcapture vectors
 TESTS     = $(UNIT:%=$(B)/tests/test_%)
 
