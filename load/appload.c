@@ -17,6 +17,7 @@
 #include "fileio.h"
 #include "pathnames.h"
 #include "source.h"
+#include "topology.h"
 
 /* include/linux/sched.h; as irqthread.c tests it. */
 #define PF_KTHREAD	0x00200000UL
@@ -319,14 +320,20 @@ int appload_sample(struct source *src, const char *tag, struct appthreads *t,
 
 	if (!t->active || !t->online || !t->eligible)
 		return 0;
-	if (end == 0)
-		return find(src, tag, t);
-	for (unsigned int i = 0; i < t->nr; i++) {
-		r = again(src, tag, t, &t->t[i]);
-		if (r < 0)
-			return r;
+	if (end == 0) {
+		r = find(src, tag, t);
+	} else {
+		r = 0;
+		for (unsigned int i = 0; i < t->nr && r == 0; i++)
+			r = again(src, tag, t, &t->t[i]);
 	}
-	return 0;
+	if (r < 0) {
+		/* Half a window's threads tell nothing: none counted. */
+		forget(t);
+		t->active = false;
+		snprintf(t->reason, sizeof(t->reason), "not measured: %s", strerror(-r));
+	}
+	return r;
 }
 
 int appload_compute(const struct appthreads *t, double seconds, long hz,
@@ -390,6 +397,30 @@ void appload_choose(struct appload *bpf, struct appload *proc, struct appload *r
 		appload_release(proc);
 	else if (bpf)
 		appload_release(bpf);
+}
+
+int appload_for_plan(const struct appload *a, double weight, const struct topology *topo,
+		     double **ret)
+{
+	unsigned int n = topo->nr_ids < a->nr_ids ? topo->nr_ids : a->nr_ids;
+	bool any = false;
+	double *v;
+
+	*ret = NULL;
+	if (!(weight > 0) || a->kind == APPLOAD_NONE || !a->cpu)
+		return 0;
+	for (unsigned int c = 0; c < n; c++)
+		any |= a->cpu[c] > 0 && topo->cpus[c].online;
+	if (!any)
+		return 0;
+	v = calloc(topo->nr_ids, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (unsigned int c = 0; c < n; c++)
+		if (topo->cpus[c].online)
+			v[c] = a->cpu[c] * weight * topology_capacity(topo, c) / CAPACITY_SCALE;
+	*ret = v;
+	return 0;
 }
 
 void appthreads_release(struct appthreads *t)

@@ -105,6 +105,15 @@ int appload_compute(const struct appthreads *t, double seconds, long hz,
  * the caller's; the chosen one is moved into @ret. */
 void appload_choose(struct appload *bpf, struct appload *proc, struct appload *ret);
 
+struct topology;
+/* What the planner places around (plan_policy.app): per CPU id of @topo,
+ * @a's load x @weight in CPUs of the biggest (a thread's time on a
+ * smaller CPU is less work), into *@ret; NULL when @weight is 0, nothing
+ * was measured or no CPU has any, so that such a plan is today's. 0 or
+ * -ENOMEM. Pure. */
+int appload_for_plan(const struct appload *a, double weight, const struct topology *topo,
+		     double **ret);
+
 void appthreads_release(struct appthreads *t);
 void appload_release(struct appload *a);
 

@@ -18,6 +18,7 @@
 #include "capture.h"
 #include "cpuset.h"
 #include "source.h"
+#include "topology.h"
 
 /* A user thread's stat as a 6.1 kernel writes it: utime 1234, stime 56,
  * starttime 998877. */
@@ -301,6 +302,40 @@ static void test_choose(void **state)
 	assert_true(strstr(out.reason, "not measured") != NULL);
 }
 
+/* The planner's figures: weighted, in CPUs of the biggest, NULL when
+ * there is nothing to place around. */
+static void test_for_plan(void **state)
+{
+	struct topology *t = topology_new(4);
+	double cpu[4] = { 0, 1.0, 0.5, 0.25 }, *v;
+	struct appload a = { .kind = APPLOAD_PROC, .nr_ids = 4, .cpu = cpu };
+
+	(void)state;
+	assert_non_null(t);
+	for (int id = 0; id < 4; id++)
+		t->cpus[id] = (struct cpu_info){ .online = id != 3, .core = id, .node = 0,
+						 .capacity = id == 2 ? 512 : 1024 };
+	t->nr_nodes = 1;
+	topology_update_sets(t);
+	assert_int_equal(appload_for_plan(&a, 2.0, t, &v), 0);
+	assert_non_null(v);
+	assert_float_equal(v[0], 0, 0);
+	assert_float_equal(v[1], 2.0, 1e-12);
+	assert_float_equal(v[2], 0.5, 1e-12);	/* half a CPU of half the capacity, x2 */
+	assert_float_equal(v[3], 0, 0);		/* offline */
+	free(v);
+	assert_int_equal(appload_for_plan(&a, 0, t, &v), 0);
+	assert_null(v);
+	cpu[1] = cpu[2] = 0;
+	assert_int_equal(appload_for_plan(&a, 1.0, t, &v), 0);
+	assert_null(v);				/* only the offline CPU had some */
+	a.kind = APPLOAD_NONE;
+	cpu[1] = 1;
+	assert_int_equal(appload_for_plan(&a, 1.0, t, &v), 0);
+	assert_null(v);
+	topology_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_window),
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_choose),
+		cmocka_unit_test(test_for_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
