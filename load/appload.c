@@ -99,23 +99,33 @@ bool appload_pinned(const struct cpuset *allowed, const struct cpuset *eligible)
 	return false;
 }
 
-void appload_decide(struct appthreads *t, bool native, bool replay)
+/* Whether @dir opens to the kernel's procfs (as source_subdirs() opens
+ * it); one that cannot be opened is taken for it, and not read. */
+static bool is_procfs(const char *dir)
 {
 	struct statfs st;
-	int fd;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool r;
 
+	if (fd < 0)
+		return true;
+	r = fstatfs(fd, &st) < 0 || st.f_type == PROC_SUPER_MAGIC;
+	close(fd);
+	return r;
+}
+
+void appload_decide(struct appthreads *t, bool native, bool replay)
+{
+	t->tree = false;
 	t->active = native || replay;
 	t->reason[0] = '\0';
 	if (t->active)
 		return;
-	/* The descriptor a listing of /proc reads: a test machine's tree
+	/* The directory a listing of /proc reads: a test machine's tree
 	 * (umockdev's redirection) renders the machine's own threads; the
 	 * kernel's procfs under test files, or under a container's
 	 * bound-over ones, lists this host's or container's. */
-	fd = open(_PATH_PROC, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	t->active = fd >= 0 && fstatfs(fd, &st) == 0 && st.f_type != PROC_SUPER_MAGIC;
-	if (fd >= 0)
-		close(fd);
+	t->active = t->tree = !is_procfs(_PATH_PROC "/");
 	if (!t->active)
 		snprintf(t->reason, sizeof(t->reason), "not measured: /proc/interrupts is not "
 			 "the kernel's own, so its processes are not the machine's");
@@ -242,6 +252,10 @@ static int consider_process(void *ctx, const char *name)
 	}
 	w->pid = (int)pid;
 	snprintf(path, sizeof(path), "%s/%d/task", _PATH_PROC, w->pid);
+	/* A test tree's process without threads of its own there would be
+	 * this host's (umockdev passes what the tree lacks through). */
+	if (w->t->tree && is_procfs(path))
+		return 0;
 	return source_subdirs(w->src, path, consider_thread, w);
 }
 
@@ -260,7 +274,8 @@ static int find(struct source *src, const char *tag, struct appthreads *t)
 	int r;
 
 	forget(t);		/* a window taken again starts afresh */
-	r = known_kthreads(&w);
+	/* A test tree that lacks the list would read this host's. */
+	r = t->tree ? 0 : known_kthreads(&w);
 	if (r == 0)
 		r = source_subdirs(src, _PATH_PROC, consider_process, &w);
 	free(w.kthreads);

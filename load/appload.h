@@ -63,6 +63,7 @@ struct appthread {
 /* The user threads of a run, found at the window's start. */
 struct appthreads {
 	bool active;			/* to be read at all (appload_decide) */
+	bool tree;			/* a test machine's /proc: its processes only */
 	char reason[APPLOAD_REASON_MAX];	/* why not, when not */
 	unsigned int limit;		/* APPLOAD_THREADS_MAX but for tests */
 	const struct cpuset *online, *eligible;	/* borrowed: the topology's */
