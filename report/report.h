@@ -134,6 +134,8 @@ struct plan_irq;
 struct plan_result;
 
 struct vector_info;
+struct appload;
+struct kubelet_state;
 
 struct report_input {
 	bool dry_run;
@@ -150,9 +152,14 @@ struct report_input {
 	const struct plan_irq *pi;
 	const enum report_outcome *out;
 	const struct plan_result *res;
-	const struct appload *app;		/* NULL: not measured */
-	const struct kubelet_state *kubelet;	/* NULL: not read */
-	const char *avoid;			/* avoid-cpus' cpulist; NULL: none */
+	/* Issue 31: the pinned application threads' load per CPU over the
+	 * window, as measured (before app-weight; its kind NONE with why when
+	 * not measured); NULL: not reached. */
+	const struct appload *app;
+	double app_weight;			/* as planned with; 0: not planned around */
+	/* the kubelet's state file (status ABSENT: none); NULL: not read */
+	const struct kubelet_state *kubelet;
+	const char *avoid;			/* the avoided CPUs, a cpulist; NULL: none */
 };
 
 /* What report_build() allocates for a report_run to point into. */

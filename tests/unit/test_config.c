@@ -272,9 +272,60 @@ static const struct bad {
 	{ "window 1\n", 1, "expected 'key = value'" },
 	{ "[net\ncpus = 1\n", 1, "expected 'key = value'" },
 	{ "window = 1\nthis is not ini\nwindow = 2\n", 2, "expected 'key = value'" },
+	{ "avoid-cpus = 2-\n", 1, "avoid-cpus '2-': not a cpulist" },
+	{ "avoid-cpus = 99999\n", 1, "avoid-cpus '99999': CPU id out of range" },
+	{ "exclusive-cpus = yes\n", 1, "exclusive-cpus 'yes': must be 'avoid', 'ban' or 'ignore'" },
+	{ "exclusive-cpus = ban\nexclusive-cpus = ban\n", 2, "'exclusive-cpus' given twice" },
+	{ "kubelet-state = cpu_manager_state\n", 1, "not an absolute path" },
+	{ "app-weight = -0.5\n", 1, "app-weight '-0.5': not a number from 0 to 100" },
+	{ "app-weight = 101\n", 1, "from 0 to 100" },
+	{ "app-weight = 50%\n", 1, "app-weight '50%'" },
+	{ "app-weight = nan\n", 1, "app-weight 'nan'" },
+	{ "app-weight = 1\napp-weight = 2\n", 2, "given twice" },
+	{ "[net]\navoid-cpus = 1\n", 2, "unknown key 'avoid-cpus' in [net]" },
 	/* the first error counts, whichever found it */
 	{ "window = x\nnot ini\n", 1, "window 'x'" },
 };
+
+/* The keys of issue 31: the application's CPUs. */
+static void test_app_keys(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *avoid;
+		enum config_exclusive exclusive;
+		double weight;
+		const char *kubelet;
+	} rows[] = {
+		{ "", "(unset)", CONFIG_EXCLUSIVE_UNSET, -1, NULL },
+		{ "avoid-cpus = 4-7\n", "4-7", CONFIG_EXCLUSIVE_UNSET, -1, NULL },
+		{ "avoid-cpus = 4-5\navoid-cpus = 9\n", "4-5,9", CONFIG_EXCLUSIVE_UNSET, -1, NULL },
+		{ "avoid-cpus =\n", "", CONFIG_EXCLUSIVE_UNSET, -1, NULL },
+		{ "exclusive-cpus = avoid\n", "(unset)", CONFIG_EXCLUSIVE_AVOID, -1, NULL },
+		{ "exclusive-cpus = ban\n", "(unset)", CONFIG_EXCLUSIVE_BAN, -1, NULL },
+		{ "exclusive-cpus = ignore\n", "(unset)", CONFIG_EXCLUSIVE_IGNORE, -1, NULL },
+		{ "app-weight = 0\n", "(unset)", CONFIG_EXCLUSIVE_UNSET, 0, NULL },
+		{ "app-weight = 2.5\n", "(unset)", CONFIG_EXCLUSIVE_UNSET, 2.5, NULL },
+		{ "app-weight = 100\n", "(unset)", CONFIG_EXCLUSIVE_UNSET, 100, NULL },
+		{ "kubelet-state = /srv/kubelet/cpu_manager_state\n", "(unset)",
+		  CONFIG_EXCLUSIVE_UNSET, -1, "/srv/kubelet/cpu_manager_state" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct config cfg;
+		struct config_error err;
+
+		check(parse_string(rows[i].text, &cfg, &err) == 0, rows[i].text);
+		check(strcmp(list(cfg.avoidcpus), rows[i].avoid) == 0, rows[i].text);
+		check(cfg.exclusive == rows[i].exclusive, rows[i].text);
+		check(cfg.app_weight == rows[i].weight, rows[i].text);
+		check(rows[i].kubelet ? cfg.kubelet_state &&
+		      strcmp(cfg.kubelet_state, rows[i].kubelet) == 0 : !cfg.kubelet_state,
+		      rows[i].text);
+		config_release(&cfg);
+	}
+}
 
 static void test_load_source_values(void **state)
 {
@@ -476,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_load_source_values),
 		cmocka_unit_test(test_placement),
+		cmocka_unit_test(test_app_keys),
 		cmocka_unit_test(test_compat_keys),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_long_line),
