@@ -98,16 +98,20 @@ static int choose_replayed(struct loadstep *ls, const struct loadstep_input *in)
 
 int loadstep_choose(struct loadstep *ls, const struct loadstep_input *in)
 {
+	bool replay = in->fs->mode == SOURCE_REPLAY, native = !replay && loadsrc_native();
 	int r;
 
 	/* Threaded IRQs' threads, found before the program is loaded: it
 	 * times them only where there are some. A test tree's IRQs are not
 	 * this kernel's: its processes are not looked at. */
-	if ((in->fs->mode == SOURCE_REPLAY || loadsrc_native()) &&
-	    irqthread_find(in->fs, in->thr) < 0) {
+	if ((replay || native) && irqthread_find(in->fs, in->thr) < 0) {
 		log_msg(LOG_ERR, "out of memory");
 		return -ENOMEM;
 	}
+	/* Application threads: the same, but for a test tree that renders
+	 * its machine's own. */
+	if (in->app)
+		appload_decide(in->app, native, replay);
 	if (in->fs->mode == SOURCE_REPLAY)
 		return choose_replayed(ls, in);
 	r = loadsrc_begin(in->src, in->want, in->build, in->thr->nr > 0);
@@ -131,12 +135,16 @@ static void window_tick(void *ctx)
 	loadsrc_tick(in->src);
 }
 
-/* The irq threads' run times at the same end of the window. */
+/* The irq threads' and the application threads' run times at the same
+ * end of the window. */
 static void window_taken(void *ctx, const char *tag, int n)
 {
 	const struct loadstep_input *in = ctx;
 
 	irqthread_sample(in->fs, tag, in->thr, n % 2 ? 0 : 1);
+	/* Out of memory, it measures none and says so in its reason. */
+	if (in->app)
+		(void)appload_sample(in->fs, tag, in->app, n % 2 ? 0 : 1);
 }
 
 /* Why the window's snapshot @w->tag failed, said once. */
@@ -308,6 +316,37 @@ static int end_history(struct loadstep *ls, const struct loadstep_input *in)
 	return r;
 }
 
+/* The kernel program's application load, where it ran and summed the
+ * pinned threads' run time: none yet (its sched_switch probe comes with
+ * bpfload.c's part of issue 31, which fills this). */
+static struct appload *app_measured(const struct loadstep_input *in)
+{
+	(void)in;
+	return NULL;
+}
+
+/* The pinned application load over the window: the program's where it
+ * has some (appload_choose), else /proc's. -ENOMEM only. */
+static int app_load(struct loadstep *ls, const struct loadstep_input *in)
+{
+	struct appload proc;
+	int r;
+
+	if (!in->app || !in->app->active) {
+		snprintf(ls->app.reason, sizeof(ls->app.reason), "%s",
+			 !in->app ? "not measured: app-weight = 0" : in->app->reason);
+		return 0;
+	}
+	r = appload_compute(in->app, in->win->b.when - in->win->a.when, ls->hz, in->nr_ids,
+			    &proc);
+	if (r < 0) {
+		log_msg(LOG_ERR, "out of memory");
+		return r;
+	}
+	appload_choose(app_measured(in), &proc, &ls->app);
+	return 0;
+}
+
 int loadstep_weigh(struct loadstep *ls, const struct loadstep_input *in)
 {
 	int r;
@@ -332,7 +371,8 @@ int loadstep_weigh(struct loadstep *ls, const struct loadstep_input *in)
 	if (r < 0)
 		return r;
 	costs_after(ls, in);
-	return end_history(ls, in);
+	r = end_history(ls, in);
+	return r < 0 ? r : app_load(ls, in);
 }
 
 int loadstep_evidence(struct loadstep *ls, const struct plan_irq *pi, unsigned int nr,
@@ -351,4 +391,5 @@ void loadstep_release(struct loadstep *ls)
 	history_release(&ls->hist);
 	free(ls->class);
 	free(ls->target);
+	appload_release(&ls->app);
 }
