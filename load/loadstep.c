@@ -110,7 +110,7 @@ int loadstep_choose(struct loadstep *ls, const struct loadstep_input *in)
 	}
 	if (in->fs->mode == SOURCE_REPLAY)
 		return choose_replayed(ls, in);
-	r = loadsrc_begin(in->src, in->want, in->build, in->thr->nr > 0);
+	r = loadsrc_begin(in->src, in->want, in->build, in->thr->nr > 0, in->eligible);
 	str_copy(ls->begin_reason, sizeof(ls->begin_reason), in->src->reason);
 	if (r < 0)
 		log_msg(LOG_ERR, "load source bpf: %s", in->src->reason);
@@ -308,6 +308,30 @@ static int end_history(struct loadstep *ls, const struct loadstep_input *in)
 	return r;
 }
 
+/* Issue 31, until the report shows application load: with -v, the
+ * pinned application threads' load the kernel program measured, per CPU
+ * that had any, on stderr (stdout may be JSON). */
+static void show_app(const struct measure_raw *raw)
+{
+	char line[512] = "";
+	double *cpu;
+	size_t l = 0;
+
+	if (!raw || !raw->nr_cpus)
+		return;
+	cpu = calloc(raw->nr_cpus, sizeof(*cpu));
+	if (!cpu || measure_app(raw, cpu, raw->nr_cpus) < 0) {
+		free(cpu);
+		return;
+	}
+	for (unsigned int c = 0; c < raw->nr_cpus && l < sizeof(line); c++)
+		if (cpu[c] >= 0.0005)
+			l += (size_t)snprintf(line + l, sizeof(line) - l, "%sCPU %u %.3f",
+					      l ? ", " : "", c, cpu[c]);
+	log_msg(LOG_DEBUG, "pinned application threads (bpf): %s", l ? line : "none");
+	free(cpu);
+}
+
 int loadstep_weigh(struct loadstep *ls, const struct loadstep_input *in)
 {
 	int r;
@@ -325,6 +349,8 @@ int loadstep_weigh(struct loadstep *ls, const struct loadstep_input *in)
 			   ls->have_costs ? &ls->costs : NULL,
 			   ls->hist.fit ? &ls->hist.dev : NULL, in->thr, &ls->act);
 	replay_keep_measure(in->fs, in->src->raw);
+	if (in->show_app && r == 0 && in->src->used == LOADSRC_BPF)
+		show_app(in->src->raw);
 	if (r == -EPROTO)
 		log_msg(LOG_ERR, "load source bpf: %s", in->src->reason);
 	else if (r < 0)

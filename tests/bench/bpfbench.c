@@ -47,7 +47,7 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < RUNS; i++) {
 		t = cpu_ms();
-		r = bpfload_open(64, BPFLOAD_BUILD_ANY, false, &b, why, sizeof(why));
+		r = bpfload_open(64, BPFLOAD_BUILD_ANY, false, 0, &b, why, sizeof(why));
 		open_ms[i] = cpu_ms() - t;
 		if (r < 0) {
 			fprintf(stderr, "bpfbench: cannot load: %s\n", why);
