@@ -272,7 +272,8 @@ static int measure_line(struct measure_raw **rawp, char *line, double *window,
 	if (strcmp(fv[0], "app_cpus") == 0 && n == 2) {
 		int c;
 
-		if (parse_int(fv[1], 1, CPU_ID_LIMIT, &c) < 0)
+		/* parse_int() holds only negative numbers to @min */
+		if (parse_int(fv[1], 1, CPU_ID_LIMIT, &c) < 0 || c < 1)
 			return -EINVAL;
 		raw->app_timed = true;
 		raw->app_cpus = (unsigned int)c;
