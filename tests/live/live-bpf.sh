@@ -63,7 +63,7 @@ fi
 # Programs of irqtune's loaded now, by name (bpftool cuts names at 15).
 progs_loaded() {
 	bpftool prog show 2>/dev/null |
-		grep -Ec ' name ((btf|raw)_(hard|soft|napi)_|ctx_e)'
+		grep -Ec ' name ((btf|raw)_(hard|soft|napi)_|ctx_e|app_close)'
 }
 # until_gone: the kernel frees a closed program after an RCU grace period.
 until_gone() {
