@@ -334,7 +334,8 @@ int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, bool threads,
 		return -ENOMEM;
 	}
 	b->nr_cpus = (unsigned int)possible;
-	b->app_cpus = app_cpus;
+	/* With one CPU to place IRQs on, no thread is allowed fewer. */
+	b->app_cpus = app_cpus > 1 ? app_cpus : 0;
 	if (build != BPFLOAD_BUILD_ANY)
 		first = last = (enum mode)(build - BPFLOAD_BUILD_CONTEXT);
 	/* Some kernels refuse fentry alone (EPERM on 6.18 guests without
