@@ -35,6 +35,7 @@ struct bpfload {
 	unsigned int nr_progs;
 	int idx_switch;			/* of the sched_switch program, -1 none */
 	int switch_err;			/* why it could not be attached, 0 */
+	bool threads;			/* it was asked to time irq threads */
 	struct measure_probe probe;	/* its own cost per event, measured */
 	char probe_note[128];		/* what was measured of it, or why not */
 	/* The kernel's run-time statistics over the window (BPF_ENABLE_STATS,
@@ -336,6 +337,7 @@ int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, bool threads,
 	b->nr_cpus = (unsigned int)possible;
 	/* With one CPU to place IRQs on, no thread is allowed fewer. */
 	b->app_cpus = app_cpus > 1 ? app_cpus : 0;
+	b->threads = threads;
 	if (build != BPFLOAD_BUILD_ANY)
 		first = last = (enum mode)(build - BPFLOAD_BUILD_CONTEXT);
 	/* Some kernels refuse fentry alone (EPERM on 6.18 guests without
@@ -363,9 +365,10 @@ int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, bool threads,
 
 int bpfload_threads(const struct bpfload *b)
 {
+	/* Attached for pinned threads alone, it times irq threads too. */
 	if (b->idx_switch >= 0)
 		return 1;
-	return b->switch_err ? -b->switch_err : 0;
+	return b->threads && b->switch_err ? -b->switch_err : 0;
 }
 
 const char *bpfload_probe_note(const struct bpfload *b)
