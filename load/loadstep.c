@@ -114,7 +114,7 @@ int loadstep_choose(struct loadstep *ls, const struct loadstep_input *in)
 		appload_decide(in->app, native, replay);
 	if (in->fs->mode == SOURCE_REPLAY)
 		return choose_replayed(ls, in);
-	r = loadsrc_begin(in->src, in->want, in->build, in->thr->nr > 0);
+	r = loadsrc_begin(in->src, in->want, in->build, in->thr->nr > 0, in->eligible);
 	str_copy(ls->begin_reason, sizeof(ls->begin_reason), in->src->reason);
 	if (r < 0)
 		log_msg(LOG_ERR, "load source bpf: %s", in->src->reason);
@@ -316,20 +316,36 @@ static int end_history(struct loadstep *ls, const struct loadstep_input *in)
 	return r;
 }
 
-/* The kernel program's application load, where it ran and summed the
- * pinned threads' run time: none yet (its sched_switch probe comes with
- * bpfload.c's part of issue 31, which fills this). */
-static struct appload *app_measured(const struct loadstep_input *in)
+/* The kernel program's application load into @ret, where it ran and
+ * summed the pinned threads' run time (a replay: where the capture holds
+ * that sum); kind APPLOAD_NONE otherwise. -ENOMEM only. */
+static int app_measured(const struct loadstep_input *in, unsigned int nr_ids,
+			struct appload *ret)
 {
-	(void)in;
-	return NULL;
+	const struct measure_raw *raw = in->src->raw;
+
+	memset(ret, 0, sizeof(*ret));
+	if (!raw || !raw->app_timed)
+		return 0;
+	ret->cpu = calloc(nr_ids ? nr_ids : 1, sizeof(*ret->cpu));
+	if (!ret->cpu)
+		return -ENOMEM;
+	ret->nr_ids = nr_ids;
+	if (measure_app(raw, ret->cpu, nr_ids) < 0) {
+		appload_release(ret);
+		return 0;
+	}
+	ret->kind = APPLOAD_BPF;
+	snprintf(ret->reason, sizeof(ret->reason),
+		 "the kernel program's sched_switch probe timed every pinned thread");
+	return 0;
 }
 
 /* The pinned application load over the window: the program's where it
  * has some (appload_choose), else /proc's. -ENOMEM only. */
 static int app_load(struct loadstep *ls, const struct loadstep_input *in)
 {
-	struct appload proc;
+	struct appload proc, bpf;
 	int r;
 
 	if (!in->app || !in->app->active) {
@@ -339,11 +355,16 @@ static int app_load(struct loadstep *ls, const struct loadstep_input *in)
 	}
 	r = appload_compute(in->app, in->win->b.when - in->win->a.when, ls->hz, in->nr_ids,
 			    &proc);
+	if (r == 0) {
+		r = app_measured(in, in->nr_ids, &bpf);
+		if (r < 0)
+			appload_release(&proc);
+	}
 	if (r < 0) {
 		log_msg(LOG_ERR, "out of memory");
 		return r;
 	}
-	appload_choose(app_measured(in), &proc, &ls->app);
+	appload_choose(&bpf, &proc, &ls->app);
 	return 0;
 }
 

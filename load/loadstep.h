@@ -31,6 +31,7 @@ struct loadstep_input {
 	double seconds;			/* the window's length */
 	const char *counts_env;		/* IRQTUNE_COUNTS, a test switch; NULL: unset */
 	unsigned int online;		/* online CPUs, for the counts' choice */
+	unsigned int eligible;		/* CPUs IRQs may go to: fewer allowed is pinned */
 	bool no_state;			/* --no-state */
 	const char *state_dir;		/* the configuration's; NULL: not set */
 	const struct device_map *map;	/* for loadstep_weigh() */

@@ -220,10 +220,15 @@ static struct json_object *application(const struct report_run *run)
 		if (x) {
 			r |= add(x, "kind", json_object_new_string(report_app_kind(a)));
 			r |= add(x, "reason", text(a->reason));
-			r |= add(x, "threads_seen", json_object_new_int64(a->threads_seen));
-			r |= add(x, "threads_pinned", json_object_new_int64(a->threads_pinned));
-			r |= add(x, "cap", json_object_new_int64(a->cap));
-			r |= add(x, "capped", json_object_new_boolean(a->capped));
+			/* Threads are counted where /proc was read; the
+			 * program sums time per CPU and counts none. */
+			if (a->kind == APPLOAD_PROC) {
+				r |= add(x, "threads_seen", json_object_new_int64(a->threads_seen));
+				r |= add(x, "threads_pinned",
+					 json_object_new_int64(a->threads_pinned));
+				r |= add(x, "cap", json_object_new_int64(a->cap));
+				r |= add(x, "capped", json_object_new_boolean(a->capped));
+			}
 			r |= add(x, "busy_threshold", number(REPORT_APP_BUSY));
 		}
 	}

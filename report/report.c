@@ -581,9 +581,14 @@ void report_app_source(FILE *f, const struct report_run *rr)
 		const struct appload *a = rr->app_source;
 
 		str_escape_text(why, sizeof(why), a->reason);	/* may name a file */
-		fprintf(f, "irqtune: application load from %s: %u pinned threads of %u "
-			"counted (%s)", report_app_kind(a), a->threads_pinned,
-			a->threads_seen, why);
+		/* The program sums time per CPU: it counts no threads. */
+		if (a->kind == APPLOAD_BPF)
+			fprintf(f, "irqtune: application load from %s (%s)",
+				report_app_kind(a), why);
+		else
+			fprintf(f, "irqtune: application load from %s: %u pinned threads of %u "
+				"counted (%s)", report_app_kind(a), a->threads_pinned,
+				a->threads_seen, why);
 		if (a->capped)
 			fprintf(f, "; capped at %u threads, the rest unread", a->cap);
 		fputc('\n', f);
