@@ -11,7 +11,9 @@
 #  - the busiest CPU's whole load (whole_max_load: IRQ plus pinned
 #    application work) within 5% of the oracle's.
 # Once with --no-state, and in cron mode (four runs a minute apart with the
-# load history): runs 1 and 4 on both figures, runs 2-4 move nothing.
+# load history): runs 1 and 4 on both figures, runs 2-4 move nothing; and
+# the plan from the measured (bpf) source as modelled (tests/sim/bpfplan.sh,
+# the program's sums of pinned threads' run time from irqsim measure).
 # irqtune's planner fed the true loads (tests/sim/planprobe, the app loads
 # in plan_policy.app) is held to the same figures, which tells the
 # planner's share of a miss from the measurement's.
@@ -173,6 +175,16 @@ cron() {
 	figures "$m: cron run 4" "$D.score4" "$D.oracle"
 	why="$moves moved"
 	check "$m: cron runs 2-4 move nothing" [ "$moves" = 0 ]
+	# the plan the measured (bpf) source makes, modelled: the program's
+	# per-CPU sums of pinned threads' run time (irqsim measure)
+	D=$work/bpf-$m
+	"$sim" build "$top/tests/sim/machines/$m.txt" "$D" >/dev/null &&
+		"$top/tests/sim/bpfplan.sh" "$D" >"$D.plan" 2>"$D.err"
+	why="$(cat "$D.plan" "$D.err" 2>/dev/null | tr '\n' ' ')"
+	check "$m: the modelled measurement is the replay's load source" \
+		[ "$(key bpf_source "$D.plan")" = bpf ]
+	"$sim" score "$D" >"$D.score"
+	figures "$m: plan on the measured source" "$D.score" "$work/cron-$m.oracle"
 }
 
 # APP_MACHINES=model: the model's checks alone

@@ -513,3 +513,51 @@ void sim_app_score(const struct sim *s, const double *irq, FILE *out)
 	fprintf(out, "whole_max_load_cpu %d\n", cpu);
 	free(app);
 }
+
+void sim_app_measure(const struct sim *s, double from, double to, FILE *out)
+{
+	double *busy = calloc(s->nr_cpus, sizeof(*busy));
+	double *pin = calloc(s->nr_cpus, sizeof(*pin));
+	double *user = calloc(s->nr_cpus, sizeof(*user));
+	double *sys = calloc(s->nr_cpus, sizeof(*sys));
+	double dt = to - from;
+	unsigned int elig = 0;
+
+	if (!busy || !pin || !user || !sys || !(dt > 0))
+		goto out_free;
+	for (unsigned int i = 0; i < s->nr_irqs; i++) {
+		const struct sim_irq *q = &s->irqs[i];
+		double f = 0;
+
+		if (q->eff < 0 || !s->cpu[q->eff].online || q->rate <= 0)
+			continue;
+		/* the window's mean noise factor, as sim_step sums it */
+		for (double t = from; t < to; t += dt / 64)
+			f += sim_noise_factor(s, q, t + dt / 128) / 64;
+		busy[q->eff] += sim_irq_load(q) * f * sim_slowdown(s, (unsigned int)q->eff);
+	}
+	sim_app_load(s, pin);
+	sim_app_demand(s, user, sys);
+	for (unsigned int c = 0; c < s->nr_cpus; c++)
+		elig += eligible(&s->cpu[c]);
+	fprintf(out, "# app CPU NS RUNS: pinned application threads, app_cpus: "
+		"allowed on fewer CPUs than this\napp_cpus %u\n", elig ? elig : 1);
+	for (unsigned int c = 0; c < s->nr_cpus; c++) {
+		double want = user[c] + sys[c];
+		double left = 1.0 - busy[c] - s->bg_user - s->bg_system;
+
+		if (!s->cpu[c].online || pin[c] <= 0)
+			continue;
+		if (left < 0)
+			left = 0;
+		/* what sim_step grants: what interrupts leave, shared alike */
+		fprintf(out, "app %u %.0f %.0f\n", c,
+			pin[c] * (want > left ? left / want : 1.0) * dt * 1e9,
+			100 * dt);
+	}
+out_free:
+	free(busy);
+	free(pin);
+	free(user);
+	free(sys);
+}

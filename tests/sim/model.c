@@ -719,6 +719,8 @@ void sim_measure(const struct sim *s, double from, double to, FILE *out)
 			fprintf(out, " %.0f", ev[c][v]);
 		fputc('\n', out);
 	}
+	if (s->nr_threads)
+		sim_app_measure(s, from, to, out);
 out_free:
 	free(soft);
 	free(ev);

@@ -372,6 +372,12 @@ void sim_app_demand(const struct sim *s, double *user, double *sys);
  * @grant[c] (0..1) of what they asked for there. */
 void sim_app_advance(struct sim *s, const double *grant, double dt);
 void sim_app_save(const struct sim *s, struct sim_buf *b);
+/* The measure member's application lines (replay.c's "app_cpus" and "app
+ * CPU NS RUNS"): the pinned threads' run time per CPU over [from, to], what
+ * the kernel program's sched_switch probe sums: what the IRQs and the
+ * background left them of what they asked for (at the IRQs' mean rates
+ * and the window's noise, as sim_step gives it). */
+void sim_app_measure(const struct sim *s, double from, double to, FILE *out);
 int sim_app_load_line(struct sim *s, char *rest);
 /* DIR/proc/PID/{stat,status,comm} and task/TID/{stat,status}; @all: make
  * the directories too. */
