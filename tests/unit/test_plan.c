@@ -415,6 +415,56 @@ static void test_site_policy_narrows_cpus(void **state)
 	topology_free(t);
 }
 
+/* A NIC whose site policy allows 2 of its node's 8 cores: its 4 queues
+ * share those 2, two a core, and that is their fair share. Counted against
+ * the node's 8 cores it was "crowded", and every run moved queues again
+ * (REASON_SPREAD) under an unchanged load. */
+static void test_narrow_policy_plans_and_stays(void **state)
+{
+	static const double load[4] = { 0.20, 0.15, 0.10, 0.05 };
+	struct topology *t = machine(1, 8, 2, 1);
+	struct cpuset *only = cpuset_new(t->nr_ids);
+	struct plan_irq v[4];
+	struct plan_result res;
+
+	(void)state;
+	assert_non_null(only);
+	/* Cores 2 and 3, both threads (siblings 10 and 11). */
+	cpuset_set(only, 2);
+	cpuset_set(only, 3);
+	cpuset_set(only, 10);
+	cpuset_set(only, 11);
+	for (unsigned int i = 0; i < 4; i++) {
+		v[i] = irq(90 + i, CLASS_NET, 0, 0, 0, load[i]);
+		v[i].allowed = only;
+	}
+	plan_ok(t, v, 4, &res);
+	assert_int_equal(res.nr_moves, 4);
+	plan_result_release(&res);
+	for (int round = 0; round < 3; round++) {
+		unsigned int per_core[8] = { 0 };
+
+		for (unsigned int i = 0; i < 4; i++) {
+			assert_true(cpuset_test(only, (unsigned int)v[i].target));
+			per_core[t->cpus[v[i].target].core]++;
+			/* One queue a CPU: the four are busy alike. */
+			for (unsigned int j = i + 1; j < 4; j++)
+				assert_int_not_equal(v[i].target, v[j].target);
+		}
+		/* As evenly as the 2 cores allow. */
+		assert_int_equal(per_core[2], 2);
+		assert_int_equal(per_core[3], 2);
+		settle_in(v, 4);
+		plan_ok(t, v, 4, &res);
+		assert_int_equal(res.nr_moves, 0);
+		for (unsigned int i = 0; i < 4; i++)
+			assert_int_equal(v[i].reason, REASON_KEEP);
+		plan_result_release(&res);
+	}
+	cpuset_free(only);
+	topology_free(t);
+}
+
 /* The mixed machine of tests/sim after eth1's surge: node 0 (CPUs 0-3 and
  * their siblings 8-11) holds eth0's 8 queues, eth1's 4, an HBA's 2; node 1
  * an NVMe's 8 queues and a 4-queue NIC. Loads are the simulator's true ones;
@@ -1449,6 +1499,7 @@ int main(void)
 		cmocka_unit_test(test_no_eligible_cpu),
 		cmocka_unit_test(test_alternatives_are_distinct),
 		cmocka_unit_test(test_site_policy_narrows_cpus),
+		cmocka_unit_test(test_narrow_policy_plans_and_stays),
 		cmocka_unit_test(test_crowded_cpus_plan_and_settle),
 		cmocka_unit_test(test_shift_repairs_with_few_moves),
 		cmocka_unit_test(test_forced_move_moves_one),
