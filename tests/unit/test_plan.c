@@ -341,7 +341,13 @@ static void test_deterministic_lowest_cpu_wins(void **state)
 	plan_result_release(&res);
 	assert_int_equal(v[0].target, 0);
 	assert_int_equal(v[1].target, 1);
-	assert_memory_equal(v, w, sizeof(v));
+	/* Field by field: irq()'s padding is never set (valgrind). */
+	for (unsigned int i = 0; i < 2; i++) {
+		assert_int_equal(v[i].target, w[i].target);
+		assert_int_equal(v[i].reason, w[i].reason);
+		assert_int_equal(v[i].vec_full, w[i].vec_full);
+		assert_memory_equal(v[i].alt, w[i].alt, sizeof(v[i].alt));
+	}
 	topology_free(t);
 }
 
