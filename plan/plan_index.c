@@ -1075,7 +1075,7 @@ static int class_of(struct ctx *c, int *heads, unsigned int mask, int *chain,
 }
 
 /* Each class's cores, and with a full CPU somewhere its cores with room
- * (rank_index): once here, not at every spread_cap(). */
+ * (rank_index): once here, not at every spread_cap(). Needs cand_buf. */
 static int class_cores(struct ctx *c)
 {
 	c->ix.cls_cores = calloc(c->ix.nr_cls + 1, sizeof(*c->ix.cls_cores));
@@ -1211,9 +1211,7 @@ int classes_init(struct ctx *c)
 	c->ix.cand_buf = malloc((maxn + 1) * sizeof(*c->ix.cand_buf));
 	c->ix.walk = malloc((maxn + 1) * sizeof(*c->ix.walk));
 	if (!c->ix.gcl || !c->ix.frontier || !c->ix.units || !c->ix.out_units || !c->ix.unit_tmp ||
-	    !c->ix.taken_out || !c->ix.cand_buf || !c->ix.walk)
-		goto out;
-	if (class_cores(c) < 0)
+	    !c->ix.taken_out || !c->ix.cand_buf || !c->ix.walk || class_cores(c) < 0)
 		goto out;
 	c->ix.rebuild = true;
 	r = 0;
