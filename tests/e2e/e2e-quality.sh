@@ -15,8 +15,9 @@
 # QUALITY_MACHINES and QUALITY_CRON name a subset (as tests/bench does).
 # Prints "PASS name" or "FAIL name: why" per test.
 #
-# Under VALGRIND (make check-valgrind) only a few small machines run: the
-# placement code paths, not the figures, are what memcheck is for.
+# Under valgrind or ASan ($SMALL, tests/lib.sh) only a few small machines
+# run: the placement code paths, not the figures, are what the
+# instruments are for.
 set -u
 . "$(dirname "$0")/../lib.sh"
 e2e_setup e2e-quality
@@ -217,7 +218,7 @@ cron() {
 		le "$(key max_load "$cut.score")" "$(times "$orc" 1.02)"
 }
 
-if [ -n "$VALGRIND" ]; then
+if [ -n "$SMALL" ]; then
 	machines="tiny router mixed"
 else
 	machines="tiny router numa2 numa2-managed hotspot isolated offline cloud-vm
@@ -231,7 +232,7 @@ fi
 for m in ${QUALITY_MACHINES:-$machines}; do
 	quality "$m"
 done
-if [ -z "$VALGRIND" ]; then
+if [ -z "$SMALL" ]; then
 	for m in ${QUALITY_CRON:-crowd-a crowd-b biglittle hybrid vectors288}; do
 		cron "$m"
 	done
