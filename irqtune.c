@@ -554,7 +554,8 @@ static struct loadstep_input load_input(struct run *run)
 		.want = run->cfg.load_source, .build = run->opt->bpf_build,
 		.seconds = run->cfg.window, .counts_env = getenv("IRQTUNE_COUNTS"),
 		.online = run->topo ? cpuset_count(run->topo->online) : 0,
-		.no_state = run->opt->no_state, .state_dir = run->cfg.state_dir,
+		.no_state = run->opt->no_state, .dry_run = run->opt->dry_run,
+		.state_dir = run->cfg.state_dir,
 		.map = run->map, .win = &run->win, .src = &run->src, .thr = &run->thr,
 	};
 }
