@@ -73,6 +73,10 @@ static int history_open(struct history *h, const struct history_opts *o, char *b
 		return 0;
 	}
 	h->on = true;
+	/* A dry run changes nothing on the host: it plans with the history
+	 * as a run that writes would, and leaves it as it was, unless a
+	 * state-dir was set, a history of the caller's own to keep. */
+	h->keep = !o->dry_run || o->state_dir;
 	snprintf(h->path, sizeof(h->path), "%s/state", dir);
 	r = state_load(h->path, boot, o->now, &h->old, why, sizeof(why));
 	if (r == -ENOMEM)
@@ -225,7 +229,8 @@ static void end_note(struct history *h, const struct history_window *w,
 	size_t l;
 
 	snprintf(h->note, sizeof(h->note), "%s %s",
-		 h->old ? "loads weighed with the history in" : "history started in", h->path);
+		 h->old ? "loads weighed with the history in" :
+		 h->keep ? "history started in" : "no history yet in", h->path);
 	l = strlen(h->note);
 	if (h->long_act && !w->measured)
 		snprintf(h->note + l, sizeof(h->note) - l,
@@ -235,7 +240,9 @@ static void end_note(struct history *h, const struct history_window *w,
 		snprintf(h->note + l, sizeof(h->note) - l, "; this window alone: %s",
 			 h->long_why);
 	l = strlen(h->note);
-	if (!now->snap)
+	if (!h->keep)
+		snprintf(h->note + l, sizeof(h->note) - l, "; not kept by a dry run");
+	else if (!now->snap)
 		snprintf(h->note + l, sizeof(h->note) - l,
 			 "; too many counters to keep for the next run");
 }
@@ -296,7 +303,7 @@ int history_end(struct history *h, const struct history_window *w, const char *b
 		now->snap_lent = true;
 	}
 	end_note(h, w, now);
-	r = state_save(h->path, now, boot);
+	r = h->keep ? state_save(h->path, now, boot) : 0;
 	if (r < 0) {
 		snprintf(h->warn, sizeof(h->warn), "cannot keep the load history in %s: %s%s",
 			 h->path, strerror(-r), r == -ELOOP || r == -EPERM ?

@@ -51,6 +51,7 @@ struct history_opts {
 	bool no_state;		/* --no-state */
 	bool live;		/* neither a capture nor a replay */
 	bool native;		/* /proc is the kernel's own */
+	bool dry_run;		/* --dry-run: read, kept only in a state-dir */
 	const char *state_dir;	/* state-dir; NULL: not set (_PATH_RUN_DIR) */
 	double now;		/* CLOCK_REALTIME, to judge the file's age */
 };
@@ -86,6 +87,7 @@ struct history {
 
 	/* the rest is the module's */
 	bool on;
+	bool keep;			/* history_end() saves it: not a dry run's */
 	char path[PATH_MAX];
 	struct state *old;
 	int *row_dev, *dev_class;
@@ -113,8 +115,9 @@ int history_long(struct history *h, const struct snapshot *a, const struct snaps
 		 bool measured);
 
 /* Weigh each IRQ's window load (@w->act) with the interval before it and
- * its history; keep the new history. A history that cannot be kept is
- * left in @h->warn. 0 or -ENOMEM. */
+ * its history; keep the new history, but not a dry run's unless a
+ * state-dir asked for it. A history that cannot be kept is left in
+ * @h->warn. 0 or -ENOMEM. */
 int history_end(struct history *h, const struct history_window *w, const char *boot);
 
 /* With a history behind every busy IRQ of @pi (@nr of them, in the order

@@ -247,7 +247,10 @@ static void costs_after(struct loadstep *ls, const struct loadstep_input *in)
 	size_t l = strlen(src->reason);
 	int r;
 
-	if (src->used == LOADSRC_BPF && in->fs->mode != SOURCE_REPLAY) {
+	/* A dry run leaves the host as it was, unless a state-dir asks it
+	 * to keep its state as a run that writes does (history.c). */
+	if (src->used == LOADSRC_BPF && in->fs->mode != SOURCE_REPLAY &&
+	    (!in->dry_run || in->state_dir)) {
 		r = costs_record(_PATH_COSTS, src->raw, ls->target, in->map->nr_irqs, prev,
 				 ls->boot, realtime());
 		if (r < 0)
@@ -280,6 +283,7 @@ static int begin_history(struct loadstep *ls, const struct loadstep_input *in)
 		.no_state = in->no_state,
 		.live = in->fs->mode == SOURCE_LIVE,
 		.native = in->src->native,
+		.dry_run = in->dry_run,
 		.state_dir = in->state_dir,
 		.now = realtime(),
 	};

@@ -337,6 +337,75 @@ static void test_begin(void **state)
 	}
 }
 
+/* A dry run plans with the history as a run that writes would, and keeps
+ * it only where a state-dir asked it to. */
+static void test_dry_run(void **state)
+{
+	static const struct {
+		const char *what;
+		bool dry_run, state_dir, keep;
+	} rows[] = {
+		{ "a run that writes", false, false, true },
+		{ "a dry run", true, false, false },
+		{ "a dry run with a state-dir", true, true, true },
+	};
+	struct irq_info irqs[1] = { { .irq = 40, .group = -1 } };
+	struct device_map map = { .nr_irqs = 1, .irqs = irqs };
+	struct snapshot b = { 0 };
+	char path[300];
+
+	(void)state;
+	/* Only whether it would keep it: /run/irqtune is the host's, and only
+	 * read here. */
+	for (size_t i = 0; i < NR(rows); i++) {
+		struct history_opts o = {
+			.live = true, .native = true, .dry_run = rows[i].dry_run,
+			.state_dir = rows[i].state_dir ? scratch_dir : NULL, .now = NOW,
+		};
+		char boot[64] = BOOT;
+		struct history h;
+
+		assert_int_equal(history_begin(&h, &o, &map, boot, sizeof(boot)), 0);
+		if (!h.on || h.keep != rows[i].keep)
+			fail_msg("%s: %s, %s", rows[i].what, h.on ? "used" : "not used",
+				 h.keep ? "kept" : "not kept");
+		history_release(&h);
+	}
+
+	/* The end of a run that may not keep it, in the scratch directory
+	 * (as history_begin() leaves a dry run's without a state-dir): the
+	 * window is weighed, and nothing is written. Then kept when asked. */
+	snprintf(path, sizeof(path), "%s/state", scratch_dir);
+	for (int keep = 0; keep < 2; keep++) {
+		struct history_opts o = {
+			.live = true, .native = true, .dry_run = true, .state_dir = scratch_dir,
+			.now = NOW,
+		};
+		struct irq_activity act[1] = { { .irq = 40, .load = 0.25 } };
+		struct history_window w = {
+			.map = &map, .act = act, .b = &b, .secs = 1, .hz = 100, .now = NOW,
+		};
+		char boot[64] = BOOT, want[400];
+		struct history h;
+
+		unlink(path);
+		assert_int_equal(history_begin(&h, &o, &map, boot, sizeof(boot)), 0);
+		h.keep = keep;
+		assert_int_equal(history_end(&h, &w, boot), 0);
+		assert_non_null(h.window_load);
+		assert_true(h.window_load[0] == 0.25 && act[0].load == 0.25);
+		/* (this window's counters, none here, are another matter) */
+		snprintf(want, sizeof(want), keep ? "history started in %s;" :
+			 "no history yet in %s; not kept by a dry run", path);
+		if (keep ? strncmp(h.note, want, strlen(want)) != 0 : strcmp(h.note, want) != 0)
+			fail_msg("note \"%s\", want \"%s%s\"", h.note, want, keep ? "..." : "");
+		assert_string_equal(h.warn, "");
+		assert_int_equal(access(path, F_OK) == 0, keep);
+		history_release(&h);
+	}
+	unlink(path);
+}
+
 /* A steady load with noise: the plan sees the mean, not the window. A
  * doubling: followed in the same run. */
 static void test_smooth_and_shift(void **state)
@@ -546,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_evidence_rule),
 		cmocka_unit_test(test_evidence_none),
 		cmocka_unit_test(test_begin),
+		cmocka_unit_test(test_dry_run),
 		cmocka_unit_test(test_smooth_and_shift),
 		cmocka_unit_test(test_noisy_load_learned),
 		cmocka_unit_test(test_key_changes),
