@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "costs.h"
+#include "cpuset.h"
 #include "devfit.h"
 #include "device.h"
 #include "fileio.h"
@@ -256,6 +257,62 @@ static int keep_fit(struct history *h, struct state *now)
 	return 0;
 }
 
+/* Each online CPU's application load weighed with its history, as an
+ * IRQ's is (history_update(), keyed by CPU id), into @w->app, and kept in
+ * @now while any CPU has some: a machine without pinned threads keeps no
+ * application lines. Only the window's: the threads' times of the
+ * interval before it are not kept. -ENOMEM only. */
+static int app_end(const struct history *h, const struct history_window *w, double floor,
+		   struct state *now)
+{
+	struct state old = { 0 }, *st = NULL;
+	unsigned int nr = w->nr_app_ids, n = 0;
+	struct state_sample *smp;
+	double *load;
+	bool any = false;
+	int r;
+
+	if (!w->app || !nr)
+		return 0;
+	/* Another count of CPU ids is another machine's numbering. */
+	if (h->old && h->old->nr_app_ids == nr) {
+		old.nr = h->old->nr_app;
+		old.irqs = h->old->app;
+	}
+	smp = calloc(nr, sizeof(*smp));
+	load = calloc(nr, sizeof(*load));
+	if (!smp || !load) {
+		r = -ENOMEM;
+		goto out;
+	}
+	/* An offline CPU is left out: its history ends, and one that comes
+	 * back starts afresh. */
+	for (unsigned int c = 0; c < nr; c++)
+		if (!w->app_online || cpuset_test(w->app_online, c))
+			smp[n++] = (struct state_sample){
+				.irq = c, .device = "", .name = "", .load = w->app[c],
+				.secs = w->secs,
+			};
+	r = history_update(&old, smp, n, w->now, floor, load, &st);
+	if (r < 0)
+		goto out;
+	for (unsigned int k = 0; k < n; k++) {
+		w->app[smp[k].irq] = load[k];
+		any |= load[k] > 0;
+	}
+	if (any && n) {
+		now->app = st->irqs;
+		now->nr_app = st->nr;
+		now->nr_app_ids = nr;
+		st->irqs = NULL;
+	}
+out:
+	state_free(st);
+	free(smp);
+	free(load);
+	return r;
+}
+
 int history_end(struct history *h, const struct history_window *w, const char *boot)
 {
 	struct state *now = NULL;
@@ -291,6 +348,9 @@ int history_end(struct history *h, const struct history_window *w, const char *b
 		if (r < 0)
 			goto out;
 	}
+	r = app_end(h, w, w->app_measured ? 0.001 : tick, now);
+	if (r < 0)
+		goto out;
 	if (state_snap_keepable(w->b)) {
 		now->snap = w->b;
 		now->snap_lent = true;

@@ -29,6 +29,7 @@
 #define HISTORY_NOTE_MAX	(PATH_MAX + 320)
 #define HISTORY_WARN_MAX	(PATH_MAX + 320)
 
+struct cpuset;
 struct device_map;
 struct plan_irq;
 struct plan_policy;
@@ -64,6 +65,14 @@ struct history_window {
 	long hz;			/* USER_HZ of /proc/stat */
 	bool measured;			/* the load was the kernel program's (bpf) */
 	double now;			/* CLOCK_REALTIME */
+	/* The pinned application load per CPU id below @nr_app_ids over the
+	 * window (appload.h), weighed in place like an IRQ's: kept per
+	 * CPU of @app_online (NULL: all), a CPU id at a time; NULL: none
+	 * measured. @app_measured: the kernel program's. */
+	double *app;
+	unsigned int nr_app_ids;
+	const struct cpuset *app_online;
+	bool app_measured;
 };
 
 struct history {
@@ -113,8 +122,11 @@ int history_long(struct history *h, const struct snapshot *a, const struct snaps
 		 bool measured);
 
 /* Weigh each IRQ's window load (@w->act) with the interval before it and
- * its history; keep the new history. A history that cannot be kept is
- * left in @h->warn. 0 or -ENOMEM. */
+ * its history, and each CPU's application load (@w->app) with its own;
+ * keep the new history. An application history is kept only while some
+ * CPU has application load, and restarts when the CPU ids changed or its
+ * CPU was offline. A history that cannot be kept is left in @h->warn. 0
+ * or -ENOMEM. */
 int history_end(struct history *h, const struct history_window *w, const char *boot);
 
 /* With a history behind every busy IRQ of @pi (@nr of them, in the order

@@ -9,8 +9,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define STATE_VERSION	4	/* 3: counters keep a hash of each IRQ's description;
-				 * 4: the fit's equations weighed, in built-in costs */
+#define STATE_VERSION	5	/* 3: counters keep a hash of each IRQ's description;
+				 * 4: the fit's equations weighed, in built-in costs;
+				 * 5: per CPU, the pinned application load's history */
+/* The oldest version still read: a 4 is a 5 without application lines. A
+ * file with none is written as a 4, so that an irqtune of before reads
+ * it (a machine without pinned threads keeps its history either way). */
+#define STATE_VERSION_READ	4
 #define STATE_MAX_AGE	600.0	/* seconds: older history is not this load */
 #define STATE_MAX_IRQS	65536
 #define STATE_FILE_MAX	(16u << 20)
@@ -50,7 +55,13 @@ struct snapshot;
 #define STATE_SNAP_MAX_CPUS	16384
 
 struct state {
-	double when;			/* seconds since the epoch */
+	double when;
+	/* Per online CPU with a history, ascending: its pinned application
+	 * load's (state_irq.irq is the CPU id; device and name ""), of a
+	 * machine of @nr_app_ids CPU ids. None (nr_app 0) when there was no
+	 * application load. */
+	unsigned int nr_app_ids, nr_app;
+	struct state_irq *app;			/* seconds since the epoch */
 	struct snapshot *snap;		/* NULL: none kept */
 	bool snap_lent;			/* @snap is the caller's, not freed */
 	unsigned int nr;
