@@ -259,9 +259,12 @@ static int keep_fit(struct history *h, struct state *now)
 
 /* Each online CPU's application load weighed with its history, as an
  * IRQ's is (history_update(), keyed by CPU id), into @w->app, and kept in
- * @now while any CPU has some: a machine without pinned threads keeps no
- * application lines. Only the window's: the threads' times of the
- * interval before it are not kept. -ENOMEM only. */
+ * @now while any CPU has some: in its window, or a mean above @floor. A
+ * mean fades and never reaches 0; once every CPU's is below what a window
+ * can tell, the application is gone: the window is planned and no
+ * history kept, as on a machine without pinned threads. Only the
+ * window's: the threads' times of the interval before it are not kept.
+ * -ENOMEM only. */
 static int app_end(const struct history *h, const struct history_window *w, double floor,
 		   struct state *now)
 {
@@ -296,11 +299,11 @@ static int app_end(const struct history *h, const struct history_window *w, doub
 	r = history_update(&old, smp, n, w->now, floor, load, &st);
 	if (r < 0)
 		goto out;
-	for (unsigned int k = 0; k < n; k++) {
-		w->app[smp[k].irq] = load[k];
-		any |= load[k] > 0;
-	}
-	if (any && n) {
+	for (unsigned int k = 0; k < n; k++)
+		any |= smp[k].load > 0 || load[k] > floor;
+	if (any) {
+		for (unsigned int k = 0; k < n; k++)
+			w->app[smp[k].irq] = load[k];
 		now->app = st->irqs;
 		now->nr_app = st->nr;
 		now->nr_app_ids = nr;
