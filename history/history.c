@@ -38,6 +38,7 @@ void history_release(struct history *h)
 	free(h->ev);
 	free(h->window_load);
 	free(h->mean_var);
+	free(h->app_var);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -265,7 +266,7 @@ static int keep_fit(struct history *h, struct state *now)
  * history kept, as on a machine without pinned threads. Only the
  * window's: the threads' times of the interval before it are not kept.
  * -ENOMEM only. */
-static int app_end(const struct history *h, const struct history_window *w, double floor,
+static int app_end(struct history *h, const struct history_window *w, double floor,
 		   struct state *now)
 {
 	struct state old = { 0 }, *st = NULL;
@@ -302,8 +303,16 @@ static int app_end(const struct history *h, const struct history_window *w, doub
 	for (unsigned int k = 0; k < n; k++)
 		any |= smp[k].load > 0 || load[k] > floor;
 	if (any) {
-		for (unsigned int k = 0; k < n; k++)
+		h->app_var = calloc(nr, sizeof(*h->app_var));
+		if (!h->app_var) {
+			r = -ENOMEM;
+			goto out;
+		}
+		h->nr_app_var = nr;
+		for (unsigned int k = 0; k < n; k++) {
 			w->app[smp[k].irq] = load[k];
+			h->app_var[smp[k].irq] = fmax(0, history_mean_var(&st->irqs[k]));
+		}
 		now->app = st->irqs;
 		now->nr_app = st->nr;
 		now->nr_app_ids = nr;
@@ -405,6 +414,11 @@ int history_weigh_evidence(struct history *h, const struct plan_irq *pi, unsigne
 		var[pi[i].served] += h->mean_var[i];
 		busy++;
 	}
+	/* A CPU's application load is known to its mean's standard error
+	 * too: a noisy application's CPUs, a few per cent apart by chance,
+	 * are not a reason to move (none where it has one window). */
+	for (unsigned int c = 0; c < nr_ids && c < h->nr_app_var; c++)
+		var[c] += h->app_var[c];
 	for (unsigned int c = 0; c < nr_ids; c++)
 		worst = fmax(worst, var[c]);
 	free(var);

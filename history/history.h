@@ -92,6 +92,11 @@ struct history {
 	 * it NULL). */
 	double *window_load;
 	double *mean_var;
+	/* Per CPU id below nr_app_var, the variance of the application
+	 * load's mean planned (0: one window, or none); NULL: no application
+	 * history kept. */
+	double *app_var;
+	unsigned int nr_app_var;
 
 	/* the rest is the module's */
 	bool on;
@@ -132,7 +137,8 @@ int history_end(struct history *h, const struct history_window *w, const char *b
 /* With a history behind every busy IRQ of @pi (@nr of them, in the order
  * of history_end()'s map, so @pi[i]'s mean has @h->mean_var[i]; CPU ids
  * below @nr_ids), judge the plan on it: set @pol's resolution to the
- * standard error of the busiest CPU's loads, and its stability to
+ * standard error of the busiest CPU's loads (its IRQs' and its
+ * application load's means), and its stability to
  * PLAN_EVIDENCE_THRESHOLD when @threshold_auto, else to its threshold, and
  * say so at the end of @h->note. Otherwise @pol and the note are left as
  * they are. 0 or -ENOMEM. */

@@ -262,6 +262,32 @@ static void test_evidence_rule(void **state)
 	}
 }
 
+/* A CPU's application load's mean is known to its standard error as
+ * well: added to its IRQs' variance, the busiest sum judged. */
+static void test_evidence_app(void **state)
+{
+	struct plan_irq pi[2] = {
+		{ .irq = 1, .served = 0, .load = 0.2 },
+		{ .irq = 2, .served = 1, .load = 0.1 },
+	};
+	double mean_var[2] = { 2e-6, 1e-6 };
+	/* CPU 1's application (+-10% around 0.5 after a few windows) */
+	double app_var[3] = { 0, 4e-4, 1e-5 };
+	struct plan_policy pol = { .threshold = 0.10, .idle_load = PLAN_DEFAULT_IDLE_LOAD };
+	struct history h = { .mean_var = mean_var, .app_var = app_var, .nr_app_var = 3 };
+
+	(void)state;
+	assert_int_equal(history_weigh_evidence(&h, pi, 2, 4, true, &pol), 0);
+	check_close("app", "resolution", pol.resolution, sqrt(1e-6 + 4e-4));
+	check_close("app", "stability", pol.stability, PLAN_EVIDENCE_THRESHOLD);
+	/* without it, the IRQs' alone */
+	h.app_var = NULL;
+	h.nr_app_var = 0;
+	h.note[0] = '\0';
+	assert_int_equal(history_weigh_evidence(&h, pi, 2, 4, true, &pol), 0);
+	check_close("no app", "resolution", pol.resolution, sqrt(2e-6));
+}
+
 /* Nothing busy: nothing to judge. No history kept: nothing either. */
 static void test_evidence_none(void **state)
 {
@@ -725,6 +751,7 @@ int main(void)
 		cmocka_unit_test(test_shift_rule),
 		cmocka_unit_test(test_weighted_means),
 		cmocka_unit_test(test_evidence_rule),
+		cmocka_unit_test(test_evidence_app),
 		cmocka_unit_test(test_evidence_none),
 		cmocka_unit_test(test_begin),
 		cmocka_unit_test(test_smooth_and_shift),
