@@ -266,29 +266,51 @@ static int keep_fit(struct history *h, struct state *now)
  * history kept, as on a machine without pinned threads. Only the
  * window's: the threads' times of the interval before it are not kept.
  * -ENOMEM only. */
+/* Per CPU id below @nr, the IRQ load it served in the window (each IRQ's
+ * weighed load on the CPU that served most of its interrupts). */
+static void cpu_irq_load(const struct history_window *w, unsigned int nr, double *ret)
+{
+	for (unsigned int i = 0; i < w->map->nr_irqs; i++) {
+		int c = w->act[i].top_cpu;
+
+		if (c >= 0 && (unsigned int)c < nr && state_sane_load(w->act[i].load))
+			ret[c] += w->act[i].load;
+	}
+}
+
 static int app_end(struct history *h, const struct history_window *w, double floor,
 		   struct state *now)
 {
 	struct state old = { 0 }, *st = NULL;
 	unsigned int nr = w->nr_app_ids, n = 0;
 	struct state_sample *smp;
-	double *load;
+	double *load, *irq;
 	bool any = false;
 	int r;
 
 	if (!w->app || !nr)
 		return 0;
-	/* Another count of CPU ids is another machine's numbering. */
-	if (h->old && h->old->nr_app_ids == nr) {
-		old.nr = h->old->nr_app;
-		old.irqs = h->old->app;
-	}
 	smp = calloc(nr, sizeof(*smp));
 	load = calloc(nr, sizeof(*load));
-	if (!smp || !load) {
+	irq = calloc(nr, sizeof(*irq));
+	old.irqs = calloc(nr, sizeof(*old.irqs));
+	if (!smp || !load || !irq || !old.irqs) {
 		r = -ENOMEM;
 		goto out;
 	}
+	cpu_irq_load(w, nr, irq);
+	/* The histories that go on: not of another count of CPU ids (another
+	 * machine's numbering), nor of a CPU whose IRQ load moved since, whose
+	 * window is a new measure (not a shift of the old: its variance would
+	 * learn irqtune's own move as the application's noise). */
+	if (h->old && h->old->nr_app_ids == nr)
+		for (unsigned int k = 0; k < h->old->nr_app && old.nr < nr; k++) {
+			const struct state_irq *q = &h->old->app[k];
+
+			if (q->irq < nr &&
+			    !(fabs(irq[q->irq] - q->cpu_irq) > HISTORY_APP_IRQ_MOVED + floor))
+				old.irqs[old.nr++] = *q;
+		}
 	/* An offline CPU is left out: its history ends, and one that comes
 	 * back starts afresh. */
 	for (unsigned int c = 0; c < nr; c++)
@@ -300,6 +322,8 @@ static int app_end(struct history *h, const struct history_window *w, double flo
 	r = history_update(&old, smp, n, w->now, floor, load, &st);
 	if (r < 0)
 		goto out;
+	for (unsigned int k = 0; k < n; k++)
+		st->irqs[k].cpu_irq = irq[smp[k].irq];
 	for (unsigned int k = 0; k < n; k++)
 		any |= smp[k].load > 0 || load[k] > floor;
 	if (any) {
@@ -322,6 +346,8 @@ out:
 	state_free(st);
 	free(smp);
 	free(load);
+	free(irq);
+	free(old.irqs);
 	return r;
 }
 

@@ -25,6 +25,11 @@
  * clock's resolution) is a shift: the history restarts from it. A load
  * halved or doubled is followed in the run that sees it. */
 #define HISTORY_SHIFT		0.25
+/* A CPU whose IRQ load moved by more than this (in CPUs, beside a clock
+ * tick of the window) since the last run: its application's run time
+ * there is not the same measure (a busy thread gets what IRQs leave), and
+ * its history restarts instead of learning the move as noise. */
+#define HISTORY_APP_IRQ_MOVED	0.02
 
 #define HISTORY_NOTE_MAX	(PATH_MAX + 320)
 #define HISTORY_WARN_MAX	(PATH_MAX + 320)

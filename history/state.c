@@ -9,8 +9,9 @@
  *	irq 38 0000:00:03.0 virtio2-input.0 0.0123 0.0000031 7
  *		(number, device or "-", name or "-", mean, variance, runs)
  *	appcpus 8		(CPU ids of the machine, before any "app" line)
- *	app 5 0.4986 0.0213 6	(CPU, then as an irq line from its mean: the
- *				 pinned application load's history; version 5)
+ *	app 5 0.1612 0.4986 0.0213 6	(CPU, the IRQ load it served, then as an
+ *				 irq line from its mean: the pinned application
+ *				 load's history; version 5)
  *	dev 0 0000:18:00.0 0	(index, id, class: the per-device fit's unknowns)
  *	fit 0 0 1 3.2e7		(kind 0 hard / 1 soft, row, column, value: the
  *	fitb 0 0 4.1e5		 weighted normal equations and their right
@@ -413,7 +414,8 @@ static char *put_history(char *p, const struct state_irq *q)
 	return p;
 }
 
-/* "appcpus N", then "app CPU MEAN SIGMA RUNS WEIGHT WEIGHT2" per CPU. */
+/* "appcpus N", then "app CPU IRQ MEAN SIGMA RUNS WEIGHT WEIGHT2" per CPU
+ * (IRQ: the IRQ load it served, in billionths of a CPU). */
 static void format_app(struct text *t, const struct state *st)
 {
 	char *p;
@@ -427,6 +429,7 @@ static void format_app(struct text *t, const struct state *st)
 		if (!(p = text_room(t)))
 			return;
 		p = put_u64((char *)memcpy(p, "app", 3) + 3, st->app[i].irq);
+		p = put_u64(p, to_fixed(st->app[i].cpu_irq, NANO));
 		text_done(t, put_history(p, &st->app[i]));
 	}
 }
@@ -616,14 +619,15 @@ static bool grow(void *arr, unsigned int nr, unsigned int *cap, size_t size, uns
 	return true;
 }
 
-/* "appcpus N" once, then "app CPU MEAN SIGMA RUNS WEIGHT WEIGHT2" per CPU
- * below N, ascending: a history keyed by CPU id. */
+/* "appcpus N" once, then "app CPU IRQ MEAN SIGMA RUNS WEIGHT WEIGHT2" per
+ * CPU below N, ascending: a history keyed by CPU id. */
 static int parse_app_line(struct state *st, const char *line, unsigned int *cap, char *why,
 			  size_t len, unsigned int lineno)
 {
 	const char *p = line + 3;
 	unsigned int cpu;
 	struct state_irq *q;
+	uint64_t irq;
 
 	if (strncmp(line, "appcpus", 7) == 0) {
 		p = line + 7;
@@ -639,8 +643,9 @@ static int parse_app_line(struct state *st, const char *line, unsigned int *cap,
 		return -ENOMEM;
 	q = &st->app[st->nr_app];
 	*q = (struct state_irq){ .irq = cpu };
-	if (!get_history(p, q))
+	if (!get_u64(&p, &irq) || !state_sane_load((double)irq / NANO) || !get_history(p, q))
 		goto bad;
+	q->cpu_irq = (double)irq / NANO;
 	st->nr_app++;
 	return 0;
 bad:

@@ -37,6 +37,9 @@ struct state_irq {
 	/* Not kept: when this run restarted it, the variance its windows
 	 * had before (-1 otherwise), the precision of one more of them. */
 	double shift_var;
+	/* A CPU's application load history only: the IRQ load the CPU
+	 * served in its last window, in CPUs. */
+	double cpu_irq;
 };
 
 /* A device of the per-device fit (devfit.h), by its id. */

@@ -98,13 +98,14 @@ static void test_app_round_trip(void **state)
 	assert_int_equal(b->nr_app_ids, 0);
 	state_free(b);
 	free(text);
+	ap->irqs[1].cpu_irq = 0.12;
 	a->app = ap->irqs;
 	a->nr_app = ap->nr;
 	a->nr_app_ids = 8;
 	ap->irqs = NULL;
 	assert_int_equal(state_format(a, BOOT, &text), 0);
 	assert_int_equal(strncmp(text, HEAD, strlen(HEAD)), 0);
-	assert_non_null(strstr(text, "\nappcpus 8\napp 0 0 0 1 2000000 4000000\n"));
+	assert_non_null(strstr(text, "\nappcpus 8\napp 0 0 0 0 1 2000000 4000000\napp 5 120000000 "));
 	assert_int_equal(state_parse(text, BOOT, NOW + 30, &b, why, sizeof(why)), 0);
 	assert_int_equal(b->nr, 1);
 	assert_int_equal(b->nr_app_ids, 8);
@@ -114,6 +115,7 @@ static void test_app_round_trip(void **state)
 		assert_true(fabs(b->app[i].mean - app[i].load) < 1e-9);
 		assert_true(fabs(b->app[i].weight - 2) < 1e-9);
 		assert_int_equal(b->app[i].runs, 1);
+		assert_true(fabs(b->app[i].cpu_irq - (i == 1 ? 0.12 : 0)) < 1e-9);
 	}
 	free(text);
 	state_free(a);
@@ -153,16 +155,17 @@ static void test_parse_refuses(void **state)
 		{ "irqtune-state " STR(STATE_VERSION) "\nirq 38 - x 100000000 0 1 1000000 1000000\n", -EINVAL, "not understood" },
 		{ HEAD "cpu 3 0.1\n", -EINVAL, "not understood" },
 		/* application lines: version 5 only, CPU ids below appcpus, ascending */
-		{ HEAD4 "appcpus 4\napp 1 500000000 0 1 1000000 1000000\n", -EINVAL, "not understood" },
-		{ HEAD "app 1 500000000 0 1 1000000 1000000\n", -EINVAL, "application load" },
+		{ HEAD4 "appcpus 4\napp 1 0 500000000 0 1 1000000 1000000\n", -EINVAL, "not understood" },
+		{ HEAD "app 1 0 500000000 0 1 1000000 1000000\n", -EINVAL, "application load" },
 		{ HEAD "appcpus 0\n", -EINVAL, "application load" },
 		{ HEAD "appcpus 4\nappcpus 4\n", -EINVAL, "application load" },
-		{ HEAD "appcpus 4\napp 4 500000000 0 1 1000000 1000000\n", -EINVAL, "application load" },
-		{ HEAD "appcpus 4\napp 2 500000000 0 1 1000000 1000000\n"
-		  "app 1 500000000 0 1 1000000 1000000\n", -EINVAL, "application load" },
-		{ HEAD "appcpus 4\napp 1 500000000 0 0 1000000 1000000\n", -EINVAL, "application load" },
-		{ HEAD "appcpus 4\napp 1 500000000 0 1 1000000\n", -EINVAL, "application load" },
-		{ HEAD "appcpus 4\napp 1 - x 500000000 0 1 1000000 1000000\n", -EINVAL, "application load" },
+		{ HEAD "appcpus 4\napp 4 0 500000000 0 1 1000000 1000000\n", -EINVAL, "application load" },
+		{ HEAD "appcpus 4\napp 2 0 500000000 0 1 1000000 1000000\n"
+		  "app 1 0 500000000 0 1 1000000 1000000\n", -EINVAL, "application load" },
+		{ HEAD "appcpus 4\napp 1 0 500000000 0 0 1000000 1000000\n", -EINVAL, "application load" },
+		{ HEAD "appcpus 4\napp 1 0 500000000 0 1 1000000\n", -EINVAL, "application load" },
+		{ HEAD "appcpus 4\napp 1 0 - x 500000000 0 1 1000000 1000000\n", -EINVAL, "application load" },
+		{ HEAD "appcpus 4\napp 1 9000000000000 500000000 0 1 1000000 1000000\n", -EINVAL, "application load" },
 	};
 	struct state *st;
 	char why[128];
