@@ -84,7 +84,7 @@ run -v -w 1 -c "$D.conf"
 check "a step to 0.9: run exits 0" [ "$RC" -eq 0 ]
 why="$(grep "^app " "$D/state/state" | head -2 | tr '\n' ' ')"
 check "a step to 0.9 restarts those CPUs' history" \
-	eval '[ "$(awk "\$1 == \"app\" && \$2 < 2 { print \$5 }" "$D/state/state" | sort -u)" = 1 ]'
+	eval '[ "$(awk "\$1 == \"app\" && \$2 < 2 { print \$6 }" "$D/state/state" | sort -u)" = 1 ]'
 # the -v table's IRQ after on CPUs 0-1: the queue left them in that run
 after=$(awk '$1 ~ /^[01]$/ && $2 ~ /%$/' "$D.out" | grep -o '[0-9.]*%' | awk 'NR % 3 == 0' |
 	tr -d '%' | sort -n | tail -1)
