@@ -258,14 +258,6 @@ static int keep_fit(struct history *h, struct state *now)
 	return 0;
 }
 
-/* Each online CPU's application load weighed with its history, as an
- * IRQ's is (history_update(), keyed by CPU id), into @w->app, and kept in
- * @now while any CPU has some: in its window, or a mean above @floor. A
- * mean fades and never reaches 0; once every CPU's is below what a window
- * can tell, the application is gone: the window is planned and no
- * history kept, as on a machine without pinned threads. Only the
- * window's: the threads' times of the interval before it are not kept.
- * -ENOMEM only. */
 /* Per CPU id below @nr, the IRQ load it served in the window (each IRQ's
  * weighed load on the CPU that served most of its interrupts). */
 static void cpu_irq_load(const struct history_window *w, unsigned int nr, double *ret)
@@ -278,6 +270,15 @@ static void cpu_irq_load(const struct history_window *w, unsigned int nr, double
 	}
 }
 
+/* Each online CPU's application load weighed with its history, as an
+ * IRQ's is (history_update(), keyed by CPU id), into @w->app, and kept in
+ * @now while any CPU has some: in its window, or a mean above @floor. A
+ * mean fades and never reaches 0; once every CPU's is below what a window
+ * can tell, the application is gone: the window is planned and no
+ * history kept, as on a machine without pinned threads. Only the
+ * window's: the threads' times of the interval before it are not kept.
+ * A CPU whose IRQ load moved by more than HISTORY_APP_IRQ_MOVED since the
+ * last run starts from its window. -ENOMEM only. */
 static int app_end(struct history *h, const struct history_window *w, double floor,
 		   struct state *now)
 {

@@ -569,16 +569,19 @@ static void test_shift_restarts_with_evidence(void **state)
  * window is @app (weighed in place), @online (NULL: all) online: the
  * history read from and kept in scratch_dir, at @when. The state file's
  * first line into @head when not NULL. */
-static void app_run(double *app, unsigned int nr, const struct cpuset *online, double when,
-		    char *head, size_t len)
+static void app_run_irq(double *app, unsigned int nr, const struct cpuset *online,
+			double when, char *head, size_t len, int irq_cpu)
 {
 	struct history_opts o = {
 		.live = true, .native = true, .state_dir = scratch_dir, .now = when,
 	};
-	struct device_map map = { 0 };
+	/* one IRQ of a tenth of a CPU on @irq_cpu, when not -1 */
+	struct irq_info ii = { .irq = 30, .group = -1, .name = "eth0" };
+	struct irq_activity act = { .irq = 30, .load = 0.1, .top_cpu = irq_cpu };
+	struct device_map map = { .nr_irqs = irq_cpu >= 0, .irqs = &ii };
 	struct snapshot b = { 0 };
 	struct history_window w = {
-		.map = &map, .b = &b, .secs = 1, .hz = 100, .now = when,
+		.map = &map, .act = &act, .b = &b, .secs = 1, .hz = 100, .now = when,
 		.app = app, .nr_app_ids = nr, .app_online = online,
 	};
 	char boot[64] = BOOT, path[300];
@@ -599,6 +602,12 @@ static void app_run(double *app, unsigned int nr, const struct cpuset *online, d
 		assert_non_null(fgets(head, (int)len, f));
 		fclose(f);
 	}
+}
+
+static void app_run(double *app, unsigned int nr, const struct cpuset *online, double when,
+		    char *head, size_t len)
+{
+	app_run_irq(app, nr, online, when, head, len, -1);
 }
 
 static void app_fresh(void)
@@ -719,6 +728,37 @@ static void test_app_offline_dropped(void **state)
 	app_fresh();
 }
 
+/* A busy thread runs what IRQs leave it: a queue moved off its CPU
+ * raises its load by the queue's. Not noise to learn, nor a step to
+ * smooth: that CPU's history restarts from the window. Where the IRQ
+ * stayed, the same step is weighed with the history. */
+static void test_app_irq_moved(void **state)
+{
+	double app[2];
+
+	(void)state;
+	for (int moved = 0; moved < 2; moved++) {
+		app_fresh();
+		for (int i = 0; i < 3; i++) {
+			app[0] = 0.8;
+			app[1] = 0.1;
+			app_run_irq(app, 2, NULL, NOW + 60.0 * i, NULL, 0, 0);
+			assert_true(fabs(app[0] - 0.8) < 1e-9);
+		}
+		app[0] = 0.9;
+		app[1] = 0.1;
+		app_run_irq(app, 2, NULL, NOW + 180, NULL, 0, moved ? 1 : 0);
+		if (moved)
+			assert_true(fabs(app[0] - 0.9) < 1e-9);
+		else
+			assert_true(app[0] > 0.81 && app[0] < 0.89);
+		/* CPU 1 gained the tenth: its history restarts too, at the
+		 * same load */
+		assert_true(fabs(app[1] - 0.1) < 1e-9);
+	}
+	app_fresh();
+}
+
 /* A version 4 file, of before application lines, is read: the
  * application load's history starts now. */
 static void test_app_old_file(void **state)
@@ -762,6 +802,7 @@ int main(void)
 		cmocka_unit_test(test_app_noise_smoothed),
 		cmocka_unit_test(test_app_step_followed),
 		cmocka_unit_test(test_app_offline_dropped),
+		cmocka_unit_test(test_app_irq_moved),
 		cmocka_unit_test(test_app_old_file),
 	};
 
