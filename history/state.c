@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* state.c - the file of the per-IRQ load history carried from run to run
- * (history.c weighs it). Text, one IRQ a line, names escaped (%XX for
+/* state.c - the file of the per-IRQ (and per-CPU application) load
+ * history carried from run to run (history.c weighs it). Text, one IRQ a line, names escaped (%XX for
  * bytes that are not plain printable ASCII, and for '%' and the blank):
  *
  *	irqtune-state 1

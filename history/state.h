@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* state.h - the file a run leaves for the next, /run/irqtune/state: each
- * IRQ's load history (an exponentially weighted mean and variance), the
+ * IRQ's load history (an exponentially weighted mean and variance), each
+ * CPU's pinned application load history (the same, by CPU id), the
  * per-device fit's equations and the counters the window ended with. Its
  * format only: what a run makes of a history is history.h's. */
 #ifndef IRQTUNE_STATE_H
