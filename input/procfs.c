@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* procfs.c - the parsers of /proc/interrupts, /proc/stat and
  * /proc/softirqs, strict and bounded (a corrupt file is -EINVAL with its
- * line, never a huge allocation), and the readers of /proc/irq/N. What
+ * line, never a huge allocation), the readers of /proc/irq/N, and the one
+ * parser of a task's Cpus_allowed_list (/proc/PID/status). What
  * the counts mean is sample.c's. No logging: functions return 0 or
  * -errno, the caller reports. */
 #include <errno.h>
@@ -1039,3 +1040,26 @@ int procirq_effective_cpu(struct source *src, const char *tag, unsigned int irq,
 	return cpu;
 }
 
+
+int procfs_parse_cpus_allowed(const char *buf, struct cpuset *set)
+{
+	static const char key[] = "Cpus_allowed_list:";
+	char list[4096];
+
+	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		size_t n;
+
+		if (strncmp(p, key, sizeof(key) - 1) != 0)
+			continue;
+		p += sizeof(key) - 1;
+		p += strspn(p, " \t");
+		n = strcspn(p, "\n");
+		if (n == 0 || n >= sizeof(list))
+			return -EINVAL;
+		memcpy(list, p, n);
+		list[n] = '\0';
+		cpuset_zero(set);
+		return cpulist_parse(list, set);
+	}
+	return -EINVAL;
+}

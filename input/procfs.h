@@ -105,4 +105,9 @@ int procirq_has_action(struct source *src, const char *tag, unsigned int irq);
 int procirq_effective_cpu(struct source *src, const char *tag, unsigned int irq,
 			  struct cpuset *tmp, int *ret_first);
 
+/* Cpus_allowed_list of a /proc/PID/status (or task/TID/status) file into
+ * @set (zeroed first): 0, -EINVAL (missing or malformed) or -ERANGE (a CPU
+ * id beyond the set). */
+int procfs_parse_cpus_allowed(const char *buf, struct cpuset *set);
+
 #endif

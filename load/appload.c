@@ -16,6 +16,7 @@
 #include "cpuset.h"
 #include "fileio.h"
 #include "pathnames.h"
+#include "procfs.h"
 #include "source.h"
 #include "topology.h"
 
@@ -66,29 +67,6 @@ int appload_parse_stat(const char *buf, struct appload_stat *ret)
 	ret->ticks = v[ST_UTIME] + v[ST_STIME];
 	ret->start = v[ST_START];
 	return 0;
-}
-
-int appload_parse_allowed(const char *buf, struct cpuset *set)
-{
-	static const char key[] = "Cpus_allowed_list:";
-	char list[4096];
-
-	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		size_t n;
-
-		if (strncmp(p, key, sizeof(key) - 1) != 0)
-			continue;
-		p += sizeof(key) - 1;
-		p += strspn(p, " \t");
-		n = strcspn(p, "\n");
-		if (n == 0 || n >= sizeof(list))
-			return -EINVAL;
-		memcpy(list, p, n);
-		list[n] = '\0';
-		cpuset_zero(set);
-		return cpulist_parse(list, set);
-	}
-	return -EINVAL;
 }
 
 bool appload_pinned(const struct cpuset *allowed, const struct cpuset *eligible)
@@ -314,7 +292,7 @@ static int again(struct source *src, const char *tag, struct appthreads *t,
 		cpuset_free(set);
 		return -ENOMEM;
 	}
-	if (appload_parse_allowed(buf, wide) == 0)
+	if (procfs_parse_cpus_allowed(buf, wide) == 0)
 		for (int c = cpuset_first(wide); c >= 0; c = cpuset_next(wide, c))
 			if (cpuset_test(t->online, (unsigned int)c))
 				cpuset_set(set, (unsigned int)c);

@@ -80,9 +80,6 @@ struct appthreads {
 /* A stat line: "pid (comm) state ... flags ... utime stime ... starttime
  * ...", whose comm may hold blanks and parentheses. 0 or -EINVAL. */
 int appload_parse_stat(const char *buf, struct appload_stat *ret);
-/* Cpus_allowed_list of a status file into @set (zeroed first). 0, -EINVAL
- * (missing or malformed) or -ERANGE (a CPU id beyond the set). */
-int appload_parse_allowed(const char *buf, struct cpuset *set);
 /* Whether a thread allowed on @allowed (online CPUs only) is pinned: it
  * may not run on every CPU of @eligible. */
 bool appload_pinned(const struct cpuset *allowed, const struct cpuset *eligible);

@@ -18,6 +18,7 @@
 #include "irqthread.h"
 #include "netpathio.h"
 #include "pathnames.h"
+#include "procfs.h"
 
 /* include/linux/sched.h */
 #define PF_KTHREAD		0x00200000UL
@@ -115,25 +116,7 @@ void netpathio_nic_release(struct netpathio_nic *nic)
 
 int netpathio_parse_status(const char *buf, struct cpuset *set)
 {
-	static const char key[] = "Cpus_allowed_list:";
-	const char *p = buf;
-	char list[4096];
-	size_t n;
-
-	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (strncmp(p, key, sizeof(key) - 1) != 0)
-			continue;
-		p += sizeof(key) - 1;
-		p += strspn(p, " \t");
-		n = strcspn(p, "\n");
-		if (n == 0 || n >= sizeof(list))
-			return -EINVAL;
-		memcpy(list, p, n);
-		list[n] = '\0';
-		cpuset_zero(set);
-		return cpulist_parse(list, set) < 0 ? -EINVAL : 0;
-	}
-	return -EINVAL;
+	return procfs_parse_cpus_allowed(buf, set) < 0 ? -EINVAL : 0;
 }
 
 static int add_thread(struct netpathio_threads *t, int pid, const char *comm,

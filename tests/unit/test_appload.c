@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "appload.h"
+#include "procfs.h"
 #include "capture.h"
 #include "cpuset.h"
 #include "source.h"
@@ -67,16 +68,16 @@ static void test_parse_allowed(void **state)
 	struct cpuset *set = cpuset_new(16);
 
 	(void)state;
-	assert_int_equal(appload_parse_allowed(STATUS("2-3"), set), 0);
+	assert_int_equal(procfs_parse_cpus_allowed(STATUS("2-3"), set), 0);
 	assert_int_equal(cpuset_count(set), 2);
 	assert_true(cpuset_test(set, 2) && cpuset_test(set, 3));
-	assert_int_equal(appload_parse_allowed(STATUS("0,5-7,9"), set), 0);
+	assert_int_equal(procfs_parse_cpus_allowed(STATUS("0,5-7,9"), set), 0);
 	assert_int_equal(cpuset_count(set), 5);
 	assert_false(cpuset_test(set, 2));
-	assert_int_equal(appload_parse_allowed(STATUS("0-40"), set), -ERANGE);
-	assert_int_equal(appload_parse_allowed(STATUS("3-x"), set), -EINVAL);
-	assert_int_equal(appload_parse_allowed(STATUS(""), set), -EINVAL);
-	assert_int_equal(appload_parse_allowed("Name:\tx\nCpus_allowed:\tff\n", set), -EINVAL);
+	assert_int_equal(procfs_parse_cpus_allowed(STATUS("0-40"), set), -ERANGE);
+	assert_int_equal(procfs_parse_cpus_allowed(STATUS("3-x"), set), -EINVAL);
+	assert_int_equal(procfs_parse_cpus_allowed(STATUS(""), set), -EINVAL);
+	assert_int_equal(procfs_parse_cpus_allowed("Name:\tx\nCpus_allowed:\tff\n", set), -EINVAL);
 	cpuset_free(set);
 }
 
