@@ -8,9 +8,12 @@
  *	loadgen schedmon MS SECONDS PID...	each PID's run time and runs
  *						(schedstat) every MS ms, on
  *						CLOCK_MONOTONIC
- *	loadgen spin CPULIST SECONDS		one CPU-bound thread pinned to
+ *	loadgen spin CPULIST SECONDS [MS]	one CPU-bound thread pinned to
  *						each CPU of CPULIST ("2-3",
- *						"0,1"): the pinned application
+ *						"0,1"): the pinned application;
+ *						with MS, each thread's loops so
+ *						far every MS ms, on
+ *						CLOCK_MONOTONIC
  *
  * Every mode stops by itself after SECONDS, and send6 after a bounded
  * number of datagrams too. Built static, for the initramfs.
@@ -171,6 +174,7 @@ static int schedmon(double ms, double secs, int npids, char **pids)
 struct spinner {
 	int cpu;
 	double end;
+	double period;		/* seconds between progress lines; 0: none */
 	unsigned long long loops;
 	int err;
 };
@@ -180,23 +184,33 @@ static void *spin_one(void *arg)
 	struct spinner *s = arg;
 	cpu_set_t set;
 	volatile unsigned long long n = 0;
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	double t, next = now();
 
 	CPU_ZERO(&set);
 	CPU_SET(s->cpu, &set);
-	if (sched_setaffinity((pid_t)syscall(SYS_gettid), sizeof(set), &set)) {
+	if (sched_setaffinity(tid, sizeof(set), &set)) {
 		s->err = errno;
 		return NULL;
 	}
-	/* the clock is read every 2^20 loops: vDSO, no system call */
+	/* The clock is read every 2^20 loops (vDSO, no system call); a
+	 * progress line is one write a period, which the thread's rate
+	 * between two lines includes. */
 	do {
 		for (int i = 0; i < (1 << 20); i++)
 			n++;
-	} while (now() < s->end);
+		t = now();
+		if (s->period > 0 && t >= next) {
+			printf("%.6f %d %d %llu\n", t, s->cpu, (int)tid, (unsigned long long)n);
+			fflush(stdout);
+			next = t + s->period;
+		}
+	} while (t < s->end);
 	s->loops = n;
 	return NULL;
 }
 
-static int spin(const char *list, double secs)
+static int spin(const char *list, double secs, double ms)
 {
 	struct spinner s[SPIN_MAX];
 	pthread_t t[SPIN_MAX];
@@ -219,7 +233,8 @@ static int spin(const char *list, double secs)
 		for (long c = a; c <= b; c++) {
 			if (n == SPIN_MAX)
 				goto bad;
-			s[n++] = (struct spinner){ .cpu = (int)c, .end = now() + secs };
+			s[n++] = (struct spinner){ .cpu = (int)c, .end = now() + secs,
+						   .period = ms / 1e3 };
 		}
 		if (*end && *end != ',')
 			goto bad;
@@ -257,9 +272,9 @@ int main(int argc, char **argv)
 		return sink(atoi(argv[2]), number(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "schedmon"))
 		return schedmon(number(argv[2]), number(argv[3]), argc - 4, argv + 4);
-	if (argc == 4 && !strcmp(argv[1], "spin"))
-		return spin(argv[2], number(argv[3]));
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "spin"))
+		return spin(argv[2], number(argv[3]), argc == 5 ? number(argv[4]) : 0);
 	fprintf(stderr, "usage: loadgen disk DEV S | send6 ADDR IF PORT S | sink PORT S | "
-		"schedmon MS S PID... | spin CPULIST S\n");
+		"schedmon MS S PID... | spin CPULIST S [MS]\n");
 	return 64;
 }
