@@ -357,8 +357,8 @@ if [ "$machine" = a ]; then
 	### window alone (--no-state): the history of the runs above saw no
 	### application, and smoothing it in is the history's business, proved
 	### on simulated machines.
-	app_pinned() {	# NAME CPULIST
-		local name=$1 cpus=$2 spid t
+	app_pinned() {	# NAME CPULIST OTHER-CPULIST
+		local name=$1 cpus=$2 others=$3 spid t irq list
 		step "$name"
 		loadgen spin "$cpus" 90 >/tmp/$name.spin 2>&1 &
 		spid=$!
@@ -382,12 +382,27 @@ if [ "$machine" = a ]; then
 		stop_load
 		kill $spid 2>/dev/null
 		wait $spid 2>/dev/null
-		for t in threads stat1 stat2 before after intr1 intr2 after2 spin; do
+		# Which IRQs left on those CPUs could move at all: a kernel-managed
+		# one (a multi-queue device's per-CPU vector) refuses the write,
+		# EIO before Linux 6.12, where its file is still writable. Each
+		# write that lands is put back at once. "IRQ refused|accepted"
+		awk -v p="$cpus" '{ n = split($2, part, ","); split(p, r, "-")
+			for (k = 1; k <= n; k++) { m = split(part[k], c, "-")
+				for (x = c[1]; x <= c[m]; x++) if (x >= r[1] && x <= r[2]) { print $1, $2; next } } }' \
+			/tmp/$name.after2 | while read -r irq list; do
+			if echo "$others" >/proc/irq/$irq/smp_affinity_list 2>/dev/null; then
+				echo "$list" >/proc/irq/$irq/smp_affinity_list 2>/dev/null
+				echo "$irq accepted"
+			else
+				echo "$irq refused"
+			fi
+		done >/tmp/$name.probe
+		for t in threads stat1 stat2 before after intr1 intr2 after2 spin probe; do
 			put "$name.$t" "/tmp/$name.$t"
 		done
 	}
-	app_pinned app-23 2-3
-	app_pinned app-01 0-1
+	app_pinned app-23 2-3 0-1
+	app_pinned app-01 0-1 2-3
 fi
 
 if [ "$machine" = a ]; then
