@@ -50,12 +50,18 @@ netloops=${BENCH_NETLOOPS:-2}
 irqtune=${IRQTUNE:-$top/irqtune}
 spinner=$top/tests/vm/loadgen
 hz=$(getconf CLK_TCK)
+# Without IRQ time accounting /proc/stat's irq column counts only ticks
+# that land in a hard irq: next to nothing.
+irqacct=", no IRQ time accounting: irq is near 0"
+{ zcat /proc/config.gz 2>/dev/null || cat "/boot/config-$(uname -r)" 2>/dev/null; } |
+	grep -q '^CONFIG_IRQ_TIME_ACCOUNTING=y' && irqacct=", IRQ time accounting"
 
 status=0
 die() { echo "bench-interference: $*" >&2; status=1; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root: it places IRQs"
 [ -x "$irqtune" ] || die "$irqtune: not built (make all)"
 [ -x "$spinner" ] || die "$spinner: not built (make tests/vm/loadgen)"
+command -v jq >/dev/null || die "jq is not installed (apt-get install jq): it reads irqtune's JSON"
 command -v irqbalance >/dev/null || die "irqbalance is not installed (apt-get install irqbalance)"
 # A running balancer would move the IRQs under the measurement.
 pgrep -x irqbalance >/dev/null && die "irqbalance is running (pid $(pgrep -x irqbalance | tr '\n' ' ')): stop it first (systemctl stop irqbalance)"
@@ -97,13 +103,14 @@ echo "bench-interference: recorded $(wc -l <"$saved.aff") IRQs' affinities, $(wc
 ### Cleanup: everything started, stopped by pid; everything recorded, put back
 groups=()	# process groups of the loads and the thread (setsid)
 child=		# irqbalance or irqtune while it runs
+acct=		# irqtune's dry run measuring a phase
 restored=
 restore() {
 	local irq list now bad=0 n=0 q m pid
 	for pid in "${groups[@]}"; do kill -TERM -- "-$pid" 2>/dev/null; done
-	[ -n "$child" ] && kill -TERM "$child" 2>/dev/null
-	for pid in "${groups[@]}" $child; do wait "$pid" 2>/dev/null; done
-	groups=() child=
+	for pid in $child $acct; do kill -TERM "$pid" 2>/dev/null; done
+	for pid in "${groups[@]}" $child $acct; do wait "$pid" 2>/dev/null; done
+	groups=() child= acct=
 	[ -n "$restored" ] && return
 	restored=1
 	while read -r irq list; do
@@ -259,7 +266,7 @@ sample() {
 # figures A B NAME: one table row from two samples
 figures() {
 	local a=$1 b=$2
-	awk -v hz="$hz" -v cpu="$cpu" -v name="$3" -v onx="$4" '
+	awk -v hz="$hz" -v cpu="$cpu" -v name="$3" -v onx="$4" -v acct="$5" '
 	FNR == 1 { f++ }
 	{ v[f, $1] = $0 }
 	$1 == "time" { t[f] = $2 }
@@ -280,7 +287,7 @@ figures() {
 		# task it interrupted, so only the work rate while running shows it
 		lr = (run[2] > run[1]) ? (loops[2] - loops[1]) / ((run[2] - run[1]) / 1e9) / 1e6 : 0
 		if (st[2] <= st[1]) lr = 0
-		printf "%s\t%.2f %.2f %.2f %.2f %.2f %.1f %.1f %.1f %.3f %.1f\t%s\n", name, i_, s_, w_, i_ + s_ + w_, r_, lp, lr,
+		printf "%s\t%.2f %.2f %.2f %.2f %.2f %.2f %.1f %.1f %.1f %.3f %.1f\t%s\n", name, i_, s_, acct, w_, i_ + s_ + w_, r_, lp, lr,
 			(s[2, "NET_RX:"] - s[1, "NET_RX:"] + s[2, "BLOCK:"] - s[1, "BLOCK:"]) / dt,
 			(rx[2] - rx[1]) / dt / 1e6, (wr[2] - wr[1]) / dt, onx
 	}' "$a" "$b"
@@ -289,13 +296,13 @@ figures() {
 # show [-h]: the table's rows (from figures), or with -h its heading
 show() {
 	if [ "${1:-}" = -h ]; then
-		printf "%-26s %5s %7s %6s %6s %5s %7s %7s %7s %6s %6s  %s\n" phase "irq" "softirq" "wait" "lost" "run" "Mloop/s" "Mloop/" "NETRX+" "rx" "disk" "IRQs on the CPU, per s"
-		printf "%-26s %5s %7s %6s %6s %5s %7s %7s %7s %6s %6s\n" "" "ms/s" "ms/s" "ms/s" "ms/s" "%" "" "run-s" "BLOCK/s" "MB/s" "wr/s"
+		printf "%-26s %5s %7s %7s %6s %6s %5s %7s %7s %7s %6s %6s  %s\n" phase "irq" "softirq" "irqtune" "wait" "lost" "run" "Mloop/s" "Mloop/" "NETRX+" "rx" "disk" "IRQs on the CPU, per s"
+		printf "%-26s %5s %7s %7s %6s %6s %5s %7s %7s %7s %6s %6s\n" "" "ms/s" "ms/s" "ms/s" "ms/s" "ms/s" "%" "" "run-s" "BLOCK/s" "MB/s" "wr/s"
 		return
 	fi
 	awk -F'\t' '{ split($2, f, " ")
-		printf "%-26s %5.1f %7.1f %6.1f %6.1f %5.1f %7.0f %7.0f %7.0f %6.2f %6.0f  %s\n", $1,
-			f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], $3 }'
+		printf "%-26s %5.1f %7.1f %7s %6.1f %6.1f %5.1f %7.0f %7.0f %7.0f %6.2f %6.0f  %s\n", $1,
+			f[1], f[2], f[3] < 0 ? "-" : sprintf("%.1f", f[3]), f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11], $3 }'
 }
 
 # The IRQs on CPU X, busy in the phase: "IRQ(NAME):COUNT/s"
@@ -321,8 +328,7 @@ else
 	# the busiest by irqtune's measure (handler and softirq time), else
 	# by interrupts
 	busiest=
-	if command -v jq >/dev/null &&
-	   run_child "$work/pick.json" "$irqtune" -n --json --no-state --no-config -w "$window"; then
+	if run_child "$work/pick.json" "$irqtune" -n --json --no-state --no-config -w "$window"; then
 		busiest=$(jq -r '[.irqs[] | select(.outcome != "kernel_managed" and .load >= 0.0005)] | max_by(.load) |
 			select(. != null) | "\(.irq) \(.name) \(.load * 100 | . * 100 | round / 100)% of a CPU"' "$work/pick.json" 2>/dev/null)
 	fi
@@ -372,10 +378,18 @@ for r in $(seq "$rounds"); do
 		kill -0 "$spid" 2>/dev/null || die "the pinned thread ended early: $(tail -2 "$work/spin.log")"
 		nap "$settle"
 		sample "$work/a"
+		# irqtune's own account of the same span, a dry run: the IRQ work
+		# it measures on the thread's CPU (the bpf source where it runs)
+		"$irqtune" -n --json --no-state --no-config -w "$phase_s" >"$work/acct.json" 2>"$work/acct.err" &
+		acct=$!
 		nap "$phase_s"
 		sample "$work/b"
+		wait "$acct"
+		acct=
+		acct_ms=$(jq -r --argjson c "$cpu" '.machine.cpus[] | select(.cpu == $c) | .load_before * 1000' \
+			"$work/acct.json" 2>/dev/null)
 		dt=$(awk '{ t[NR] = $2 } END { print t[2] - t[1] }' <(head -1 "$work/a"; head -1 "$work/b"))
-		figures "$work/a" "$work/b" "$p. $name" "$(busy_on "$work/a.intr" "$work/b.intr" "$dt")" |
+		figures "$work/a" "$work/b" "$p. $name" "$(busy_on "$work/a.intr" "$work/b.intr" "$dt")" "${acct_ms:--1}" |
 			tee -a "$rows" | show | sed 's/^/  /'
 	done
 done
@@ -386,12 +400,13 @@ show -h
 show <"$rows"
 if [ "$rounds" -gt 1 ]; then
 	echo "mean of $rounds rounds:"
-	awk -F'\t' '{ n[$1]++; if (!($1 in o)) o[$1] = ++k; split($2, f, " "); for (i = 1; i <= 10; i++) s[$1, i] += f[i] }
+	awk -F'\t' '{ n[$1]++; if (!($1 in o)) o[$1] = ++k; split($2, f, " "); for (i = 1; i <= 11; i++) s[$1, i] += f[i] }
 		END { for (p in o) order[o[p]] = p
 			for (j = 1; j <= k; j++) { p = order[j]; printf "%s\t", p
-				for (i = 1; i <= 10; i++) printf "%s%f", i > 1 ? " " : "", s[p, i] / n[p]
+				for (i = 1; i <= 11; i++) printf "%s%f", i > 1 ? " " : "", s[p, i] / n[p]
 				printf "\t\n" } }' "$rows" | show
 fi
+echo "irq, softirq: /proc/stat (tick-sampled$irqacct); irqtune: the IRQ work a dry run of irqtune measured there over the phase;"
 echo "lost = irq + softirq on the CPU + the thread's wait for it; run = the thread's share of the CPU;"
 echo "Mloop/run-s = its work per second on the CPU, which IRQ time charged to it (no IRQ time accounting) lowers"
 exit 0
