@@ -33,7 +33,12 @@
 #			CPU's main user on a machine busy with other work)
 #	BENCH_PACKAGES	what the network load downloads
 #	BENCH_NETLOOPS	apt-get download loops at once (default 2)
+#	BENCH_RATE	each loop's rate in KB/s (Acquire::http::Dl-Limit;
+#			default 25000; 0: as fast as the mirror sends)
 #	IRQTUNE		the irqtune to run (default ./irqtune)
+#
+# What each phase ran and measured (irqtune's JSON, irqbalance's output,
+# the thread's progress) is kept in tests/out/bench-interference/.
 #
 # Exit status: 0 measured and restored; 1 something failed or an affinity
 # could not be restored; 130 interrupted (restored).
@@ -45,8 +50,11 @@ settle=${BENCH_SETTLE:-3}
 rounds=${BENCH_ROUNDS:-1}
 window=${BENCH_WINDOW:-2}
 nice_=${BENCH_NICE:-0}
-packages=${BENCH_PACKAGES:-libllvm14 gcc-12 libicu72}
+# One big package: apt-get's start (seconds on a busy machine) is a gap in
+# the load, a long download at a steady rate is none.
+packages=${BENCH_PACKAGES:-texlive-fonts-extra}
 netloops=${BENCH_NETLOOPS:-2}
+rate=${BENCH_RATE:-25000}
 irqtune=${IRQTUNE:-$top/irqtune}
 spinner=$top/tests/vm/loadgen
 hz=$(getconf CLK_TCK)
@@ -65,7 +73,7 @@ command -v jq >/dev/null || die "jq is not installed (apt-get install jq): it re
 command -v irqbalance >/dev/null || die "irqbalance is not installed (apt-get install irqbalance)"
 # A running balancer would move the IRQs under the measurement.
 pgrep -x irqbalance >/dev/null && die "irqbalance is running (pid $(pgrep -x irqbalance | tr '\n' ' ')): stop it first (systemctl stop irqbalance)"
-for v in "$phase_s" "$settle" "$rounds" "$window" "$netloops"; do
+for v in "$phase_s" "$settle" "$rounds" "$window" "$netloops" "$rate"; do
 	[[ "$v" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "'$v': not a number of seconds"
 done
 [[ "$nice_" =~ ^-?[0-9]+$ ]] || die "BENCH_NICE '$nice_': not a nice value"
@@ -74,6 +82,7 @@ ncpu=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-"); c += (n == 
 [ "$ncpu" -ge 2 ] || die "one CPU online: nowhere to move an IRQ to"
 
 work=$(mktemp -d /var/tmp/irqtune-interference.XXXXXX) || die "cannot make a directory under /var/tmp"
+out=$top/tests/out/bench-interference
 saved=$work/saved
 
 ### What it will touch, recorded before anything moves
@@ -153,6 +162,9 @@ restore() {
 		echo "bench-interference: $bad of $n IRQs NOT restored (see above)"
 		status=1
 	fi
+	# what each phase ran and measured, for a look afterwards
+	rm -rf "$out" && mkdir -p "$out" &&
+		cp "$work"/*.json "$work"/*.log "$work"/*.err "$work/rows" "$out/" 2>/dev/null
 	rm -rf "$work"
 }
 trap 'restore; exit $status' EXIT
@@ -166,7 +178,7 @@ nap() { sleep "$1" & wait $!; }
 run_child() {
 	local log=$1 rc
 	shift
-	"$@" >"$log" 2>&1 &
+	"$@" >"$log" 2>"$log.err" &
 	child=$!
 	wait $child
 	rc=$?
@@ -186,9 +198,12 @@ pid_dd=$!
 pid_apt=
 for k in $(seq "$netloops"); do
 	mkdir -p "$work/debs$k"
-	setsid bash -c 'cd "$1" || exit 1; shift
-		while :; do apt-get download -q=2 "$@" >>../apt.log 2>&1 || sleep 1; rm -f ./*.deb; done' \
-		_ "$work/debs$k" $packages >/dev/null 2>&1 &
+	# root downloads (no _apt sandbox: the directory is root's, mode 0700)
+	setsid bash -c 'cd "$1" || exit 1; r=$2; shift 2
+		while :; do
+			apt-get download -q=2 -o APT::Sandbox::User=root -o Acquire::http::Dl-Limit="$r" "$@" >>../apt.log 2>&1 || sleep 1
+			rm -f ./*.deb
+		done' _ "$work/debs$k" "$rate" $packages >/dev/null 2>&1 &
 	groups+=($!)
 	pid_apt="$pid_apt $!"
 done
@@ -202,7 +217,7 @@ net_bytes() {	# received, sent: every physical interface
 	done
 	echo "$r $t"
 }
-echo "bench-interference: loads on: dd oflag=direct,dsync 4 KiB writes to $work, $netloops loops of apt-get download $packages ($(echo $netdevs))"
+echo "bench-interference: loads on: dd oflag=direct,dsync 4 KiB writes to $work, $netloops loops of apt-get download $packages at ${rate} KB/s each ($(echo $netdevs))"
 # apt-get takes seconds to start on a busy machine: up to 20 s for 1 MB
 b0=$(net_bytes)
 flowing=
@@ -318,7 +333,7 @@ busy_on() {	# A.intr B.intr SECONDS
 
 ### Round 1, phase 1 placement first: it picks the thread's CPU
 echo "bench-interference: phase 1 placement: irqbalance --oneshot"
-place_irqbalance "$work/place-1.1.log" || echo "bench-interference: irqbalance --oneshot exit $?: $(tail -1 "$work/place-1.1.log")"
+place_irqbalance "$work/place-1.1.log" || echo "bench-interference: irqbalance --oneshot exit $?: $(tail -1 "$work/place-1.1.log.err")"
 cp /proc/interrupts "$work/probe1"
 nap 3
 cp /proc/interrupts "$work/probe2"
@@ -367,31 +382,33 @@ rows=$work/rows
 : >"$rows"
 for r in $(seq "$rounds"); do
 	for p in 1 2 3; do
-		log=$work/place-$r.$p.log
+		log=$work/place-$r.$p.json
 		case $p in
 		1)	name="irqbalance --oneshot"
-			[ "$r" = 1 ] || place_irqbalance "$log" || echo "bench-interference: irqbalance exit $?: $(tail -1 "$log")" ;;
+			log=${log%.json}.log
+			[ "$r" = 1 ] || place_irqbalance "$log" || echo "bench-interference: irqbalance exit $?: $(tail -1 "$log.err")" ;;
 		2)	name=$noapp_name
-			place_irqtune "$log" "${noapp_args[@]}" || echo "bench-interference: phase 2 irqtune exit $?: $(grep -m1 irqtune: "$log")" ;;
+			place_irqtune "$log" "${noapp_args[@]}" || echo "bench-interference: phase 2 irqtune exit $?: $(grep -m1 irqtune: "$log.err")" ;;
 		3)	name="irqtune"
-			place_irqtune "$log" --no-config || echo "bench-interference: phase 3 irqtune exit $?: $(grep -m1 irqtune: "$log")" ;;
+			place_irqtune "$log" --no-config || echo "bench-interference: phase 3 irqtune exit $?: $(grep -m1 irqtune: "$log.err")" ;;
 		esac
+		[ "$p" = 1 ] || jq -r --argjson c "$cpu" '"  (phase '"$p"' placed: \(.summary.moved) moved, \(.summary.unchanged) unchanged; the CPU\u0027s application load as seen \([.machine.cpus[] | select(.cpu == $c) | .app_load // "unknown"][0]); on it now: \([.irqs[] | select(.load >= 0.0005 and (.to | tostring) == ($c | tostring)) | "\(.irq)(\(.name)) \(.load * 1000 | round / 1000)"] | join(", ")))"' "$log" 2>/dev/null
 		kill -0 "$spid" 2>/dev/null || die "the pinned thread ended early: $(tail -2 "$work/spin.log")"
 		nap "$settle"
 		sample "$work/a"
 		# irqtune's own account of the same span, a dry run: the IRQ work
 		# it measures on the thread's CPU (the bpf source where it runs)
-		"$irqtune" -n --json --no-state --no-config -w "$phase_s" >"$work/acct.json" 2>"$work/acct.err" &
+		"$irqtune" -n --json --no-state --no-config -w "$phase_s" >"$work/acct-$r.$p.json" 2>"$work/acct-$r.$p.err" &
 		acct=$!
 		nap "$phase_s"
 		sample "$work/b"
 		wait "$acct"
 		acct=
 		acct_ms=$(jq -r --argjson c "$cpu" '.machine.cpus[] | select(.cpu == $c) | .load_before * 1000' \
-			"$work/acct.json" 2>/dev/null)
+			"$work/acct-$r.$p.json" 2>/dev/null)
 		# and the share of all IRQ work on CPUs running pinned threads,
 		# where this irqtune knows them
-		acct_share=$(jq -r '.summary.app_cpu_irq_share_before // empty | . * 100' "$work/acct.json" 2>/dev/null)
+		acct_share=$(jq -r '.summary.app_cpu_irq_share_before // empty | . * 100' "$work/acct-$r.$p.json" 2>/dev/null)
 		dt=$(awk '{ t[NR] = $2 } END { print t[2] - t[1] }' <(head -1 "$work/a"; head -1 "$work/b"))
 		figures "$work/a" "$work/b" "$p. $name" "$(busy_on "$work/a.intr" "$work/b.intr" "$dt")" "${acct_ms:--1}" "${acct_share:--1}" |
 			tee -a "$rows" | show | sed 's/^/  /'
