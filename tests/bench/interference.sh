@@ -13,9 +13,8 @@
 # thread's own wait and run time (/proc/PID/task/TID/schedstat), its loops
 # per second (the work it got done), and what the loads did. The loads:
 # 4 KiB O_DIRECT|O_DSYNC writes (dd oflag=direct,dsync) to a file under
-# /var/tmp, and apt-get download of a few packages, both in loops and
-# both kept off the thread's CPU (the rest of the machine is theirs: the
-# thread's CPU loses only what the kernel does there).
+# /var/tmp, and apt-get download of a big package at a set rate, both in
+# loops, unpinned (pinned, they would count as an application too).
 #
 # The thread's CPU is where irqbalance put the busiest movable IRQ (the
 # case of an IRQ-blind balancer and a pinned application meeting), unless
@@ -34,7 +33,9 @@
 #	BENCH_PACKAGES	what the network load downloads
 #	BENCH_NETLOOPS	apt-get download loops at once (default 2)
 #	BENCH_RATE	each loop's rate in KB/s (Acquire::http::Dl-Limit;
-#			default 25000; 0: as fast as the mirror sends)
+#			default 20000; 0: as fast as the mirror sends); the
+#			loops start 12 s apart, so that one's restart (apt-get
+#			takes seconds to start) is never the other's
 #	IRQTUNE		the irqtune to run (default ./irqtune)
 #
 # What each phase ran and measured (irqtune's JSON, irqbalance's output,
@@ -54,7 +55,7 @@ nice_=${BENCH_NICE:-0}
 # the load, a long download at a steady rate is none.
 packages=${BENCH_PACKAGES:-texlive-fonts-extra}
 netloops=${BENCH_NETLOOPS:-2}
-rate=${BENCH_RATE:-25000}
+rate=${BENCH_RATE:-20000}
 irqtune=${IRQTUNE:-$top/irqtune}
 spinner=$top/tests/vm/loadgen
 hz=$(getconf CLK_TCK)
@@ -186,7 +187,8 @@ run_child() {
 	return $rc
 }
 
-### The loads, off the thread's CPU once it is known (taskset -p then)
+### The loads, on any CPU: pinned, they would be pinned threads themselves,
+### which app-aware irqtune places IRQs around as it does the thread
 disk_dev=$(stat -c '%d' "$work")
 disk_stat=/sys/dev/block/$((disk_dev >> 8)):$((disk_dev & 255))/stat
 [ -e "$disk_stat" ] || disk_stat=
@@ -195,17 +197,15 @@ setsid bash -c 'while :; do dd if=/dev/zero of="$1" bs=4k count=256 oflag=direct
 	_ "$ddfile" >"$work/dd.log" 2>&1 &
 groups+=($!)
 pid_dd=$!
-pid_apt=
 for k in $(seq "$netloops"); do
 	mkdir -p "$work/debs$k"
 	# root downloads (no _apt sandbox: the directory is root's, mode 0700)
-	setsid bash -c 'cd "$1" || exit 1; r=$2; shift 2
+	setsid bash -c 'cd "$1" || exit 1; r=$2; sleep "$3"; shift 3
 		while :; do
 			apt-get download -q=2 -o APT::Sandbox::User=root -o Acquire::http::Dl-Limit="$r" "$@" >>../apt.log 2>&1 || sleep 1
 			rm -f ./*.deb
-		done' _ "$work/debs$k" "$rate" $packages >/dev/null 2>&1 &
+		done' _ "$work/debs$k" "$rate" $(((k - 1) * 12)) $packages >/dev/null 2>&1 &
 	groups+=($!)
-	pid_apt="$pid_apt $!"
 done
 
 netdevs=$(for n in /sys/class/net/*; do [ -e "$n/device" ] && echo "${n##*/}"; done)
@@ -359,11 +359,6 @@ else
 	why="where irqbalance put the busiest movable IRQ, $1 ($2, ${*:3})"
 fi
 [[ "$cpu" =~ ^[0-9]+$ ]] && [ -e "/sys/devices/system/cpu/cpu$cpu/online" -o "$cpu" = 0 ] || die "CPU '$cpu': not a CPU"
-others=$(awk -v x="$cpu" -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= r[n]; c++) if (c != x) printf "%s%d", s++ ? "," : "", c } }' <<<"$online")
-for pid in $pid_dd $pid_apt; do
-	for t in $(pgrep -g "$pid"); do taskset -apc "$others" "$t" >/dev/null 2>&1; done
-done
-# New processes of the loops inherit the CPUs of the loop's shell.
 
 total=$(awk -v r="$rounds" -v p="$phase_s" -v s="$settle" -v w="$window" 'BEGIN { t = r * 3 * (p + s + w + 30) + 60; print (t > 3600 ? 3600 : t) }')
 setsid nice -n "$nice_" "$spinner" spin "$cpu" "$total" 200 >"$work/spin.log" 2>&1 &
@@ -375,7 +370,7 @@ tid=$(awk 'NF == 4 { print $3; exit }' "$work/spin.log")
 # (setsid) gets its nice too, or it would only reorder the session.
 [ "$nice_" = 0 ] || [ ! -e "/proc/$spid/autogroup" ] || echo "$nice_" >"/proc/$spid/autogroup" 2>/dev/null
 [ -n "$tid" ] && [ -e "/proc/$spid/task/$tid" ] || die "the pinned thread did not start: $(head -2 "$work/spin.log")"
-echo "bench-interference: CPU-bound thread $tid (process $spid, nice $nice_) pinned to CPU $cpu: $why; the loads on CPUs $others"
+echo "bench-interference: CPU-bound thread $tid (process $spid, nice $nice_) pinned to CPU $cpu: $why"
 echo "bench-interference: $rounds round(s) of 3 phases, ${phase_s} s measured each, ${settle} s after placing"
 
 rows=$work/rows
