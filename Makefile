@@ -43,17 +43,18 @@ LDLIBS   += $(PKG_LIBS) -lm
 LIB_SRCS  = topology.c sample.c apply.c \
             lib/fileio.c lib/cpuset.c lib/lock.c lib/log.c lib/strutil.c \
             input/procfs.c input/device.c input/config.c input/compat.c input/machine.c \
-            input/vectors.c \
+            input/vectors.c input/kubelet.c \
             capture/capture.c capture/source.c capture/replay.c capture/runcapture.c \
             load/estimate.c load/measure.c load/bpfload.c load/irqthread.c load/loadsrc.c load/costs.c load/devfit.c \
-            load/loadstep.c \
-            history/state.c history/history.c \
-            plan/plan.c plan/plan_index.c plan/plan_improve.c plan/policy.c plan/planrun.c \
+            load/loadstep.c load/appload.c \
+            history/state.c history/history.c history/packstate.c \
+            plan/plan.c plan/plan_index.c plan/plan_improve.c plan/policy.c plan/planrun.c plan/pack.c plan/packrun.c \
             netpath/netpath.c netpath/netpathio.c netpath/netfollow.c \
             report/report.c report/json.c report/metrics.c report/output.c
 LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/%.o)
-UNIT      = cpuset topology sample estimate measure costs state history devfit plan config compat capture irqthread \
-            report replay window strutil netpath planrun loadstep machine output runcapture vectors
+UNIT      = appload kubelet policy cpuset topology sample estimate measure costs state history devfit plan config compat capture irqthread \
+            report replay window strutil netpath planrun loadstep machine output runcapture vectors \
+            pack packstate
 TESTS     = $(UNIT:%=$(B)/tests/test_%)
 
 all: irqtune

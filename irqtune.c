@@ -18,13 +18,16 @@
 #include <unistd.h>
 #include <argtable2.h>
 
+#include "appload.h"
 #include "capture.h"
 #include "compat.h"
 #include "config.h"
 #include "cpuset.h"
 #include "device.h"
+#include "fileio.h"
 #include "irqthread.h"
 #include "json.h"
+#include "kubelet.h"
 #include "loadsrc.h"
 #include "loadstep.h"
 #include "lock.h"
@@ -34,6 +37,7 @@
 #include "output.h"
 #include "pathnames.h"
 #include "plan.h"
+#include "packrun.h"
 #include "planrun.h"
 #include "policy.h"
 #include "replay.h"
@@ -75,6 +79,7 @@ struct options {
 	unsigned int *banirq;	/* the configuration takes it over */
 	int nr_banirq;		/* -1: not given */
 	char *bancpus;
+	char *avoidcpus;
 	char *config;		/* NULL: _PATH_CONFIG if it exists */
 	char *metrics_file;
 	enum config_load_source load_source;	/* UNSET: not given */
@@ -114,7 +119,10 @@ struct run {
 	const char *metrics_file;	/* the option's or the file's; NULL: none */
 	struct config cfg;
 	struct irqthreads thr;		/* threaded IRQs' threads, if any */
+	struct appthreads app;		/* user threads, for the pinned application load */
 	struct compat_bans bans;	/* every banned CPU, by source */
+	struct kubelet_state kubelet;	/* its exclusive CPUs; ABSENT: not read */
+	char avoid[1024];		/* cfg.avoidcpus with the kubelet's, a cpulist */
 	struct topology *topo;
 	struct sample_window win;	/* the snapshots, and where their counts come from */
 	struct loadsrc src;
@@ -126,6 +134,7 @@ struct run {
 	struct plan_irq *pi;
 	enum report_outcome *out;
 	struct plan_result res;
+	struct packrun pack;		/* placement = pack's pool */
 	struct netfollow_result *net;	/* XPS and NAPI threads; NULL: not reached */
 	bool planned;
 	unsigned int nr;
@@ -136,6 +145,7 @@ struct run {
 	char host[256];			/* a replay's captured hostname */
 	/* Handed from one step of balance() to the next: */
 	struct plan_policy plan_pol;
+	double *app_plan;		/* plan_pol.app's */
 	struct vector_info vec;		/* the x86 vector matrix, or why not */
 };
 
@@ -175,7 +185,7 @@ struct args {
 	struct arg_dbl *win;
 	struct arg_lit *verbose, *quiet;
 	struct arg_int *banirq;
-	struct arg_str *bancpus;
+	struct arg_str *bancpus, *avoidcpus;
 	struct arg_dbl *waitlock;
 	struct arg_str *config;
 	struct arg_lit *noconfig, *nostate, *json;
@@ -195,6 +205,8 @@ static void args_new(struct args *a)
 			     "never move IRQ N (repeatable; replaces the file's banirq)");
 	a->bancpus = arg_str0(NULL, "bancpus", "LIST",
 			      "keep IRQs off these CPUs too (cpulist, e.g. 0,4-7)");
+	a->avoidcpus = arg_str0(NULL, "avoid-cpus", "LIST",
+				"use these CPUs only when nothing else is allowed (cpulist)");
 	a->waitlock = arg_dbl0(NULL, "wait-lock", "SECONDS",
 			       "wait this long for another run to finish (default: exit)");
 	a->config = arg_str0("c", "config", "PATH",
@@ -258,6 +270,7 @@ static int options_from(const struct args *a, void **argtable, struct options *o
 		opt->nr_banirq = a->banirq->count;
 	}
 	if ((a->bancpus->count && !(opt->bancpus = strdup(a->bancpus->sval[0]))) ||
+	    (a->avoidcpus->count && !(opt->avoidcpus = strdup(a->avoidcpus->sval[0]))) ||
 	    (a->config->count && !(opt->config = strdup(a->config->sval[0]))) ||
 	    (a->metrics->count && !(opt->metrics_file = strdup(a->metrics->sval[0]))))
 		return -ENOMEM;
@@ -302,8 +315,8 @@ static int parse_options(int argc, char **argv, struct options *opt)
 	int nerr, ret = 1;
 
 	args_new(&a);
-	void *argtable[] = { a.dry, a.win, a.verbose, a.quiet, a.banirq, a.bancpus, a.waitlock,
-			     a.config, a.noconfig, a.nostate, a.json, a.metrics, a.source,
+	void *argtable[] = { a.dry, a.win, a.verbose, a.quiet, a.banirq, a.bancpus, a.avoidcpus,
+			     a.waitlock, a.config, a.noconfig, a.nostate, a.json, a.metrics, a.source,
 			     a.capture, a.replay, a.use_syslog, a.ignore_bal, a.version, a.help,
 			     a.end };
 
@@ -374,6 +387,30 @@ static int load_config(struct run *run)
 	return r;
 }
 
+/* --@name's cpulist @value (NULL: not given) in place of the file's *@to.
+ * 0, -EINVAL (said) or -ENOMEM. */
+static int cpus_option(const char *name, const char *value, struct cpuset **to)
+{
+	struct cpuset *set;
+	int r;
+
+	if (!value)
+		return 0;
+	set = cpuset_new(CPU_ID_LIMIT);
+	if (!set)
+		return -ENOMEM;
+	r = cpulist_parse(value, set);
+	if (r < 0) {
+		fprintf(stderr, "irqtune: --%s '%s': %s\n", name, value,
+			r == -ERANGE ? "CPU id out of range" : "not a cpulist (e.g. 0,4-7)");
+		cpuset_free(set);
+		return -EINVAL;
+	}
+	cpuset_free(*to);
+	*to = set;
+	return 0;
+}
+
 /* The command line over the configuration file. */
 static int apply_options(struct run *run)
 {
@@ -396,24 +433,47 @@ static int apply_options(struct run *run)
 		config_take_banirq(cfg, opt->banirq, (unsigned int)opt->nr_banirq);
 		opt->banirq = NULL;
 	}
-	if (opt->bancpus) {
-		struct cpuset *set = cpuset_new(CPU_ID_LIMIT);
-
-		if (!set)
-			return -ENOMEM;
-		r = cpulist_parse(opt->bancpus, set);
-		if (r < 0) {
-			fprintf(stderr, "irqtune: --bancpus '%s': %s\n", opt->bancpus,
-				r == -ERANGE ? "CPU id out of range" : "not a cpulist (e.g. 0,4-7)");
-			cpuset_free(set);
-			return -EINVAL;
-		}
-		cpuset_free(cfg->bancpus);
-		cfg->bancpus = set;
-	}
+	r = cpus_option("bancpus", opt->bancpus, &cfg->bancpus);
+	if (r == 0)
+		r = cpus_option("avoid-cpus", opt->avoidcpus, &cfg->avoidcpus);
+	if (r < 0)
+		return r;
+	if (cfg->app_weight < 0)
+		cfg->app_weight = 1.0;
+	if (cfg->exclusive == CONFIG_EXCLUSIVE_UNSET)
+		cfg->exclusive = CONFIG_EXCLUSIVE_AVOID;
 	/* A replay writes nothing, the captured machine's metrics file least. */
 	run->metrics_file = opt->metrics_file ? opt->metrics_file :
 			    opt->replay ? NULL : cfg->metrics_file;
+	return 0;
+}
+
+/* The kubelet's exclusive CPUs (its static CPU manager's), through
+ * run->fs as irqbalance's files are: banned or avoided as exclusive-cpus
+ * says. A file that is not the kubelet's whole checkpoint is named and
+ * ignored. -ENOMEM only. */
+static int kubelet_cpus(struct run *run)
+{
+	struct config *cfg = &run->cfg;
+	const char *path = cfg->kubelet_state ? cfg->kubelet_state : _PATH_KUBELET_CPU_STATE;
+	const struct cpuset *ex;
+	int r;
+
+	if (cfg->exclusive == CONFIG_EXCLUSIVE_IGNORE)
+		return 0;
+	r = kubelet_read(&run->fs, path, CPU_ID_LIMIT, &run->kubelet);
+	if (r < 0)
+		return r;
+	if (run->kubelet.status == KUBELET_BAD)
+		log_msg(LOG_WARNING, "%s: ignored: %s", path, run->kubelet.why);
+	ex = run->kubelet.exclusive;
+	if (run->kubelet.status != KUBELET_READ || !cpuset_count(ex))
+		return 0;
+	if (cfg->exclusive == CONFIG_EXCLUSIVE_BAN)
+		return compat_add_ban(&run->bans, cpuset_dup(ex), "kubelet cpu_manager_state");
+	if (!cfg->avoidcpus && !(cfg->avoidcpus = cpuset_new(CPU_ID_LIMIT)))
+		return -ENOMEM;
+	cpuset_or(cfg->avoidcpus, ex);
 	return 0;
 }
 
@@ -445,6 +505,8 @@ static int gather_bans(struct run *run)
 				   opt->bancpus ? "--bancpus" : from);
 	if (r == 0)
 		r = compat_collect(&src, &run->bans);
+	if (r == 0)
+		r = kubelet_cpus(run);
 	if (r == 0 && !cfg->bancpus && run->bans.nr && !(cfg->bancpus = cpuset_new(CPU_ID_LIMIT)))
 		r = -ENOMEM;
 	if (r < 0) {
@@ -458,6 +520,8 @@ static int gather_bans(struct run *run)
 			run->bans.nr_dropped);
 	for (unsigned int i = 0; i < run->bans.nr; i++)
 		cpuset_or(cfg->bancpus, run->bans.bans[i].cpus);
+	if (cfg->avoidcpus && cpulist_format(cfg->avoidcpus, run->avoid, sizeof(run->avoid)) < 0)
+		str_copy(run->avoid, sizeof(run->avoid), "(long list)");
 	return 0;
 }
 
@@ -554,8 +618,12 @@ static struct loadstep_input load_input(struct run *run)
 		.want = run->cfg.load_source, .build = run->opt->bpf_build,
 		.seconds = run->cfg.window, .counts_env = getenv("IRQTUNE_COUNTS"),
 		.online = run->topo ? cpuset_count(run->topo->online) : 0,
+		/* the program counts pinned threads only where they are planned around */
+		.eligible = run->topo && run->cfg.app_weight > 0 ? cpuset_count(run->topo->eligible) : 0,
 		.no_state = run->opt->no_state, .state_dir = run->cfg.state_dir,
 		.map = run->map, .win = &run->win, .src = &run->src, .thr = &run->thr,
+		.app = run->cfg.app_weight > 0 ? &run->app : NULL,
+		.nr_ids = run->topo ? run->topo->nr_ids : 0,
 	};
 }
 
@@ -564,7 +632,12 @@ static struct loadstep_input load_input(struct run *run)
 static int choose_source(struct run *run)
 {
 	const struct loadstep_input in = load_input(run);
-	int r = loadstep_choose(&run->load, &in);
+	int r;
+
+	run->app.limit = APPLOAD_THREADS_MAX;
+	run->app.online = run->topo->online;
+	run->app.eligible = run->topo->eligible;
+	r = loadstep_choose(&run->load, &in);
 
 	run->src_chosen = r == 0;
 	return r;
@@ -592,8 +665,14 @@ static int map_devices(struct run *run)
 static int weigh_load(struct run *run)
 {
 	const struct loadstep_input in = load_input(run);
+	const struct appload *a = &run->load.app;
+	int r = loadstep_weigh(&run->load, &in);
 
-	return loadstep_weigh(&run->load, &in);
+	if (r == 0 && run->opt->verbose && (a->threads_pinned || a->capped))
+		log_msg(LOG_INFO, "application load: %u pinned threads counted of %u user "
+			"threads read%s", a->threads_pinned, a->threads_seen,
+			a->capped ? " (capped: the rest not read)" : "");
+	return r;
 }
 
 /* The site policy, the planner's input, the evidence's threshold, then
@@ -608,6 +687,12 @@ static int plan(struct run *run)
 	/* One clock tick of the window (the estimate checked it is > 0). */
 	pol->resolution = 1.0 / ((double)run->load.hz * (run->win.b.when - run->win.a.when));
 	pol->vec_avail = run->vec.status == VECTORS_READ ? run->vec.avail : NULL;
+	/* The pinned threads' load, placed around as fixed load; NULL where
+	 * there is none, so that such a plan is today's. */
+	r = appload_for_plan(&run->load.app, run->cfg.app_weight, run->topo, &run->app_plan);
+	if (r < 0)
+		return r;
+	pol->app = run->app_plan;
 	r = policy_build(&run->cfg, run->topo, run->map, &run->pol);
 	if (r < 0)
 		return r;
@@ -619,6 +704,9 @@ static int plan(struct run *run)
 	if (r == 0)
 		r = loadstep_evidence(&run->load, run->pi, run->nr, run->topo->nr_ids,
 				      run->threshold_auto, pol);
+	if (r == 0)
+		r = packrun_step(&run->pack, &run->cfg, run->topo, pol, &run->load,
+				 run->opt->dry_run, run->pi, run->nr);
 	if (r < 0)
 		return r;
 	r = plan_compute(run->topo, run->pi, run->nr, pol, &run->res);
@@ -778,6 +866,11 @@ static int build_report(const struct run *run, struct report_run *rr, struct rep
 		.pi = run->pi,
 		.out = run->out,
 		.res = &run->res,
+		.app = run->src_chosen ? &run->load.app : NULL,
+		.app_weight = run->cfg.app_weight > 0 ? run->cfg.app_weight : 0,
+		.kubelet = run->cfg.exclusive != CONFIG_EXCLUSIVE_IGNORE &&
+			   run->step > STEP_BANS ? &run->kubelet : NULL,
+		.avoid = run->avoid[0] ? run->avoid : NULL,
 	};
 
 	rr->window = run->cfg.window;
@@ -875,12 +968,16 @@ static void run_release(struct run *run)
 	vectors_release(&run->vec);
 	sample_window_release(&run->win);
 	irqthread_release(&run->thr);
+	appthreads_release(&run->app);
+	kubelet_release(&run->kubelet);
+	free(run->app_plan);
 	loadsrc_release(&run->src);
 	policy_release(&run->pol);
 	device_map_free(run->map);
 	free(run->pi);
 	free(run->out);
 	plan_result_release(&run->res);
+	packrun_release(&run->pack);
 	loadstep_release(&run->load);
 	netfollow_result_free(run->net);
 	capture_free(run->fs.cap);
@@ -920,6 +1017,7 @@ out:
 	run_release(&run);
 	free(opt.banirq);
 	free(opt.bancpus);
+	free(opt.avoidcpus);
 	free(opt.config);
 	free(opt.metrics_file);
 	free(opt.capture);

@@ -37,6 +37,11 @@
  * /proc/PID/stat (name, flags) and schedstat (run time). */
 #define _PATH_PROC_KTHREADS	"/proc/2/task/2/children"
 
+/* The kubelet's CPU manager checkpoint: the CPUs its static policy gave
+ * guaranteed pods' containers (irqtune.conf's kubelet-state points
+ * elsewhere, for a kubelet --root-dir). */
+#define _PATH_KUBELET_CPU_STATE	"/var/lib/kubelet/cpu_manager_state"
+
 /* Network interfaces: queues/tx-N/xps_cpus, threaded, ifindex. */
 #define _PATH_SYS_CLASS_NET	"/sys/class/net"
 

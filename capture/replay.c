@@ -89,6 +89,16 @@ int replay_format_measure(const struct measure_raw *raw, char **ret, size_t *ret
 		fprintf(f, "thread %u %u %llu %llu\n", t->irq, t->cpu,
 			(unsigned long long)t->ns, (unsigned long long)t->runs);
 	}
+	/* Only where counted: a capture without them replays as before. */
+	if (raw->app_timed) {
+		fprintf(f, "# app CPU NS RUNS: pinned application threads, app_cpus: "
+			"allowed on fewer CPUs than this\napp_cpus %u\n", raw->app_cpus);
+		for (unsigned int c = 0; c < raw->nr_cpus; c++)
+			if (raw->app_ns[c] || raw->app_runs[c])
+				fprintf(f, "app %u %llu %llu\n", c,
+					(unsigned long long)raw->app_ns[c],
+					(unsigned long long)raw->app_runs[c]);
+	}
 	if (raw->probe.hard > 0 || raw->probe.ctx > 0 || raw->probe.soft > 0 ||
 	    raw->probe.napi > 0 || raw->probe.thread > 0)
 		fprintf(f, "# probe HARD CTX SOFT NAPI THREAD: ns per event\n"
@@ -259,6 +269,25 @@ static int measure_line(struct measure_raw **rawp, char *line, double *window,
 	}
 	if (strcmp(fv[0], "thread") == 0 && n == 5)
 		return measure_thread_line(raw, fv);
+	if (strcmp(fv[0], "app_cpus") == 0 && n == 2) {
+		int c;
+
+		/* parse_int() holds only negative numbers to @min */
+		if (parse_int(fv[1], 1, CPU_ID_LIMIT, &c) < 0 || c < 1)
+			return -EINVAL;
+		raw->app_timed = true;
+		raw->app_cpus = (unsigned int)c;
+		return 0;
+	}
+	if (strcmp(fv[0], "app") == 0 && n == 4) {
+		int c;
+
+		if (!raw->app_timed || parse_int(fv[1], 0, (int)raw->nr_cpus - 1, &c) < 0 ||
+		    parse_u64_field(fv[2], &raw->app_ns[c]) < 0 ||
+		    parse_u64_field(fv[3], &raw->app_runs[c]) < 0)
+			return -EINVAL;
+		return 0;
+	}
 	if (strcmp(fv[0], "probe") == 0 && n == 6) {
 		double *p[] = { &raw->probe.hard, &raw->probe.ctx, &raw->probe.soft,
 				&raw->probe.napi, &raw->probe.thread };

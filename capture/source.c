@@ -214,8 +214,12 @@ int source_subdirs_tag(struct source *src, const char *tag, const char *dir,
 		return r;
 	}
 	/* getdents64(2) on an fd, not opendir(3): that fstat(2)s every
-	 * directory it opens, 16,000 of /proc/irq's at 8192 CPUs. */
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
+	 * directory it opens, 16,000 of /proc/irq's at 8192 CPUs. /proc as
+	 * "/proc/": umockdev redirects what is under /proc/ to a test
+	 * machine's tree, not /proc itself, and there its processes are the
+	 * tree's (as fakekernel.so's opendir(3) lists them). */
+	fd = open(strcmp(dir, _PATH_PROC) == 0 ? _PATH_PROC "/" : dir,
+		  O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return 0;
 	r = subdirs_fd(src, tag, dir, fd, fn, ctx);

@@ -44,6 +44,7 @@ void config_init(struct config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->threshold = -1;
+	cfg->app_weight = -1;
 }
 
 void config_take_banirq(struct config *cfg, unsigned int *irqs, unsigned int nr)
@@ -72,6 +73,8 @@ void config_release(struct config *cfg)
 	free(cfg->irqbalance_env);
 	free(cfg->metrics_file);
 	free(cfg->state_dir);
+	cpuset_free(cfg->avoidcpus);
+	free(cfg->kubelet_state);
 	config_init(cfg);
 }
 
@@ -207,18 +210,18 @@ static int parse_cpus(struct parse *p, const char *key, const char *v,
 	return 1;
 }
 
-/* bancpus may repeat: the sets add up. */
-static int set_bancpus(struct parse *p, const char *v)
+/* bancpus and avoid-cpus may repeat: the sets add up. */
+static int add_cpus(struct parse *p, const char *key, const char *v, struct cpuset **to)
 {
 	struct cpuset *set;
 
-	if (!parse_cpus(p, "bancpus", v, &set))
+	if (!parse_cpus(p, key, v, &set))
 		return 0;
-	if (!p->cfg->bancpus) {
-		p->cfg->bancpus = set;
+	if (!*to) {
+		*to = set;
 		return 1;
 	}
-	cpuset_or(p->cfg->bancpus, set);
+	cpuset_or(*to, set);
 	cpuset_free(set);
 	return 1;
 }
@@ -401,6 +404,81 @@ static int set_follow(struct parse *p, const char *key, const char *v,
 	return 1;
 }
 
+static int set_placement(struct parse *p, const char *v)
+{
+	if (!once(p, "placement", &p->cfg->line_placement))
+		return 0;
+	if (strcmp(v, "spread") == 0)
+		p->cfg->placement = CONFIG_PLACEMENT_SPREAD;
+	else if (strcmp(v, "pack") == 0)
+		p->cfg->placement = CONFIG_PLACEMENT_PACK;
+	else
+		return fail(p, "placement '%s': must be 'spread' or 'pack'", v);
+	return 1;
+}
+
+/* "50%" or "0.5": of a CPU, from 5% to 100%. */
+static int set_pack_target(struct parse *p, const char *v)
+{
+	size_t len = strlen(v);
+	bool pct = len > 1 && v[len - 1] == '%';
+	char num[32];
+	double d;
+
+	if (!once(p, "pack-target", &p->cfg->line_pack_target))
+		return 0;
+	if (len < sizeof(num)) {
+		memcpy(num, v, len - pct);
+		num[len - pct] = '\0';
+	}
+	if (len >= sizeof(num) || parse_double(num, &d) < 0)
+		return fail(p, "pack-target '%s': give a share of a CPU, e.g. 50%% or 0.5", v);
+	if (pct)
+		d /= 100;
+	if (!(d >= CONFIG_PACK_TARGET_MIN - 1e-9 && d <= CONFIG_PACK_TARGET_MAX + 1e-9))
+		return fail(p, "pack-target '%s': not from %g%% to %g%% of a CPU", v,
+			    CONFIG_PACK_TARGET_MIN * 100, CONFIG_PACK_TARGET_MAX * 100);
+	p->cfg->pack_target = d;
+	return 1;
+}
+
+static int set_exclusive(struct parse *p, const char *v)
+{
+	if (!once(p, "exclusive-cpus", &p->cfg->line_exclusive))
+		return 0;
+	if (strcmp(v, "avoid") == 0)
+		p->cfg->exclusive = CONFIG_EXCLUSIVE_AVOID;
+	else if (strcmp(v, "ban") == 0)
+		p->cfg->exclusive = CONFIG_EXCLUSIVE_BAN;
+	else if (strcmp(v, "ignore") == 0)
+		p->cfg->exclusive = CONFIG_EXCLUSIVE_IGNORE;
+	else
+		return fail(p, "exclusive-cpus '%s': must be 'avoid', 'ban' or 'ignore'", v);
+	return 1;
+}
+
+static int set_kubelet_state(struct parse *p, const char *v)
+{
+	if (!once(p, "kubelet-state", &p->cfg->line_kubelet_state))
+		return 0;
+	return set_path(p, "kubelet-state", v, &p->cfg->kubelet_state);
+}
+
+/* A multiplier of the pinned threads' load; 0 leaves it out. Bounded: a
+ * weight of 100 already makes a 1% thread outweigh a whole CPU of IRQs. */
+static int set_app_weight(struct parse *p, const char *v)
+{
+	double d;
+
+	if (!once(p, "app-weight", &p->cfg->line_app_weight))
+		return 0;
+	if (parse_double(v, &d) < 0 || d < 0 || d > CONFIG_APP_WEIGHT_MAX)
+		return fail(p, "app-weight '%s': not a number from 0 to %g", v,
+			    CONFIG_APP_WEIGHT_MAX);
+	p->cfg->app_weight = d;
+	return 1;
+}
+
 static int handler(void *user, const char *section, const char *name,
 		   const char *value)
 {
@@ -414,7 +492,15 @@ static int handler(void *user, const char *section, const char *name,
 		if (strcmp(name, "threshold") == 0)
 			return set_threshold(p, value);
 		if (strcmp(name, "bancpus") == 0)
-			return set_bancpus(p, value);
+			return add_cpus(p, "bancpus", value, &p->cfg->bancpus);
+		if (strcmp(name, "avoid-cpus") == 0)
+			return add_cpus(p, "avoid-cpus", value, &p->cfg->avoidcpus);
+		if (strcmp(name, "exclusive-cpus") == 0)
+			return set_exclusive(p, value);
+		if (strcmp(name, "kubelet-state") == 0)
+			return set_kubelet_state(p, value);
+		if (strcmp(name, "app-weight") == 0)
+			return set_app_weight(p, value);
 		if (strcmp(name, "banirq") == 0)
 			return set_banirq(p, value);
 		if (strcmp(name, "affinity-hint") == 0)
@@ -434,7 +520,11 @@ static int handler(void *user, const char *section, const char *name,
 		if (strcmp(name, "napi-threads") == 0)
 			return set_follow(p, "napi-threads", value, &p->cfg->napi_threads,
 					  &p->cfg->line_napi_threads);
-		return fail(p, "unknown key '%s' (expected window, threshold, bancpus, banirq, affinity-hint, load-source, irqbalance-env, other-balancer, metrics-file, state-dir, xps or napi-threads before any [section])",
+		if (strcmp(name, "placement") == 0)
+			return set_placement(p, value);
+		if (strcmp(name, "pack-target") == 0)
+			return set_pack_target(p, value);
+		return fail(p, "unknown key '%s' (expected window, threshold, bancpus, avoid-cpus, banirq, affinity-hint, load-source, irqbalance-env, other-balancer, metrics-file, state-dir, xps, napi-threads, exclusive-cpus, kubelet-state, app-weight, placement or pack-target before any [section])",
 			    name);
 	}
 	for (int c = 0; c < CLASS_NR; c++) {

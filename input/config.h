@@ -15,6 +15,8 @@
 #define CONFIG_LINE_MAX		1024	/* longer lines are an error */
 #define CONFIG_LIST_MAX		4096	/* banned IRQs or patterns, each */
 #define CONFIG_WINDOW_MAX	3600.0
+#define CONFIG_PACK_TARGET_MIN	0.05	/* pack-target, of a CPU */
+#define CONFIG_PACK_TARGET_MAX	1.0
 
 enum config_hint {
 	CONFIG_HINT_UNSET,
@@ -42,6 +44,23 @@ enum config_follow {
 	CONFIG_FOLLOW_OFF,
 };
 
+/* placement: spread IRQs over every eligible CPU, or pack them (pack.h). */
+enum config_placement {
+	CONFIG_PLACEMENT_UNSET,
+	CONFIG_PLACEMENT_SPREAD,	/* the default */
+	CONFIG_PLACEMENT_PACK,
+};
+
+/* What the kubelet's exclusive CPUs (its static CPU manager's) get. */
+enum config_exclusive {
+	CONFIG_EXCLUSIVE_UNSET,
+	CONFIG_EXCLUSIVE_AVOID,		/* the default: as avoid-cpus */
+	CONFIG_EXCLUSIVE_BAN,		/* as bancpus */
+	CONFIG_EXCLUSIVE_IGNORE,	/* the file is not read */
+};
+
+#define CONFIG_APP_WEIGHT_MAX	100.0
+
 struct config {
 	double window;			/* seconds; 0: not set */
 	double threshold;		/* fraction; < 0: not set */
@@ -60,11 +79,20 @@ struct config {
 	char *state_dir;		/* NULL: /run/irqtune, on the kernel's own /proc only */
 	enum config_follow xps;		/* transmit queues' XPS masks */
 	enum config_follow napi_threads;	/* threaded NAPI's kernel threads */
+	enum config_placement placement;
+	double pack_target;		/* a pack CPU's IRQ load, in CPUs; 0: not set */
+	/* A soft ban: IRQs go there only when nothing else is allowed. */
+	struct cpuset *avoidcpus;	/* NULL: not set */
+	enum config_exclusive exclusive;
+	char *kubelet_state;		/* NULL: _PATH_KUBELET_CPU_STATE */
+	double app_weight;		/* pinned threads' load x this; < 0: not set */
 	/* Where each scalar was set (0: not set), for "given twice". */
 	unsigned int line_window, line_threshold, line_bancpus, line_hint;
 	unsigned int line_load_source;
 	unsigned int line_irqbalance_env, line_other_balancer, line_metrics_file;
 	unsigned int line_state_dir, line_xps, line_napi_threads;
+	unsigned int line_placement, line_pack_target;
+	unsigned int line_exclusive, line_kubelet_state, line_app_weight;
 	unsigned int line_class[CLASS_NR];
 };
 

@@ -30,4 +30,24 @@ struct kubelet_state {
 	char why[KUBELET_WHY_MAX];	/* KUBELET_BAD: what was wrong */
 };
 
+struct source;
+
+/* The most a state file may hold: a node's 110 pods of a few containers
+ * take a few KiB. */
+#define KUBELET_FILE_MAX	(256 * 1024)
+
+/* Parse @len bytes of @buf, a checkpoint of either layout, into @ret:
+ * KUBELET_READ with the union of the entries' cpusets (CPU ids below
+ * @nr_ids), KUBELET_NOT_STATIC for another policy, or KUBELET_BAD with
+ * why. 0, or -ENOMEM (ret released). */
+int kubelet_parse(const char *buf, size_t len, unsigned int nr_ids,
+		  struct kubelet_state *ret);
+/* Read and parse @path through @src (a capture keeps it, a replay reads
+ * the kept one): as kubelet_parse(), and KUBELET_ABSENT when there is no
+ * such file. A file someone but root (or us) may write is KUBELET_BAD:
+ * it would decide where IRQs go. 0 or -ENOMEM. */
+int kubelet_read(struct source *src, const char *path, unsigned int nr_ids,
+		 struct kubelet_state *ret);
+void kubelet_release(struct kubelet_state *k);	/* frees the contents */
+
 #endif

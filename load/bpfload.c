@@ -26,12 +26,16 @@
 struct bpfload {
 	void *skel;			/* one of the three light skeletons */
 	void (*destroy)(void *skel);
-	int fd_irq, fd_thread, fd_soft, fd_napi, fd_drops;
+	int fd_irq, fd_thread, fd_soft, fd_napi, fd_drops, fd_app;
+	int fd_close;			/* the program that closes open runs */
+	unsigned int app_cpus;		/* pinned: allowed on fewer; 0: not counted */
+	int close_err;			/* why app_close could not run, 0 */
 	__u64 *start_ns, *stop_ns;	/* its data section, mmapped */
 	int prog_fd[BPFLOAD_MAX_PROGS];
 	unsigned int nr_progs;
 	int idx_switch;			/* of the sched_switch program, -1 none */
 	int switch_err;			/* why it could not be attached, 0 */
+	bool threads;			/* it was asked to time irq threads */
 	struct measure_probe probe;	/* its own cost per event, measured */
 	char probe_note[128];		/* what was measured of it, or why not */
 	/* The kernel's run-time statistics over the window (BPF_ENABLE_STATS,
@@ -110,13 +114,17 @@ static const char *const mode_name[MODE_NR] = {
 #define OPEN_MODE(fn, type)						\
 static int fn(struct bpfload *b, bool threads)				\
 {									\
-	struct type *s = type##__open_and_load();			\
+	struct type *s = type##__open();				\
 	int r;								\
 	bool sw = false;						\
 									\
 	if (!s)								\
 		return errno ? -errno : -EINVAL;			\
-	r = ATTACH(type, s);						\
+	/* Before the load: a constant to the verifier. */		\
+	s->rodata->app_cpus = b->app_cpus;				\
+	r = type##__load(s);						\
+	if (r == 0)							\
+		r = ATTACH(type, s);					\
 	if (r < 0) {							\
 		r = errno ? -errno : r;					\
 		type##__destroy(s);					\
@@ -125,7 +133,7 @@ static int fn(struct bpfload *b, bool threads)				\
 	/* Without it the rest still measures; the caller adds the	\
 	 * threads' /proc run time instead. */				\
 	b->switch_err = 0;						\
-	if (threads) {							\
+	if (threads || b->app_cpus) {					\
 		errno = 0;						\
 		sw = ATTACH_SWITCH(type, s) == 0;			\
 		if (!sw)						\
@@ -138,6 +146,8 @@ static int fn(struct bpfload *b, bool threads)				\
 	b->fd_soft = s->maps.soft_time.map_fd;				\
 	b->fd_napi = s->maps.napi_time.map_fd;				\
 	b->fd_drops = s->maps.drops.map_fd;				\
+	b->fd_app = s->maps.app_time.map_fd;				\
+	b->fd_close = s->progs.app_close.prog_fd;			\
 	b->start_ns = &s->data->start_ns;				\
 	b->stop_ns = &s->data->stop_ns;					\
 	PROG_FDS(s);							\
@@ -298,7 +308,7 @@ int bpfload_build_parse(const char *s, enum bpfload_build *ret)
 }
 
 int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, bool threads,
-		 struct bpfload **ret, char *why, size_t len)
+		 unsigned int app_cpus, struct bpfload **ret, char *why, size_t len)
 {
 	/* The builds in enum bpfload_build's order, after ANY. */
 	enum mode first = MODE_CONTEXT, last = MODE_RAW;
@@ -325,6 +335,9 @@ int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, bool threads,
 		return -ENOMEM;
 	}
 	b->nr_cpus = (unsigned int)possible;
+	/* With one CPU to place IRQs on, no thread is allowed fewer. */
+	b->app_cpus = app_cpus > 1 ? app_cpus : 0;
+	b->threads = threads;
 	if (build != BPFLOAD_BUILD_ANY)
 		first = last = (enum mode)(build - BPFLOAD_BUILD_CONTEXT);
 	/* Some kernels refuse fentry alone (EPERM on 6.18 guests without
@@ -352,9 +365,10 @@ int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, bool threads,
 
 int bpfload_threads(const struct bpfload *b)
 {
+	/* Attached for pinned threads alone, it times irq threads too. */
 	if (b->idx_switch >= 0)
 		return 1;
-	return b->switch_err ? -b->switch_err : 0;
+	return b->threads && b->switch_err ? -b->switch_err : 0;
 }
 
 const char *bpfload_probe_note(const struct bpfload *b)
@@ -382,11 +396,64 @@ void bpfload_start(struct bpfload *b)
 	__atomic_store_n(b->start_ns, b->start, __ATOMIC_RELEASE);
 }
 
+/* The pinned threads' runs still open when the window closed, closed at
+ * its end on each CPU: app_close run there, in an IPI. An offline CPU
+ * runs nothing (ENXIO): none is open there. */
+static void close_app_runs(struct bpfload *b)
+{
+	b->close_err = 0;
+	if (!b->app_cpus || b->idx_switch < 0)
+		return;
+	for (unsigned int c = 0; c < b->nr_cpus; c++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = c);
+
+		if (bpf_prog_test_run_opts(b->fd_close, &o) < 0 && errno != ENXIO &&
+		    !b->close_err)
+			b->close_err = errno;
+	}
+}
+
 void bpfload_stop(struct bpfload *b)
 {
 	b->stop = now_ns();
 	__atomic_store_n(b->stop_ns, b->stop, __ATOMIC_RELEASE);
 	probe_cost(b);
+	close_app_runs(b);
+}
+
+int bpfload_app(const struct bpfload *b)
+{
+	if (!b->app_cpus)
+		return 0;
+	if (b->idx_switch < 0)
+		return -(b->switch_err ? b->switch_err : EINVAL);
+	return b->close_err ? -b->close_err : 1;
+}
+
+int bpfload_read_app(const struct bpfload *b, uint64_t *ret_ns, uint64_t *ret_runs,
+		     unsigned int nr_ids)
+{
+	struct irqload_app_val *v;
+	__u32 zero = 0;
+
+	if (!b->app_cpus || b->idx_switch < 0)
+		return -ENODATA;
+	v = calloc(b->nr_cpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(b->fd_app, &zero, v) < 0) {
+		int r = -errno;
+
+		free(v);
+		return r;
+	}
+	for (unsigned int c = 0; c < nr_ids; c++) {
+		ret_ns[c] = c < b->nr_cpus ? v[c].ns : 0;
+		if (ret_runs)
+			ret_runs[c] = c < b->nr_cpus ? v[c].runs : 0;
+	}
+	free(v);
+	return 0;
 }
 
 bool bpfload_whole_context(const struct bpfload *b)
@@ -541,7 +608,13 @@ int bpfload_read(struct bpfload *b, struct measure_raw **ret)
 	raw->missed = missed(b);
 	raw->probe = b->probe;
 	raw->threads_timed = b->idx_switch >= 0;
-	r = read_map(b->fd_irq, sizeof(struct irqload_irq_key), sizeof(struct irqload_irq_val),
+	r = bpfload_read_app(b, raw->app_ns, raw->app_runs, b->nr_cpus);
+	raw->app_timed = r == 0;
+	raw->app_cpus = raw->app_timed ? b->app_cpus : 0;
+	if (r == -ENODATA)
+		r = 0;
+	if (r == 0)
+		r = read_map(b->fd_irq, sizeof(struct irqload_irq_key), sizeof(struct irqload_irq_val),
 		     IRQLOAD_MAX_IRQ_CPUS, raw, take_irq);
 	if (r == 0)
 		r = read_map(b->fd_thread, sizeof(struct irqload_irq_key),
@@ -596,7 +669,7 @@ int bpfload_stats(const struct bpfload *b, struct bpfload_stats *ret)
 		ret->nr_progs++;
 	}
 	ret->map_memlock = memlock(b->fd_irq) + memlock(b->fd_thread) + memlock(b->fd_soft) + memlock(b->fd_napi) +
-			   memlock(b->fd_drops);
+			   memlock(b->fd_drops) + memlock(b->fd_app);
 	return 0;
 }
 

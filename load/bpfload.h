@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/types.h>
 #include "measure.h"
 
@@ -34,17 +35,33 @@ int bpfload_build_parse(const char *s, enum bpfload_build *ret);
 
 /* Load and attach @build, with maps sized for @nr_irqs IRQs; with
  * @threads (the kernel runs irq threads: PREEMPT_RT, threadirqs) the
- * sched_switch program that times them too. -errno with the reason in
- * @why: no BTF, not root, the verifier said no, a tracepoint missing. */
+ * sched_switch program that times them too. With @app_cpus (the number
+ * of CPUs irqtune may place IRQs on; 0: none) that program also sums,
+ * per CPU, the run time of pinned application threads: user threads
+ * allowed on fewer CPUs than that. -errno with the reason in @why: no
+ * BTF, not root, the verifier said no, a tracepoint missing. */
 int bpfload_open(unsigned int nr_irqs, enum bpfload_build build, bool threads,
-		 struct bpfload **ret, char *why, size_t len);
+		 unsigned int app_cpus, struct bpfload **ret, char *why, size_t len);
 /* The window: events are counted from start to stop only. */
 void bpfload_start(struct bpfload *b);
 /* A step of the window: each program's cost per run since the last step
  * is kept, so that one step in which the CPU was taken away (a
  * hypervisor's steal, an emulator's host) counts once, not for all. */
 void bpfload_tick(struct bpfload *b);
+/* Ends the window; pinned threads' runs still open are closed at its
+ * end, on each CPU. */
 void bpfload_stop(struct bpfload *b);
+/* Whether it counts pinned application threads: 1; 0 when not asked to;
+ * -errno when the sched_switch program could not be attached (nothing
+ * counted), or runs open at the window's end could not be closed
+ * (counted, less those). */
+int bpfload_app(const struct bpfload *b);
+/* Pinned application threads' run time over the window per CPU id below
+ * @nr_ids (0 beyond the possible CPUs), in ns, and the runs timed
+ * (@ret_runs may be NULL); bpfload_read() puts the same in its
+ * measure_raw. 0; -ENODATA when it does not count them; -errno. */
+int bpfload_read_app(const struct bpfload *b, uint64_t *ret_ns, uint64_t *ret_runs,
+		     unsigned int nr_ids);
 /* What it summed; the program stays attached until bpfload_free(). */
 int bpfload_read(struct bpfload *b, struct measure_raw **ret);
 /* What the kernel counted of the attached programs (BPF_ENABLE_STATS

@@ -51,7 +51,7 @@ bool loadsrc_native(void)
 }
 
 int loadsrc_begin(struct loadsrc *ls, enum config_load_source want,
-		  enum bpfload_build build, bool threads)
+		  enum bpfload_build build, bool threads, unsigned int app_cpus)
 {
 	char why[LOADSRC_REASON_MAX - 64];
 	int r;
@@ -72,7 +72,8 @@ int loadsrc_begin(struct loadsrc *ls, enum config_load_source want,
 		r = -EPERM;
 	}
 	if (r == 0) {
-		r = bpfload_open(count_irqs(), build, threads, &ls->bpf, why, sizeof(why));
+		r = bpfload_open(count_irqs(), build, threads, app_cpus, &ls->bpf, why,
+				 sizeof(why));
 		/* A forced build's refusal is not the kernel's last word. */
 		if (r < 0 && build != BPFLOAD_BUILD_ANY)
 			snprintf(why + strlen(why), sizeof(why) - strlen(why),
@@ -130,7 +131,7 @@ int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 {
 	struct irq_activity *est = NULL, *meas = NULL;
 	char why[LOADSRC_REASON_MAX - 64], note[128] = "";
-	int tr = 0;
+	int tr = 0, ar = 0;
 	unsigned int n = b->intr->nr_rows;
 	int r;
 
@@ -146,6 +147,7 @@ int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 	if (ls->bpf) {
 		str_copy(note, sizeof(note), bpfload_probe_note(ls->bpf));
 		tr = bpfload_threads(ls->bpf);
+		ar = bpfload_app(ls->bpf);
 		r = bpfload_read(ls->bpf, &ls->raw);
 		/* Read once: nothing more is wanted of the kernel. */
 		bpfload_free(ls->bpf);
@@ -181,6 +183,14 @@ int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
 		snprintf(ls->reason + l, sizeof(ls->reason) - l,
 			 "; irq threads from /proc/PID/schedstat, their program was refused: %s",
 			 strerror(-tr));
+	}
+	if (ar < 0) {
+		size_t l = strlen(ls->reason);
+
+		snprintf(ls->reason + l, sizeof(ls->reason) - l,
+			 "; pinned application threads %s: %s", ls->raw->app_timed ?
+			 "counted without the runs open at the window's end" :
+			 "not counted, their program was refused", strerror(-ar));
 	}
 	ls->used = LOADSRC_BPF;
 	ls->measured_ok = true;

@@ -36,11 +36,13 @@ bool loadsrc_native(void);
 /* Before the first snapshot: decide, and load the program if it is to be
  * tried, only @build of it unless that is BPFLOAD_BUILD_ANY (the test
  * switch IRQTUNE_BPF_BUILD, read by the caller), timing irq threads too
- * when there are @threads. -errno only when @want is
- * bpf and it cannot be had (reason says why); otherwise 0, with the proc
- * source chosen and its reason set when the program cannot run. */
+ * when there are @threads, and pinned application threads' time with
+ * @app_cpus (the CPUs irqtune may place IRQs on; 0: not). -errno only
+ * when @want is bpf and it cannot be had (reason says why); otherwise 0,
+ * with the proc source chosen and its reason set when the program cannot
+ * run. */
 int loadsrc_begin(struct loadsrc *ls, enum config_load_source want,
-		  enum bpfload_build build, bool threads);
+		  enum bpfload_build build, bool threads, unsigned int app_cpus);
 /* The same for a replay: the measurement a capture holds (@raw, taken
  * over; NULL: none) in place of the program, and @reason what the run
  * that captured it said on choosing. -ENODATA when @want is bpf and there

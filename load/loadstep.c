@@ -98,19 +98,23 @@ static int choose_replayed(struct loadstep *ls, const struct loadstep_input *in)
 
 int loadstep_choose(struct loadstep *ls, const struct loadstep_input *in)
 {
+	bool replay = in->fs->mode == SOURCE_REPLAY, native = !replay && loadsrc_native();
 	int r;
 
 	/* Threaded IRQs' threads, found before the program is loaded: it
 	 * times them only where there are some. A test tree's IRQs are not
 	 * this kernel's: its processes are not looked at. */
-	if ((in->fs->mode == SOURCE_REPLAY || loadsrc_native()) &&
-	    irqthread_find(in->fs, in->thr) < 0) {
+	if ((replay || native) && irqthread_find(in->fs, in->thr) < 0) {
 		log_msg(LOG_ERR, "out of memory");
 		return -ENOMEM;
 	}
+	/* Application threads: the same, but for a test tree that renders
+	 * its machine's own. */
+	if (in->app)
+		appload_decide(in->app, native, replay);
 	if (in->fs->mode == SOURCE_REPLAY)
 		return choose_replayed(ls, in);
-	r = loadsrc_begin(in->src, in->want, in->build, in->thr->nr > 0);
+	r = loadsrc_begin(in->src, in->want, in->build, in->thr->nr > 0, in->eligible);
 	str_copy(ls->begin_reason, sizeof(ls->begin_reason), in->src->reason);
 	if (r < 0)
 		log_msg(LOG_ERR, "load source bpf: %s", in->src->reason);
@@ -131,12 +135,16 @@ static void window_tick(void *ctx)
 	loadsrc_tick(in->src);
 }
 
-/* The irq threads' run times at the same end of the window. */
+/* The irq threads' and the application threads' run times at the same
+ * end of the window. */
 static void window_taken(void *ctx, const char *tag, int n)
 {
 	const struct loadstep_input *in = ctx;
 
 	irqthread_sample(in->fs, tag, in->thr, n % 2 ? 0 : 1);
+	/* Out of memory, it measures none and says so in its reason. */
+	if (in->app)
+		(void)appload_sample(in->fs, tag, in->app, n % 2 ? 0 : 1);
 }
 
 /* Why the window's snapshot @w->tag failed, said once. */
@@ -308,6 +316,58 @@ static int end_history(struct loadstep *ls, const struct loadstep_input *in)
 	return r;
 }
 
+/* The kernel program's application load into @ret, where it ran and
+ * summed the pinned threads' run time (a replay: where the capture holds
+ * that sum); kind APPLOAD_NONE otherwise. -ENOMEM only. */
+static int app_measured(const struct loadstep_input *in, unsigned int nr_ids,
+			struct appload *ret)
+{
+	const struct measure_raw *raw = in->src->raw;
+
+	memset(ret, 0, sizeof(*ret));
+	if (!raw || !raw->app_timed)
+		return 0;
+	ret->cpu = calloc(nr_ids ? nr_ids : 1, sizeof(*ret->cpu));
+	if (!ret->cpu)
+		return -ENOMEM;
+	ret->nr_ids = nr_ids;
+	if (measure_app(raw, ret->cpu, nr_ids) < 0) {
+		appload_release(ret);
+		return 0;
+	}
+	ret->kind = APPLOAD_BPF;
+	snprintf(ret->reason, sizeof(ret->reason),
+		 "the kernel program's sched_switch probe timed every pinned thread");
+	return 0;
+}
+
+/* The pinned application load over the window: the program's where it
+ * has some (appload_choose), else /proc's. -ENOMEM only. */
+static int app_load(struct loadstep *ls, const struct loadstep_input *in)
+{
+	struct appload proc, bpf;
+	int r;
+
+	if (!in->app || !in->app->active) {
+		snprintf(ls->app.reason, sizeof(ls->app.reason), "%s",
+			 !in->app ? "not measured: app-weight = 0" : in->app->reason);
+		return 0;
+	}
+	r = appload_compute(in->app, in->win->b.when - in->win->a.when, ls->hz, in->nr_ids,
+			    &proc);
+	if (r == 0) {
+		r = app_measured(in, in->nr_ids, &bpf);
+		if (r < 0)
+			appload_release(&proc);
+	}
+	if (r < 0) {
+		log_msg(LOG_ERR, "out of memory");
+		return r;
+	}
+	appload_choose(&bpf, &proc, &ls->app);
+	return 0;
+}
+
 int loadstep_weigh(struct loadstep *ls, const struct loadstep_input *in)
 {
 	int r;
@@ -332,7 +392,8 @@ int loadstep_weigh(struct loadstep *ls, const struct loadstep_input *in)
 	if (r < 0)
 		return r;
 	costs_after(ls, in);
-	return end_history(ls, in);
+	r = end_history(ls, in);
+	return r < 0 ? r : app_load(ls, in);
 }
 
 int loadstep_evidence(struct loadstep *ls, const struct plan_irq *pi, unsigned int nr,
@@ -351,4 +412,5 @@ void loadstep_release(struct loadstep *ls)
 	history_release(&ls->hist);
 	free(ls->class);
 	free(ls->target);
+	appload_release(&ls->app);
 }

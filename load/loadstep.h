@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 
+#include "appload.h"
 #include "history.h"
 #include "loadsrc.h"
 
@@ -30,12 +31,17 @@ struct loadstep_input {
 	double seconds;			/* the window's length */
 	const char *counts_env;		/* IRQTUNE_COUNTS, a test switch; NULL: unset */
 	unsigned int online;		/* online CPUs, for the counts' choice */
+	unsigned int eligible;		/* CPUs IRQs may go to: fewer allowed is pinned */
 	bool no_state;			/* --no-state */
 	const char *state_dir;		/* the configuration's; NULL: not set */
 	const struct device_map *map;	/* for loadstep_weigh() */
 	struct sample_window *win;	/* its end is kept by the history */
 	struct loadsrc *src;
 	struct irqthreads *thr;
+	/* The user threads sampled for the pinned application load, their
+	 * online, eligible and limit set; NULL: not wanted (app-weight 0). */
+	struct appthreads *app;
+	unsigned int nr_ids;		/* the topology's, for the load per CPU */
 };
 
 struct loadstep {
@@ -46,6 +52,7 @@ struct loadstep {
 	long hz;			/* USER_HZ of /proc/stat */
 	double costs_now;		/* when the costs were judged; 0: not read */
 	char begin_reason[LOADSRC_REASON_MAX];	/* the source's, on choosing */
+	struct appload app;		/* the pinned threads' load per CPU, or why none */
 	/* the rest is the module's */
 	struct history hist;
 	enum irq_class *class;
@@ -62,18 +69,20 @@ struct loadstep {
 int loadstep_targets(const struct device_map *map, enum irq_class **ret_class,
 		     struct measure_target **ret_target);
 
-/* Find the irq threads and choose the load source (a replay: from the
- * measurement the capture holds). 0; -ENOMEM; -EBADMSG for a replay's
+/* Find the irq threads, decide whether the application threads are read,
+ * and choose the load source (a replay: from the measurement the capture
+ * holds). 0; -ENOMEM; -EBADMSG for a replay's
  * malformed measurement; or loadsrc_begin()'s -errno when bpf was wanted
  * and cannot be had. Each said first. */
 int loadstep_choose(struct loadstep *ls, const struct loadstep_input *in);
 
 /* The window's snapshots, the load source running over it and the irq
- * threads' times taken at its ends. 0, or the -errno of the snapshot
+ * threads' and application threads' times taken at its ends. 0, or the -errno of the snapshot
  * that failed (-EBADMSG: a replay's), said first. */
 int loadstep_window(const struct loadstep_input *in);
 
-/* Each IRQ's load into @ls->act, weighed with the history. 0; -EPROTO
+/* Each IRQ's load into @ls->act, weighed with the history, and the
+ * pinned application load into @ls->app. 0; -EPROTO
  * when the measurement that was wanted disagrees with /proc/interrupts;
  * -EBADMSG for a replay without a valid hz; -ENOMEM. Each said first. */
 int loadstep_weigh(struct loadstep *ls, const struct loadstep_input *in);

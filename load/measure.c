@@ -18,10 +18,10 @@ struct measure_raw *measure_raw_new(unsigned int nr_cpus)
 	raw->nr_cpus = nr_cpus;
 	raw->soft_ns = calloc(nr_cpus ? nr_cpus : 1, sizeof(*raw->soft_ns));
 	raw->soft_events = calloc(nr_cpus ? nr_cpus : 1, sizeof(*raw->soft_events));
-	if (!raw->soft_ns || !raw->soft_events) {
-		free(raw->soft_ns);
-		free(raw->soft_events);
-		free(raw);
+	raw->app_ns = calloc(nr_cpus ? nr_cpus : 1, sizeof(*raw->app_ns));
+	raw->app_runs = calloc(nr_cpus ? nr_cpus : 1, sizeof(*raw->app_runs));
+	if (!raw->soft_ns || !raw->soft_events || !raw->app_ns || !raw->app_runs) {
+		measure_raw_free(raw);
 		return NULL;
 	}
 	return raw;
@@ -33,6 +33,8 @@ void measure_raw_free(struct measure_raw *raw)
 		return;
 	free(raw->soft_ns);
 	free(raw->soft_events);
+	free(raw->app_ns);
+	free(raw->app_runs);
 	free(raw->irqs);
 	free(raw->napi);
 	free(raw->threads);
@@ -118,6 +120,17 @@ static double less(uint64_t ns, uint64_t events, double per)
 	double d = (double)ns - (double)events * per;
 
 	return d > 0 ? d : 0;
+}
+
+int measure_app(const struct measure_raw *raw, double *cpu, unsigned int nr_ids)
+{
+	if (!raw || !raw->app_timed || !(raw->window > 0))
+		return -ENODATA;
+	for (unsigned int c = 0; c < nr_ids; c++)
+		cpu[c] = c < raw->nr_cpus ?
+			 less(raw->app_ns[c], raw->app_runs[c], raw->probe.thread) * 1e-9 /
+			 raw->window : 0;
+	return 0;
 }
 
 static double hard_ns(const struct measure_raw *raw, const struct measure_irq *e)

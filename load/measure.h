@@ -66,6 +66,12 @@ struct measure_raw {
 	struct measure_thread *threads;
 	struct measure_probe probe;
 	bool threads_timed;		/* irq threads timed: threads[] is all of them */
+	/* Pinned application threads (appload.h), when the program counted
+	 * them: per CPU (nr_cpus rows), their run time less the hard irqs
+	 * and softirqs in it, and the runs timed from a switch-in. */
+	bool app_timed;
+	unsigned int app_cpus;		/* allowed on fewer CPUs than this: pinned */
+	uint64_t *app_ns, *app_runs;
 	uint64_t dropped;		/* events a full map could not take */
 	uint64_t missed;		/* program runs the kernel skipped */
 };
@@ -80,6 +86,12 @@ double measure_probe_per_run(double *step, unsigned int nr, uint64_t runs, uint6
 
 struct measure_raw *measure_raw_new(unsigned int nr_cpus);
 void measure_raw_free(struct measure_raw *raw);
+
+/* The pinned application threads' load per CPU id below @nr_ids, in
+ * CPUs (their time over the window), less the switch program's own cost
+ * per run: 0 for CPUs the measurement has no row of. -ENODATA when it
+ * did not count them (an older capture, a kernel program refused). */
+int measure_app(const struct measure_raw *raw, double *cpu, unsigned int nr_ids);
 
 /* What the attribution needs of each row of /proc/interrupts. */
 struct measure_target {

@@ -3,8 +3,9 @@
 #
 #   make bench-bpf    load/attach CPU, per-event program time under a disk
 #                     load (added cost per hard IRQ; per context switch
-#                     with the irq threads' sched_switch program; the
-#                     probe cost a run takes out), map memory, and a
+#                     with the irq threads' sched_switch program, and
+#                     with it counting pinned application threads too;
+#                     the probe cost a run takes out), map memory, and a
 #                     whole dry run with each source; the figures of
 #                     docs/performance.md
 #

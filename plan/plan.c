@@ -46,6 +46,15 @@
  * the margin still spread out). A second run under the same load moves
  * nothing.
  *
+ * Pinned application load (policy->app) is fixed load on its CPU, added
+ * in reset() as kernel-managed IRQs' is, so every score and comparison
+ * sees a CPU's whole load. Plans are then judged by their level, the
+ * busiest CPU carrying a busy movable IRQ (struct ctx), relative margins
+ * are shares of IRQ load (irq_base(), above()), a CPU full with an
+ * application counts as a core holding its share of a device's queues,
+ * and settle() says how stability is judged. Without application load
+ * none of this runs, and plans are what they always were.
+ *
  * This file holds the rules, the tallies they are judged on, the two
  * builds and the choice between them; plan_index.c ranks CPUs for one IRQ
  * without looking at every CPU; plan_improve.c holds the passes over a
@@ -72,6 +81,10 @@ void tally(struct ctx *c, unsigned int i, int cpu, int sign)
 		c->arrive[cpu] += (unsigned int)sign;
 	if (pi->class == CLASS_NET && is_heavy(c, pi))
 		c->netq[core] += (unsigned int)sign;
+	if (c->mob && !pi->fixed && is_heavy(c, pi))
+		c->mob[cpu] += (unsigned int)sign;
+	if (c->lvl)
+		c->lvl[cpu] = c->mob[cpu] ? c->load[cpu] : 0;
 	if (pi->group >= 0 && is_heavy(c, pi)) {
 		struct gc_entry *e = gc_slot(c, pi->group, core);
 
@@ -136,6 +149,15 @@ struct score score_of(struct ctx *c, const struct plan_irq *pi, int cpu)
 
 		s.other_nic = c->netq[core] > mine ? 1 : 0;
 	}
+	if (c->full_any && app_full(c, cpu) && room_of(c, pi) > 0) {
+		/* A CPU full with an application takes a device's queues
+		 * only where the cores with room have their share, and a
+		 * NIC's queue only where every other place has another's. */
+		if (multiqueue(c, pi) && s.same_dev < spread_cap(c, pi))
+			s.same_dev = spread_cap(c, pi);
+		if (pi->class == CLASS_NET && is_heavy(c, pi))
+			s.other_nic = 1;
+	}
 	s.sibling = c->core_load[core] - c->load[cpu];
 	/* A busy SMT sibling slows this CPU too: count half of it. */
 	s.load = c->load[cpu] + lw(c, pi, cpu) + (is_heavy(c, pi) ? s.sibling / 2 : 0);
@@ -167,7 +189,18 @@ int score_cmp(const struct ctx *c, bool heavy, const struct score *a,
 	return (a->cpu > b->cpu) - (a->cpu < b->cpu);
 }
 
-/* Queues of a device one core may hold: its fair share of the node's cores. */
+/* Cores with room among @pi's candidates (struct ctx); 0 without
+ * application load. */
+unsigned int room_of(const struct ctx *c, const struct plan_irq *pi)
+{
+	if (!c->full_any)
+		return 0;
+	return pi->node >= 0 && pi->node < c->topo->nr_nodes &&
+	       c->node_n[pi->node] > 0 ? c->node_room[pi->node] : c->all_room;
+}
+
+/* Queues of a device one core may hold: its fair share of the node's cores,
+ * of those with room where applications fill some. */
 unsigned int spread_cap(const struct ctx *c, const struct plan_irq *pi)
 {
 	unsigned int cores, q;
@@ -176,6 +209,8 @@ unsigned int spread_cap(const struct ctx *c, const struct plan_irq *pi)
 		return UINT32_MAX;
 	cores = pi->node >= 0 && pi->node < c->topo->nr_nodes &&
 		c->node_n[pi->node] > 0 ? c->node_cores[pi->node] : c->all_cores;
+	if (room_of(c, pi) > 0)
+		cores = room_of(c, pi);
 	q = c->group_busy[pi->group];
 	return cores ? (q + cores - 1) / cores : q;
 }
@@ -260,6 +295,16 @@ void reset(struct ctx *c)
 	c->ix.rebuild = true;
 	for (unsigned int k = 0; k < ids; k++)
 		c->head[k] = -1;
+	if (c->has_app) {
+		memset(c->mob, 0, ids * sizeof(*c->mob));
+		memset(c->lvl, 0, ids * sizeof(*c->lvl));
+		/* The application's load is where its threads are pinned, as
+		 * a kernel-managed IRQ's is where the kernel put it. */
+		for (unsigned int k = 0; k < ids; k++) {
+			c->load[k] += c->app_w[k];
+			c->core_load[core_of(c, (int)k)] += c->app_w[k];
+		}
+	}
 	for (unsigned int i = 0; i < c->nr; i++) {
 		struct plan_irq *pi = &c->irqs[i];
 
@@ -358,6 +403,73 @@ double peak_of(const struct ctx *c, const double *load)
 	return peak;
 }
 
+/* The level of the plan being built: the busiest CPU, or with application
+ * load the busiest CPU carrying a busy movable IRQ (see struct ctx). */
+double level_of(const struct ctx *c)
+{
+	return c->has_app ? peak_of(c, c->lvl) : peak_of(c, c->load);
+}
+
+/* What relative margins above the level are shares of: the level itself,
+ * or with application load the most IRQ load on a CPU the level counts.
+ * The threshold is about how well IRQ load is known and what moving IRQs
+ * is worth; applications' load added alike to every CPU must not widen
+ * it, or a machine busy with applications would be balanced worse than
+ * an idle one (and the same machine would plan differently). */
+double irq_base(const struct ctx *c)
+{
+	double base = 0;
+
+	if (!c->has_app)
+		return peak_of(c, c->load);
+	for (unsigned int k = 0; k < c->nr_all; k++) {
+		int cpu = c->all[k];
+
+		if (c->mob[cpu] && c->load[cpu] - c->app_w[cpu] > base)
+			base = c->load[cpu] - c->app_w[cpu];
+	}
+	return base;
+}
+
+/* @level raised by @share of @base (as irq_base()); without application
+ * load, by @share of itself, computed as the planner always did. */
+double above(const struct ctx *c, double level, double base, double share)
+{
+	return c->has_app ? level + share * base : level * (1 + share);
+}
+
+/* The level of the current placement, from @before (IRQ load in CPUs,
+ * where it is served now): as level_of(), over the CPUs that serve a busy
+ * movable IRQ now. @app: the application load of that CPU, less the least
+ * any eligible CPU has. */
+static double level_before(const struct ctx *c, const double *before, double *app)
+{
+	double level = 0, floor = c->app_w[c->all[0]];
+	int at = -1;
+
+	for (unsigned int k = 1; k < c->nr_all; k++)
+		if (c->app_w[c->all[k]] < floor)
+			floor = c->app_w[c->all[k]];
+
+	for (unsigned int i = 0; i < c->nr; i++) {
+		const struct plan_irq *pi = &c->irqs[i];
+		int cpu = pi->served;
+		double l;
+
+		if (pi->fixed || !is_heavy(c, pi) || cpu < 0 ||
+		    (unsigned int)cpu >= c->topo->nr_ids ||
+		    !c->topo->cpus[cpu].online || c->topo->cpus[cpu].avoid)
+			continue;
+		l = before[cpu] * c->w[cpu] + c->app_w[cpu];
+		if (l > level) {
+			level = l;
+			at = cpu;
+		}
+	}
+	*app = at >= 0 ? c->app_w[at] - floor : 0;
+	return level;
+}
+
 /* The same of loads in CPUs (the caller's), as the plan weighs them. */
 static double peak_weighted(const struct ctx *c, const double *load)
 {
@@ -401,9 +513,29 @@ static bool forced_any(const struct ctx *c)
  * but for the idle IRQs' spreading by count (the repair plan without its
  * improvements). @best is the lowest busiest-CPU load any plan reached:
  * the gain is judged against what is achievable, not against the plan
- * chosen, which may have given up some of it to move less. */
+ * chosen, which may have given up some of it to move less; @base is what
+ * the threshold is a share of there (irq_base()).
+ *
+ * With application load both sides are levels of whole load (IRQs' and
+ * the application's on a CPU), over the CPUs that carry busy movable
+ * IRQs, and the margin is the threshold's share of the IRQ part alone. A
+ * poller at 100% of a CPU that also serves 5% of IRQ work is a CPU at
+ * 1.05 (or 1.00, the poller's own time measured 5% short) against the
+ * best plan's IRQ CPUs at, say, 0.15: all of that IRQ work is time taken
+ * from the poller, and it moves. Judged as the busiest CPU's whole load
+ * against the best plan's busiest (1.05 against 1.00, the poller's CPU
+ * without its IRQs), the gain would look like 5%, under any threshold,
+ * and nothing would ever leave the poller.
+ *
+ * Application load is measured load too, as noisy as IRQ load from run
+ * to run, so the margin is also the threshold's share of the application
+ * load on the current busiest CPU, less what every eligible CPU has: a
+ * database at 40% +- 4% of a CPU must not send IRQs back and forth
+ * between its CPUs, while the poller's 100% leaves a margin of 0.1 of a
+ * CPU, far below what it gains. Load alike on every CPU is no part of
+ * either margin: such a machine settles as an idle one does. */
 static void settle(struct ctx *c, struct plan_result *res, double best,
-		   bool forced, unsigned int *order)
+		   double base, bool forced, unsigned int *order)
 {
 	/* The busiest CPU now against the best plan's, both seen through
 	 * the same estimate: a gap no larger than what the clock can
@@ -412,7 +544,14 @@ static void settle(struct ctx *c, struct plan_result *res, double best,
 	 * and without this every other run would chase that. */
 	double bar = c->pol->stability > 0 ? c->pol->stability : c->pol->threshold;
 
-	if (forced || peak_weighted(c, res->before) > best * (1 + bar) + c->pol->resolution + c->eps)
+	double app = 0, now = c->has_app ? level_before(c, res->before, &app) :
+				   peak_weighted(c, res->before);
+
+	/* ... and with application load, a CPU's whole load is two figures,
+	 * each known to a clock tick */
+	double res_now = c->has_app ? 2 * c->pol->resolution : c->pol->resolution;
+
+	if (forced || now > above(c, best, base + app, bar) + res_now + c->eps)
 		return;
 	build_repair(c, order);
 }
@@ -459,6 +598,30 @@ static unsigned int count_cores(struct ctx *c, const int *cpus, unsigned int n)
 	return cores;
 }
 
+/* The application load of policy->app, weighed, where an online CPU has
+ * any: else none at all, and the planner as it was. */
+static int init_app(struct ctx *c)
+{
+	const struct topology *t = c->topo;
+	const double *app = c->pol->app;
+	unsigned int ids = t->nr_ids;
+
+	for (unsigned int k = 0; app && k < ids && !c->has_app; k++)
+		c->has_app = t->cpus[k].online && app[k] > 0;
+	if (!c->has_app)
+		return 0;
+	c->app_w = calloc(ids, sizeof(*c->app_w));
+	c->mob = calloc(ids, sizeof(*c->mob));
+	c->lvl = calloc(ids, sizeof(*c->lvl));
+	if (!c->app_w || !c->mob || !c->lvl)
+		return -ENOMEM;
+	/* Offline CPUs run nothing; a negative figure is no load. */
+	for (unsigned int k = 0; k < ids; k++)
+		if (t->cpus[k].online && app[k] > 0)
+			c->app_w[k] = app[k] * c->w[k];
+	return 0;
+}
+
 /* Each CPU's weight: the biggest online capacity over its own. */
 static void init_weights(struct ctx *c)
 {
@@ -473,6 +636,40 @@ static void init_weights(struct ctx *c)
 		if (t->cpus[k].online && c->w[k] != 1.0)
 			c->hetero = true;
 	}
+}
+
+/* Cores with room (struct ctx), where some eligible CPU is full. */
+static int init_room(struct ctx *c, unsigned int nodes)
+{
+	int *open;
+	unsigned int n = 0;
+
+	for (unsigned int k = 0; k < c->nr_all && !c->full_any; k++)
+		c->full_any = app_full(c, c->all[k]);
+	if (!c->full_any)
+		return 0;
+	c->node_room = calloc(nodes, sizeof(*c->node_room));
+	open = malloc((c->nr_all + 1) * sizeof(*open));
+	if (!c->node_room || !open) {
+		free(open);
+		return -ENOMEM;
+	}
+	/* A core with room is one with a CPU that is not full: count the
+	 * cores of the CPUs that are not. */
+	for (unsigned int k = 0; k < c->nr_all; k++)
+		if (!app_full(c, c->all[k]))
+			open[n++] = c->all[k];
+	c->all_room = count_cores(c, open, n);
+	for (unsigned int nd = 0; nd < (unsigned int)c->topo->nr_nodes; nd++) {
+		unsigned int m = 0;
+
+		for (unsigned int k = 0; k < c->node_n[nd]; k++)
+			if (!app_full(c, c->node_cpus[nd][k]))
+				open[m++] = c->node_cpus[nd][k];
+		c->node_room[nd] = count_cores(c, open, m);
+	}
+	free(open);
+	return 0;
 }
 
 static int ctx_init(struct ctx *c, const struct topology *topo,
@@ -517,6 +714,8 @@ static int ctx_init(struct ctx *c, const struct topology *topo,
 	    (c->vec && !c->arrive))
 		return -ENOMEM;
 	init_weights(c);
+	if (init_app(c) < 0)
+		return -ENOMEM;
 	for (unsigned int k = 0; k < ids; k++)
 		c->head[k] = -1;
 	for (unsigned int i = 0; i < nr; i++)
@@ -553,6 +752,8 @@ static int ctx_init(struct ctx *c, const struct topology *topo,
 	c->all_cores = count_cores(c, c->all, c->nr_all);
 	for (unsigned int n = 0; n < (unsigned int)topo->nr_nodes; n++)
 		c->node_cores[n] = count_cores(c, c->node_cpus[n], c->node_n[n]);
+	if (init_room(c, nodes) < 0)
+		return -ENOMEM;
 	return classes_init(c);
 }
 
@@ -574,6 +775,10 @@ static void ctx_release(struct ctx *c)
 	free(c->head);
 	free(c->w);
 	free(c->arrive);
+	free(c->app_w);
+	free(c->mob);
+	free(c->lvl);
+	free(c->node_room);
 	free(c->gc);
 	free(c->group_busy);
 	free(c->on);
@@ -631,6 +836,49 @@ static bool cpu_valid(const struct topology *topo, int cpu)
 	       topo->cpus[cpu].online;
 }
 
+/* @res's after, app and counts from the plan taken. 0 or -ENOMEM. */
+static int fill_result(struct ctx *c, struct plan_result *res)
+{
+	const struct topology *topo = c->topo;
+	struct plan_irq *irqs = c->irqs;
+
+	/* Back in CPUs of the biggest: exact where every weight is 1. */
+	for (unsigned int k = 0; !c->has_app && k < topo->nr_ids; k++)
+		res->after[k] = c->load[k] / c->w[k];
+	/* IRQ load alone, summed as before is, so that a CPU without IRQs
+	 * reads 0 and not what is left of its application's load. */
+	for (unsigned int i = 0; c->has_app && i < c->nr; i++) {
+		int cpu = irqs[i].fixed ? irqs[i].served : irqs[i].target;
+
+		if (cpu_valid(topo, cpu))
+			res->after[cpu] += irqs[i].load;
+	}
+	if (c->has_app) {
+		res->app = malloc(topo->nr_ids * sizeof(*res->app));
+		if (!res->app)
+			return -ENOMEM;
+		for (unsigned int k = 0; k < topo->nr_ids; k++)
+			res->app[k] = c->app_w[k] > 0 ? c->pol->app[k] : 0;
+	}
+	for (unsigned int i = 0; i < c->nr; i++) {
+		struct plan_irq *pi = &irqs[i];
+
+		/* Balanced away from an application: say so, the reason an
+		 * admin looks for. */
+		if (c->has_app && plan_moves(pi) && pi->reason == REASON_BALANCE &&
+		    cpu_valid(topo, pi->pinned) && c->pol->app[pi->pinned] >= PLAN_APP_BUSY &&
+		    c->app_w[pi->target] < c->app_w[pi->pinned])
+			pi->reason = REASON_APP;
+		if (plan_moves(&irqs[i]))
+			res->nr_moves++;
+		if (irqs[i].vec_full >= 0 && irqs[i].vec_full == irqs[i].target)
+			irqs[i].vec_full = -1;
+		if (irqs[i].vec_full >= 0)
+			res->nr_vec_limited++;
+	}
+	return 0;
+}
+
 int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 		 unsigned int nr, const struct plan_policy *policy,
 		 struct plan_result *res)
@@ -638,6 +886,7 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 	struct saved *fresh = NULL, *repair = NULL;
 	unsigned int *order = NULL;
 	double total = 0, peak_fresh, peak_repair, best, goal, enough;
+	double base_fresh, best_base;
 	uint64_t cost_repair;
 	bool forced;
 	struct ctx c;
@@ -673,13 +922,17 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 			res->before[pi->served] += pi->load;
 		total += pi->load;
 	}
+	/* Application load is load the comparisons see too. */
+	for (unsigned int k = 0; c.has_app && k < topo->nr_ids; k++)
+		total += c.app_w[k];
 	c.eps = total * 1e-6 / c.nr_all + 1e-12;
 
 	build_fresh(&c, order);
 	r = improve(&c, 0);
 	if (r < 0)
 		goto out;
-	peak_fresh = peak_of(&c, c.load);
+	peak_fresh = level_of(&c);
+	base_fresh = irq_base(&c);
 	save_plan(&c, fresh);
 
 	/* The repair improves until it is within an eighth of the threshold
@@ -690,19 +943,20 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 	 * slack is the planner's share of the error: the estimate it plans on
 	 * is off by a few per cent too, and a repair half a threshold above
 	 * the best plan (5% by default) left none for it. */
-	goal = peak_fresh * (1 + policy->threshold / 8) + c.eps;
-	enough = peak_fresh * (1 + policy->threshold / 4) + c.eps;
+	goal = above(&c, peak_fresh, base_fresh, policy->threshold / 8) + c.eps;
+	enough = above(&c, peak_fresh, base_fresh, policy->threshold / 4) + c.eps;
 	build_repair(&c, order);
 	forced = forced_any(&c);
 	r = improve(&c, goal);
 	if (r < 0)
 		goto out;
-	peak_repair = peak_of(&c, c.load);
+	peak_repair = level_of(&c);
 	best = peak_repair < peak_fresh ? peak_repair : peak_fresh;
+	best_base = peak_repair < peak_fresh ? irq_base(&c) : base_fresh;
 	r = revert_moves(&c, peak_repair > goal ? peak_repair : goal);
 	if (r < 0)
 		goto out;
-	peak_repair = peak_of(&c, c.load);
+	peak_repair = level_of(&c);
 	cost_repair = plan_cost(&c);
 	save_plan(&c, repair);
 	load_plan(&c, fresh);
@@ -711,12 +965,12 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 		r = revert_moves(&c, goal);
 	if (r < 0)
 		goto out;
-	peak_fresh = peak_of(&c, c.load);
+	peak_fresh = level_of(&c);
 	if (peak_repair <= enough &&
 	    (cost_repair < plan_cost(&c) ||
 	     (cost_repair == plan_cost(&c) && peak_repair <= peak_fresh)))
 		load_plan(&c, repair);
-	settle(&c, res, best, forced, order);
+	settle(&c, res, best, best_base, forced, order);
 	/* The repair is judged against the fresh plan, which vector space
 	 * may have shaped already: its marks say so where the plan taken
 	 * has none of its own. */
@@ -726,17 +980,7 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 			irqs[i].vec_full = fresh[i].vec_full;
 
 	fill_alternatives(&c);
-	/* Back in CPUs of the biggest: exact where every weight is 1. */
-	for (unsigned int k = 0; k < topo->nr_ids; k++)
-		res->after[k] = c.load[k] / c.w[k];
-	for (unsigned int i = 0; i < nr; i++) {
-		if (plan_moves(&irqs[i]))
-			res->nr_moves++;
-		if (irqs[i].vec_full >= 0 && irqs[i].vec_full == irqs[i].target)
-			irqs[i].vec_full = -1;
-		if (irqs[i].vec_full >= 0)
-			res->nr_vec_limited++;
-	}
+	r = fill_result(&c, res);
 out:
 	free(order);
 	free(fresh);
@@ -751,7 +995,8 @@ void plan_result_release(struct plan_result *res)
 {
 	free(res->before);
 	free(res->after);
-	res->before = res->after = NULL;
+	free(res->app);
+	res->before = res->after = res->app = NULL;
 }
 
 const char *plan_reason_text(enum plan_reason r)
@@ -765,6 +1010,7 @@ const char *plan_reason_text(enum plan_reason r)
 		[REASON_SPREAD] = "shared a core with another queue of its device",
 		[REASON_BALANCE] = "least loaded eligible CPU",
 		[REASON_IDLE] = "idle: CPU with the fewest IRQs",
+		[REASON_APP] = "its CPU runs pinned application threads",
 	};
 	return (unsigned int)r < REASON_NR ? text[r] : "?";
 }

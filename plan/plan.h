@@ -20,6 +20,7 @@ enum plan_reason {
 	REASON_SPREAD,		/* shared a core with another queue of its device */
 	REASON_BALANCE,		/* least loaded eligible CPU */
 	REASON_IDLE,		/* no measurable load: fewest IRQs */
+	REASON_APP,		/* its CPU is busy with pinned application threads */
 	REASON_NR
 };
 
@@ -70,11 +71,18 @@ struct plan_policy {
 /* ... when every busy IRQ's load is known from several windows */
 #define PLAN_EVIDENCE_THRESHOLD	0.02
 #define PLAN_DEFAULT_IDLE_LOAD	0.0005
+/* A CPU runs pinned application threads from this load up (in CPUs): less
+ * is a pinned daemon waking now and then. */
+#define PLAN_APP_BUSY		0.05
 
 struct plan_result {
 	unsigned int nr_ids;
 	double *before;		/* per-CPU IRQ load now */
 	double *after;		/* per-CPU IRQ load as planned */
+	/* Per CPU id, the application load the plan was made around
+	 * (policy->app of online CPUs, in CPUs of the biggest); NULL where
+	 * there was none. It stays where it is: before and after alike. */
+	double *app;
 	unsigned int nr_moves;	/* movable IRQs whose target differs from now */
 	unsigned int nr_vec_limited;	/* IRQs whose vec_full is set */
 };

@@ -12,6 +12,24 @@
 
 static bool rules_ok(struct ctx *c, unsigned int i, int to);
 
+/* score_of() for the spreading rules: the queues really on the core. A
+ * CPU full with an application scores as a core holding its share, so
+ * that placement avoids it; an IRQ leaving it must still find a core
+ * under the share, or the next run would have to spread it again. */
+static struct score rule_score(struct ctx *c, const struct plan_irq *pi, int cpu)
+{
+	struct score s = score_of(c, pi, cpu);
+	int core = core_of(c, cpu);
+
+	if (c->full_any && app_full(c, cpu)) {
+		s.same_dev = multiqueue(c, pi) ? gc_get(c, pi->group, core) : 0;
+		if (pi->class == CLASS_NET && is_heavy(c, pi))
+			s.other_nic = c->netq[core] > (pi->group >= 0 ?
+						       gc_get(c, pi->group, core) : 0);
+	}
+	return s;
+}
+
 /* Whether moving IRQ @i from its CPU to @to keeps the spreading rules,
  * and @to has a vector for it. */
 static bool spread_ok(struct ctx *c, unsigned int i, int to)
@@ -29,8 +47,8 @@ static bool rules_ok(struct ctx *c, unsigned int i, int to)
 
 	/* Tallies only: the caller is walking the per-CPU lists. */
 	tally(c, i, from, -1);
-	s_from = score_of(c, pi, from);
-	s_to = score_of(c, pi, to);
+	s_from = rule_score(c, pi, from);
+	s_to = rule_score(c, pi, to);
 	tally(c, i, from, +1);
 	ok = (s_to.same_dev < spread_cap(c, pi) || s_to.same_dev <= s_from.same_dev) &&
 	     s_to.other_nic <= s_from.other_nic;
@@ -49,10 +67,10 @@ static bool swap_ok(struct ctx *c, unsigned int i, unsigned int j)
 	/* Tallies only: the caller is walking the per-CPU lists. */
 	tally(c, i, ci, -1);
 	tally(c, j, cj, -1);
-	si_from = score_of(c, pi, ci);
-	si_to = score_of(c, pi, cj);
-	sj_from = score_of(c, pj, cj);
-	sj_to = score_of(c, pj, ci);
+	si_from = rule_score(c, pi, ci);
+	si_to = rule_score(c, pi, cj);
+	sj_from = rule_score(c, pj, cj);
+	sj_to = rule_score(c, pj, ci);
 	tally(c, j, cj, +1);
 	tally(c, i, ci, +1);
 	return (si_to.same_dev < spread_cap(c, pi) ||
@@ -160,9 +178,13 @@ static void heap_remove(struct cpu_heap *h, int cpu)
 	heap_fix(h, last);
 }
 
+/* Keyed by load, or with application load by level (struct ctx): a CPU
+ * whose load is all fixed can neither be lowered nor is it what the plan
+ * is judged on, and put on top it would end improve() where the CPUs
+ * that carry IRQs are still uneven. */
 static int heap_init(struct cpu_heap *h, const struct ctx *c)
 {
-	h->load = c->load;
+	h->load = c->has_app ? c->lvl : c->load;
 	h->n = 0;
 	h->cpu = malloc((c->nr_all + 1) * sizeof(*h->cpu));
 	h->pos = malloc(c->topo->nr_ids * sizeof(*h->pos));
@@ -300,18 +322,20 @@ int improve(struct ctx *c, double stop)
 		int vec_to = -1, vec_i = -1;	/* the best move vectors ruled out */
 		double vec_peak = 0;
 		unsigned int best_i = 0;
-		double best_peak, best_eff = 0, top = all.n ? c->load[all.cpu[0]] : 0;
+		double best_peak, best_eff = 0, top = all.n ? all.load[all.cpu[0]] : 0;
+		double step;
 		bool below;
 
 		/* Done when nothing is left, or the busiest CPU is low enough:
 		 * every further move would be one more than needed. */
-		if (m < 0 || c->load[m] <= c->eps || top <= stop)
+		if (m < 0 || busy.load[m] <= c->eps || top <= stop)
 			break;
 		/* Below a peak nothing can lower, evening out must not load the
 		 * siblings of busy CPUs: it gains nothing on the peak. */
 		below = c->load[m] < top - c->eps;
 		/* A move must lower the peak by more than noise. */
-		best_peak = c->load[m] - (c->pol->threshold / 10) * c->load[m] - c->eps;
+		step = (c->pol->threshold / 10) * irq_part(c, m);
+		best_peak = c->load[m] - step - c->eps;
 		for (int i = c->head[m]; i >= 0; i = c->next[i]) {
 			struct plan_irq *pi = &c->irqs[i];
 			unsigned int n;
@@ -336,7 +360,7 @@ int improve(struct ctx *c, double stop)
 					peak = c->load[m] - lw(c, pi, m);
 				if (c->vec && !vec_room(c, pi, to, NULL) &&
 				    (vec_i < 0 || peak < vec_peak - c->eps) &&
-				    peak < c->load[m] - (c->pol->threshold / 10) * c->load[m] - c->eps &&
+				    peak < c->load[m] - step - c->eps &&
 				    rules_ok(c, (unsigned int)i, to)) {
 					vec_peak = peak;
 					vec_to = to;
@@ -633,7 +657,7 @@ static void apply_map(struct ctx *c, struct core_map *m, double goal)
 		ok = c->irqs[i].fixed || is_candidate(c, &c->irqs[i], c->irqs[i].target);
 	/* and vector space, where it is known, no tighter than before */
 	ok = ok && vec_over(c) <= over;
-	if (!ok || peak_of(c, c->load) > goal) {
+	if (!ok || level_of(c) > goal) {
 		/* policy or the fixed load did not follow: as it was */
 		reset(c);
 		for (unsigned int i = 0; i < c->nr; i++) {

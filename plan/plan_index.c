@@ -914,7 +914,7 @@ unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 	unsigned int have;
 	bool full = false;
 
-	have = c->hetero ? scan_all(c, pi, best, nbest, false) :
+	have = c->hetero || c->full_any ? scan_all(c, pi, best, nbest, false) :
 			   rank_index(c, pi, best, nbest);
 	for (unsigned int k = 0; c->vec && k < have; k++)
 		full |= !vec_room(c, pi, best[k].cpu, NULL);
@@ -1087,6 +1087,8 @@ int classes_init(struct ctx *c)
 	c->ix.scale = 1;
 	for (unsigned int i = 0; i < c->nr; i++)
 		c->ix.scale += c->irqs[i].load < 0 ? -c->irqs[i].load : c->irqs[i].load;
+	for (unsigned int k = 0; c->has_app && k < ids; k++)
+		c->ix.scale += c->app_w[k];
 	for (mask = 1; mask < 2 * cap; mask *= 2)
 		;
 	heads = malloc(mask * sizeof(*heads));

@@ -84,6 +84,23 @@ struct ctx {
 	unsigned int *arrive;	/* per CPU: IRQs on it that need a new vector */
 	int vec_hit;		/* rank_cpus(): best CPU skipped for vectors, -1 */
 	struct cpu_heap *heap[2];	/* improve()'s, kept by move_irq() */
+	/* Pinned application load (policy->app), where some CPU has any;
+	 * has_app false and the three NULL otherwise, and every path the
+	 * planner took before it knew of applications is taken unchanged. */
+	bool has_app;
+	double *app_w;		/* per CPU: its application load, weighed by w */
+	unsigned int *mob;	/* per CPU: busy movable IRQs on it */
+	/* Per CPU: its load where it carries a busy movable IRQ, else 0.
+	 * The level of a plan is the highest of these: a CPU whose load is
+	 * all fixed (an application's, kernel-managed IRQs') is the same in
+	 * every plan and says nothing about where IRQs should go, while it
+	 * would hide every difference between plans below it. */
+	double *lvl;
+	/* Cores with a CPU that is not full (app_full()), per node and in
+	 * all; where a node has some, its full CPUs count as cores already
+	 * holding a device's share of queues (score_of()). */
+	unsigned int *node_room, all_room;
+	bool full_any;		/* some eligible CPU is full: rank_cpus() scans */
 	struct rank_index ix;
 };
 
@@ -141,6 +158,20 @@ static inline unsigned int gc_get(struct ctx *c, int group, int core)
 static inline double lw(const struct ctx *c, const struct plan_irq *pi, int cpu)
 {
 	return pi->load * c->w[cpu];
+}
+
+/* What of @cpu's load IRQs make: the part a relative threshold is a
+ * share of (all of it where no application load is known). */
+static inline double irq_part(const struct ctx *c, int cpu)
+{
+	return c->has_app ? c->load[cpu] - c->app_w[cpu] : c->load[cpu];
+}
+
+/* Whether @cpu is full with application work: within the threshold of
+ * all of its time. IRQ work there is taken from the application. */
+static inline bool app_full(const struct ctx *c, int cpu)
+{
+	return c->has_app && c->app_w[cpu] >= 1 - c->pol->threshold;
 }
 
 /* The CPU whose vector @pi holds now, -1 none known. */
@@ -208,10 +239,14 @@ struct score score_of(struct ctx *c, const struct plan_irq *pi, int cpu);
 int score_cmp(const struct ctx *c, bool heavy, const struct score *a,
 	      const struct score *b);
 unsigned int spread_cap(const struct ctx *c, const struct plan_irq *pi);
+unsigned int room_of(const struct ctx *c, const struct plan_irq *pi);
 enum plan_reason forced_reason(const struct ctx *c, const struct plan_irq *pi);
 void reset(struct ctx *c);
 void spread_idle(struct ctx *c);
 double peak_of(const struct ctx *c, const double *load);
+double level_of(const struct ctx *c);
+double irq_base(const struct ctx *c);
+double above(const struct ctx *c, double level, double base, double share);
 unsigned int vec_over(const struct ctx *c);
 
 /* plan_index.c: the ranking index. */

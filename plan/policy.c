@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* policy.c - bans and allowed CPU sets per IRQ. An allowed set that leaves
  * no eligible CPU is flagged rather than widened: the site said "only
- * these", so the IRQ is left where it is and the caller says why. */
+ * these", so the IRQ is left where it is and the caller says why. The
+ * avoided CPUs (avoid-cpus, the kubelet's exclusive ones) are the
+ * opposite: taken out only where something else is left. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +79,92 @@ static int build_groups(const struct device_map *map, struct policy *pol,
 	return 0;
 }
 
+/* The CPUs IRQ @i may use by its class's cpus, its device's IRQTUNE_CPUS
+ * and its affinity hint: pi->allowed (NULL: any) and its source. 0 or
+ * -ENOMEM. */
+static int irq_allowed(const struct config *cfg, const struct topology *topo,
+		       const struct device_map *map, struct policy *pol, unsigned int i)
+{
+	const struct irq_info *ii = &map->irqs[i];
+	const struct policy_group *pg = ii->group >= 0 ? &pol->groups[ii->group] : NULL;
+	struct policy_irq *pi = &pol->irqs[i];
+	const struct cpuset *base = NULL;
+
+	if (config_irq_banned(cfg, ii->irq, ii->name))
+		pi->ban = BAN_LIST;
+	else if (pg && pg->ban)
+		pi->ban = BAN_UDEV;
+	if (pg && pg->cpus) {
+		base = pg->cpus;
+		snprintf(pi->source, sizeof(pi->source), "IRQTUNE_CPUS on %s",
+			 map->groups[ii->group].cpus_from);
+	} else if (cfg->class_cpus[ii->class]) {
+		base = cfg->class_cpus[ii->class];
+		snprintf(pi->source, sizeof(pi->source), "[%s] cpus",
+			 irq_class_name(ii->class));
+	}
+	if (cfg->hint == CONFIG_HINT_FOLLOW && ii->hint) {
+		struct cpuset *h = cpuset_dup(ii->hint);
+
+		if (!h)
+			return -ENOMEM;
+		if (base)
+			and_set(h, base);
+		/* Followed only where it leaves somewhere to go. */
+		if (meets(h, topo->eligible)) {
+			pi->allowed = h;
+			if (base)
+				strncat(pi->source, " and affinity_hint",
+					sizeof(pi->source) - strlen(pi->source) - 1);
+			else
+				snprintf(pi->source, sizeof(pi->source), "affinity_hint");
+			return 0;
+		}
+		cpuset_free(h);
+	}
+	if (!base)
+		return 0;
+	pi->allowed = cpuset_new(topo->nr_ids);
+	if (!pi->allowed)
+		return -ENOMEM;
+	cpuset_or(pi->allowed, base);
+	pi->no_cpu = !meets(pi->allowed, topo->eligible);
+	if (pi->no_cpu && cpulist_format(base, pi->wanted, sizeof(pi->wanted)) < 0)
+		snprintf(pi->wanted, sizeof(pi->wanted), "(long list)");
+	return 0;
+}
+
+/* avoid-cpus, a soft ban: @pi's CPUs without @avoid, where that leaves
+ * an eligible CPU; else the avoided CPUs stay, as nothing else fits. A
+ * node all of whose CPUs are avoided is left out as a banned one would
+ * be: the planner spills an IRQ whose node has none of its allowed CPUs
+ * over to the other nodes. 0 or -ENOMEM. */
+static int avoid_cpus(struct policy_irq *pi, const struct cpuset *avoid,
+		      const struct topology *topo)
+{
+	struct cpuset *set;
+
+	if (pi->no_cpu || !meets(pi->allowed ? pi->allowed : topo->eligible, avoid))
+		return 0;
+	set = cpuset_new(topo->nr_ids);
+	if (!set)
+		return -ENOMEM;
+	cpuset_or(set, pi->allowed ? pi->allowed : topo->eligible);
+	cpuset_andnot(set, avoid);
+	if (!meets(set, topo->eligible)) {
+		cpuset_free(set);
+		return 0;
+	}
+	cpuset_free(pi->allowed);
+	pi->allowed = set;
+	if (pi->source[0])
+		strncat(pi->source, ", less avoid-cpus",
+			sizeof(pi->source) - strlen(pi->source) - 1);
+	else
+		snprintf(pi->source, sizeof(pi->source), "avoid-cpus");
+	return 0;
+}
+
 int policy_build(const struct config *cfg, const struct topology *topo,
 		 const struct device_map *map, struct policy *ret)
 {
@@ -93,56 +181,11 @@ int policy_build(const struct config *cfg, const struct topology *topo,
 	}
 	pol.nr_irqs = map->nr_irqs;
 	for (unsigned int i = 0; i < map->nr_irqs; i++) {
-		const struct irq_info *ii = &map->irqs[i];
-		const struct policy_group *pg = ii->group >= 0 ? &pol.groups[ii->group] : NULL;
-		struct policy_irq *pi = &pol.irqs[i];
-		const struct cpuset *base = NULL;
-
-		if (config_irq_banned(cfg, ii->irq, ii->name))
-			pi->ban = BAN_LIST;
-		else if (pg && pg->ban)
-			pi->ban = BAN_UDEV;
-		if (pg && pg->cpus) {
-			base = pg->cpus;
-			snprintf(pi->source, sizeof(pi->source), "IRQTUNE_CPUS on %s",
-				 map->groups[ii->group].cpus_from);
-		} else if (cfg->class_cpus[ii->class]) {
-			base = cfg->class_cpus[ii->class];
-			snprintf(pi->source, sizeof(pi->source), "[%s] cpus",
-				 irq_class_name(ii->class));
-		}
-		if (cfg->hint == CONFIG_HINT_FOLLOW && ii->hint) {
-			struct cpuset *h = cpuset_dup(ii->hint);
-
-			if (!h) {
-				r = -ENOMEM;
-				goto fail;
-			}
-			if (base)
-				and_set(h, base);
-			/* Followed only where it leaves somewhere to go. */
-			if (meets(h, topo->eligible)) {
-				pi->allowed = h;
-				if (base)
-					strncat(pi->source, " and affinity_hint",
-						sizeof(pi->source) - strlen(pi->source) - 1);
-				else
-					snprintf(pi->source, sizeof(pi->source), "affinity_hint");
-				continue;
-			}
-			cpuset_free(h);
-		}
-		if (!base)
-			continue;
-		pi->allowed = cpuset_new(topo->nr_ids);
-		if (!pi->allowed) {
-			r = -ENOMEM;
+		r = irq_allowed(cfg, topo, map, &pol, i);
+		if (r == 0 && cfg->avoidcpus)
+			r = avoid_cpus(&pol.irqs[i], cfg->avoidcpus, topo);
+		if (r < 0)
 			goto fail;
-		}
-		cpuset_or(pi->allowed, base);
-		pi->no_cpu = !meets(pi->allowed, topo->eligible);
-		if (pi->no_cpu && cpulist_format(base, pi->wanted, sizeof(pi->wanted)) < 0)
-			snprintf(pi->wanted, sizeof(pi->wanted), "(long list)");
 	}
 	*ret = pol;
 	return 0;

@@ -44,7 +44,9 @@ struct policy {
 /* Resolve the policy of every IRQ of @map. Per IRQ, the narrowest source
  * wins: the device's IRQTUNE_CPUS over its class's cpus; with
  * affinity-hint = follow, a driver's hint narrows that further when it
- * leaves an eligible CPU. Returns 0 or -ENOMEM. */
+ * leaves an eligible CPU. Then @cfg->avoidcpus are taken out of what is
+ * left, where an eligible CPU remains (source then ends in "avoid-cpus").
+ * Returns 0 or -ENOMEM. */
 int policy_build(const struct config *cfg, const struct topology *topo,
 		 const struct device_map *map, struct policy *ret);
 void policy_release(struct policy *pol);

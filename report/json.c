@@ -9,9 +9,12 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "appload.h"
 #include "json.h"
+#include "kubelet.h"
 #include "netfollow.h"
 #include "strutil.h"
+#include "topology.h"
 
 static int add(struct json_object *o, const char *key, struct json_object *v)
 {
@@ -170,6 +173,89 @@ static int netpath(struct json_object *root, const struct netfollow_result *res)
 	return 0;
 }
 
+/* machine.cpus: each online CPU's IRQ load before and after, and where
+ * there is something to say its capacity and its pinned application load
+ * (with the whole, IRQs' and application's, before and after). */
+static int cpu_array(struct json_object *cpus, const struct report_run *run)
+{
+	for (unsigned int k = 0; k < run->nr_cpus && run->before; k++) {
+		struct json_object *c = json_object_new_object();
+		int cpu = run->cpus[k], r = 0;
+		unsigned int cap = run->capacity ? run->capacity[cpu] : CAPACITY_SCALE;
+
+		if (!c)
+			return -ENOMEM;
+		r |= add(c, "cpu", json_object_new_int(cpu));
+		r |= add(c, "load_before", number(run->before[cpu]));
+		r |= add(c, "load_after", number(run->after[cpu]));
+		if (run->capacity || run->app)
+			r |= add(c, "capacity", json_object_new_int((int)cap));
+		if (run->app) {
+			r |= add(c, "app_load", number(run->app[cpu]));
+			r |= add(c, "whole_before", number(run->before[cpu] + run->app[cpu]));
+			r |= add(c, "whole_after", number(run->after[cpu] + run->app[cpu]));
+		}
+		if (r || json_object_array_add(cpus, c)) {
+			json_object_put(c);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* {"source": {...}, "kubelet": {...}, "avoid_cpus": ...}: where the
+ * application load came from, each member where it says something. */
+static struct json_object *application(const struct report_run *run)
+{
+	struct json_object *o = json_object_new_object(), *x;
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	if (run->app_source) {
+		const struct appload *a = run->app_source;
+
+		x = json_object_new_object();
+		r |= add(o, "source", x);
+		if (x) {
+			r |= add(x, "kind", json_object_new_string(report_app_kind(a)));
+			r |= add(x, "reason", text(a->reason));
+			/* Threads are counted where /proc was read; the
+			 * program sums time per CPU and counts none. */
+			if (a->kind == APPLOAD_PROC) {
+				r |= add(x, "threads_seen", json_object_new_int64(a->threads_seen));
+				r |= add(x, "threads_pinned",
+					 json_object_new_int64(a->threads_pinned));
+				r |= add(x, "cap", json_object_new_int64(a->cap));
+				r |= add(x, "capped", json_object_new_boolean(a->capped));
+			}
+			r |= add(x, "busy_threshold", number(REPORT_APP_BUSY));
+		}
+	}
+	if (run->kubelet) {
+		const struct kubelet_state *k = run->kubelet;
+
+		x = json_object_new_object();
+		r |= add(o, "kubelet", x);
+		if (x) {
+			r |= add(x, "status", json_object_new_string(report_kubelet_status(k)));
+			r |= add(x, "policy", text(k->policy));
+			r |= add(x, "containers", json_object_new_int64(k->nr_containers));
+			r |= k->status == KUBELET_READ ?
+			     add(x, "exclusive_cpus", text(run->kubelet_cpus)) :
+			     add_null(x, "exclusive_cpus");
+			r |= k->status == KUBELET_BAD ? add(x, "why", text(k->why)) :
+							add_null(x, "why");
+		}
+	}
+	r |= run->avoid ? add(o, "avoid_cpus", text(run->avoid)) : add_null(o, "avoid_cpus");
+	if (r) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 static struct json_object *build(const struct report_run *run)
 {
 	struct json_object *root = json_object_new_object();
@@ -236,21 +322,9 @@ static struct json_object *build(const struct report_run *run)
 		r |= run->vectors_missing ? add(machine, "vectors_missing", text(run->vectors_missing)) :
 					    add_null(machine, "vectors_missing");
 	}
-	for (unsigned int k = 0; k < run->nr_cpus && run->before; k++) {
-		struct json_object *c = json_object_new_object();
-		int cpu = run->cpus[k];
-
-		if (!c || add(c, "cpu", json_object_new_int(cpu)) ||
-		    add(c, "load_before", number(run->before[cpu])) ||
-		    add(c, "load_after", number(run->after[cpu])) ||
-		    (run->capacity &&
-		     add(c, "capacity", json_object_new_int((int)run->capacity[cpu]))) ||
-		    json_object_array_add(cpus, c)) {
-			json_object_put(c);
-			r = -ENOMEM;
-			break;
-		}
-	}
+	r |= cpu_array(cpus, run);
+	if (run->app_source || run->kubelet || run->avoid)
+		r |= add(root, "application", application(run));
 
 	r |= add(root, "summary", sum);
 	r |= add(sum, "seen", json_object_new_int64(t->seen));
@@ -263,6 +337,10 @@ static struct json_object *build(const struct report_run *run)
 	if (run->before) {
 		r |= add(sum, "load_ratio_before", number(t->ratio_before));
 		r |= add(sum, "load_ratio_after", number(t->ratio_after));
+		if (t->app) {
+			r |= add(sum, "app_cpu_irq_share_before", number(t->app_share_before));
+			r |= add(sum, "app_cpu_irq_share_after", number(t->app_share_after));
+		}
 	} else {	/* no plan, no loads */
 		r |= add_null(sum, "load_ratio_before");
 		r |= add_null(sum, "load_ratio_after");

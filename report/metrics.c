@@ -26,6 +26,25 @@ static void value(FILE *f, double v)
 		fprintf(f, " %.9g\n", v);
 }
 
+/* The pinned application load per CPU and the headline figure. */
+static void app_metrics(FILE *f, const struct report_run *run)
+{
+	const struct report_totals *t = &run->totals;
+
+	family(f, "irqtune_cpu_app_load",
+	       "Pinned application threads' work on each online CPU the last run planned around, in CPUs.");
+	for (unsigned int k = 0; k < run->nr_cpus; k++) {
+		fprintf(f, "irqtune_cpu_app_load{cpu=\"%d\"}", run->cpus[k]);
+		value(f, run->app[run->cpus[k]]);
+	}
+	family(f, "irqtune_app_cpu_irq_share",
+	       "Share of all IRQ work on CPUs running pinned application threads (0..1), before and after the last run.");
+	fputs("irqtune_app_cpu_irq_share{when=\"before\"}", f);
+	value(f, t->app_share_before);
+	fputs("irqtune_app_cpu_irq_share{when=\"after\"}", f);
+	value(f, t->app_share_after);
+}
+
 int metrics_format(FILE *f, const struct report_run *run)
 {
 	const struct report_totals *t = &run->totals;
@@ -62,6 +81,9 @@ int metrics_format(FILE *f, const struct report_run *run)
 		fputs("irqtune_load_ratio{when=\"after\"}", f);
 		value(f, t->ratio_after);
 	}
+	/* Only where application load is known: other files read as before. */
+	if (run->after && run->app)
+		app_metrics(f, run);
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -9,10 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "appload.h"
 #include "compat.h"
 #include "cpuset.h"
 #include "device.h"
+#include "kubelet.h"
 #include "pathnames.h"
 #include "plan.h"
 #include "policy.h"
@@ -120,10 +123,16 @@ void report_summary(FILE *f, const struct report_totals *t)
 {
 	fprintf(f, "irqtune: %u seen, %u movable, %u %s, %u kernel-managed, "
 		"%u failed; per-CPU IRQ load %.2f%%..%.2f%% before, "
-		"%.2f%%..%.2f%% %s\n", t->seen, t->movable, t->moved,
+		"%.2f%%..%.2f%% %s", t->seen, t->movable, t->moved,
 		t->dry_run ? "to move" : "moved", t->managed, t->failed,
 		t->before_min * 100, t->before_max * 100, t->after_min * 100,
 		t->after_max * 100, t->dry_run ? "planned" : "after");
+	/* Only where application load is known: other reports read as before. */
+	if (t->app)
+		fprintf(f, "; IRQ work on CPUs running pinned application threads "
+			"%.1f%% -> %.1f%%", t->app_share_before * 100,
+			t->app_share_after * 100);
+	fputc('\n', f);
 }
 
 void report_bans(FILE *f, const struct report_ban *bans, unsigned int nr)
@@ -174,6 +183,22 @@ static void spread(const struct topology *topo, const double *load, double *lo,
 		n += share;
 	}
 	*ratio = n && sum > 0 ? max / (sum / n) : 1;
+}
+
+/* The share of the IRQ work of @load (per CPU id) that online CPUs with
+ * at least REPORT_APP_BUSY of application load (@app) carry; 0 where
+ * there is no IRQ work at all. */
+static double app_share(const struct topology *topo, const double *load, const double *app)
+{
+	double on_app = 0, sum = 0;
+
+	for (int cpu = cpuset_first(topo->online); cpu >= 0;
+	     cpu = cpuset_next(topo->online, cpu)) {
+		sum += load[cpu];
+		if (app[cpu] >= REPORT_APP_BUSY)
+			on_app += load[cpu];
+	}
+	return sum > 0 ? on_app / sum : 0;
 }
 
 /* Text a report line points to beyond what the run holds. */
@@ -290,6 +315,11 @@ static void count_totals(const struct report_input *in, const struct report_irq 
 	t->unchanged = t->seen - t->moved - t->managed - t->failed;
 	spread(in->topo, in->res->before, &t->before_min, &t->before_max, &t->ratio_before);
 	spread(in->topo, in->res->after, &t->after_min, &t->after_max, &t->ratio_after);
+	if (in->res->app) {
+		t->app = true;
+		t->app_share_before = app_share(in->topo, in->res->before, in->res->app);
+		t->app_share_after = app_share(in->topo, in->res->after, in->res->app);
+	}
 }
 
 /* What vector space has to say: nothing where it was read and changed
@@ -351,10 +381,40 @@ static int build_plan(const struct report_input *in, struct report_run *rr,
 				      "hybrid core lists" : "cpu_capacity";
 	}
 	vector_note(in, rr, st);
+	rr->app = in->res->app;
 	rr->irqs = st->irqs;
 	rr->nr_irqs = in->nr;
 	count_totals(in, st->irqs, &rr->totals);
 	return 0;
+}
+
+/* What the application load came from, where it says something: the
+ * measurement where it counted pinned threads or hit its cap (a machine
+ * without pinned threads reports as it always did), the kubelet where
+ * it has a state file, avoid-cpus where it is set. */
+static void app_inputs(const struct report_input *in, struct report_run *rr,
+		       struct report_store *st)
+{
+	const struct appload *a = in->app;
+	const struct kubelet_state *k = in->kubelet;
+
+	rr->app = NULL;
+	rr->app_source = NULL;
+	rr->kubelet = NULL;
+	rr->kubelet_cpus = NULL;
+	rr->avoid = NULL;
+	if (a && (a->threads_pinned > 0 || a->capped ||
+		  (in->planned && in->res && in->res->app)))
+		rr->app_source = a;
+	if (k && k->status != KUBELET_ABSENT) {
+		rr->kubelet = k;
+		if (k->status == KUBELET_READ && k->exclusive &&
+		    cpulist_format(k->exclusive, st->kubelet_cpus, sizeof(st->kubelet_cpus)) < 0)
+			snprintf(st->kubelet_cpus, sizeof(st->kubelet_cpus), "(too long)");
+		rr->kubelet_cpus = st->kubelet_cpus;
+	}
+	if (in->avoid && *in->avoid)
+		rr->avoid = in->avoid;
 }
 
 int report_build(const struct report_input *in, struct report_run *rr,
@@ -380,6 +440,7 @@ int report_build(const struct report_input *in, struct report_run *rr,
 		};
 	rr->bans = st->bans;
 	rr->nr_bans = nr;
+	app_inputs(in, rr, st);
 	return in->planned ? build_plan(in, rr, st) : 0;
 }
 
@@ -445,6 +506,11 @@ void report_text(FILE *f, const struct report_run *rr, bool verbose, bool both)
 		report_capacity(f, rr);
 	if (verbose && rr->vectors)
 		fprintf(f, "irqtune: interrupt vectors: %s\n", rr->vectors);
+	if (verbose)
+		report_app_source(f, rr);
+	/* Only with application load: a machine without reads as before. */
+	if (verbose && report_app_shown(rr))
+		report_picture(f, rr, isatty(fileno(f)));
 }
 
 void report_move_event(char *dst, size_t len, const struct report_irq *ri)
@@ -462,11 +528,219 @@ void report_move_event(char *dst, size_t len, const struct report_irq *ri)
 
 bool report_summary_event(char *dst, size_t len, const struct report_totals *t)
 {
+	int n;
+
 	if (!t->moved && !t->failed)
 		return false;
-	snprintf(dst, len, "%u seen, %u movable, %u moved, %u kernel-managed, "
-		 "%u failed; busiest CPU at %.2fx the mean IRQ load before, %.2fx after",
-		 t->seen, t->movable, t->moved, t->managed, t->failed,
-		 t->ratio_before, t->ratio_after);
+	n = snprintf(dst, len, "%u seen, %u movable, %u moved, %u kernel-managed, "
+		     "%u failed; busiest CPU at %.2fx the mean IRQ load before, %.2fx after",
+		     t->seen, t->movable, t->moved, t->managed, t->failed,
+		     t->ratio_before, t->ratio_after);
+	if (t->app && n >= 0 && (size_t)n < len)
+		snprintf(dst + n, len - (size_t)n, "; IRQ work on CPUs running pinned "
+			 "application threads %.1f%% -> %.1f%%",
+			 t->app_share_before * 100, t->app_share_after * 100);
 	return true;
+}
+
+bool report_app_shown(const struct report_run *rr)
+{
+	return rr->app && rr->before && rr->after && rr->nr_cpus > 0;
+}
+
+static const char *const appload_kind_text[] = {
+	[APPLOAD_NONE] = "none",
+	[APPLOAD_PROC] = "proc",
+	[APPLOAD_BPF] = "bpf",
+};
+
+const char *report_app_kind(const struct appload *a)
+{
+	return (unsigned int)a->kind < sizeof(appload_kind_text) / sizeof(appload_kind_text[0]) ?
+	       appload_kind_text[a->kind] : "?";
+}
+
+static const char *const kubelet_status_text[] = {
+	[KUBELET_ABSENT] = "absent",
+	[KUBELET_NOT_STATIC] = "not_static",
+	[KUBELET_READ] = "read",
+	[KUBELET_BAD] = "bad",
+};
+
+const char *report_kubelet_status(const struct kubelet_state *k)
+{
+	return (unsigned int)k->status < sizeof(kubelet_status_text) / sizeof(kubelet_status_text[0]) ?
+	       kubelet_status_text[k->status] : "?";
+}
+
+void report_app_source(FILE *f, const struct report_run *rr)
+{
+	char why[4 * KUBELET_WHY_MAX];
+
+	if (rr->app_source) {
+		const struct appload *a = rr->app_source;
+
+		str_escape_text(why, sizeof(why), a->reason);	/* may name a file */
+		/* The program sums time per CPU: it counts no threads. */
+		if (a->kind == APPLOAD_BPF)
+			fprintf(f, "irqtune: application load from %s (%s)",
+				report_app_kind(a), why);
+		else
+			fprintf(f, "irqtune: application load from %s: %u pinned threads of %u "
+				"counted (%s)", report_app_kind(a), a->threads_pinned,
+				a->threads_seen, why);
+		if (a->capped)
+			fprintf(f, "; capped at %u threads, the rest unread", a->cap);
+		fputc('\n', f);
+	}
+	if (rr->kubelet) {
+		const struct kubelet_state *k = rr->kubelet;
+		char policy[4 * sizeof(k->policy)];
+
+		str_escape_text(policy, sizeof(policy), k->policy);
+		str_escape_text(why, sizeof(why), k->why);
+		if (k->status == KUBELET_READ)
+			fprintf(f, "irqtune: kubelet CPU manager (%s): %u containers on "
+				"exclusive CPUs %s\n", policy, k->nr_containers,
+				*rr->kubelet_cpus ? rr->kubelet_cpus : "(none)");
+		else if (k->status == KUBELET_NOT_STATIC)
+			fprintf(f, "irqtune: kubelet CPU manager (%s): no exclusive CPUs\n",
+				*policy ? policy : "no policy");
+		else
+			fprintf(f, "irqtune: kubelet CPU manager state ignored: %s\n", why);
+	}
+	if (rr->avoid)
+		fprintf(f, "irqtune: CPUs %s avoided (avoid-cpus): IRQs there only "
+			"where nothing else fits\n", rr->avoid);
+}
+
+#define COLOUR_APP	"\033[32m"	/* green: user work, as top and htop */
+#define COLOUR_IRQ	"\033[31m"	/* red: kernel work, as htop */
+#define COLOUR_OFF	"\033[0m"
+#define BAR_APP		'#'
+#define BAR_IRQ		'|'
+
+/* Cells of @width that a share @x of a CPU's time fills. */
+static unsigned int cells(double x, unsigned int width)
+{
+	if (!(x > 0))
+		return 0;
+	if (x >= 1)
+		return width;
+	return (unsigned int)(x * width + 0.5);
+}
+
+/* @n times @ch at @dst (of @left bytes), in @colour (NULL: none). */
+static size_t run(char *dst, size_t left, unsigned int n, char ch, const char *colour)
+{
+	size_t at = 0;
+
+	if (!n || left < 1)
+		return 0;
+	if (colour && left > strlen(colour) + strlen(COLOUR_OFF) + n)
+		at += (size_t)snprintf(dst, left, "%s", colour);
+	for (unsigned int k = 0; k < n && at + 1 < left; k++)
+		dst[at++] = ch;
+	if (colour && at + strlen(COLOUR_OFF) < left)
+		at += (size_t)snprintf(dst + at, left - at, "%s", COLOUR_OFF);
+	dst[at < left ? at : left - 1] = '\0';
+	return at;
+}
+
+void report_bar(char *dst, size_t len, double app, double irq, unsigned int width,
+		bool colour)
+{
+	double a_share = app > 0 ? app : 0, all = a_share + (irq > 0 ? irq : 0);
+	unsigned int a = cells(a_share, width), t = cells(all, width), i, blank;
+	/* over by what the figures beside it show (100.1%), not by an idle
+	 * IRQ's crumbs */
+	bool over = all >= 1.0005;
+	size_t at = 0;
+
+	if (len < 3) {
+		if (len)
+			*dst = '\0';
+		return;
+	}
+	if (t < a)
+		t = a;
+	i = t - a;
+	blank = width - t;
+	/* Over the CPU's time: the last cell says so, whoever's it was. */
+	if (over) {
+		if (i)
+			i--;
+		else if (a)
+			a--;
+	}
+	dst[at++] = '[';
+	at += run(dst + at, len - at, a, BAR_APP, colour ? COLOUR_APP : NULL);
+	at += run(dst + at, len - at, i, BAR_IRQ, colour ? COLOUR_IRQ : NULL);
+	if (over)
+		at += run(dst + at, len - at, 1, '+', colour ? COLOUR_IRQ : NULL);
+	at += run(dst + at, len - at, blank, ' ', NULL);
+	if (at + 1 < len)
+		dst[at++] = ']';
+	dst[at] = '\0';
+}
+
+/* A CPU's or a range's figures, as shares of the CPUs' own time. */
+struct picture_row {
+	double app, before, after;
+};
+
+/* @v in CPUs of the biggest as a share of @cpu's own time. */
+static double own_time(const struct report_run *rr, int cpu, double v)
+{
+	return rr->capacity && rr->capacity[cpu] ? v * CAPACITY_SCALE / rr->capacity[cpu] : v;
+}
+
+/* The mean of online CPUs @rr->cpus[@k..@k + @n). */
+static struct picture_row picture_row(const struct report_run *rr, unsigned int k,
+				      unsigned int n)
+{
+	struct picture_row r = { 0 };
+
+	for (unsigned int j = k; j < k + n; j++) {
+		int cpu = rr->cpus[j];
+
+		r.app += own_time(rr, cpu, rr->app[cpu]);
+		r.before += own_time(rr, cpu, rr->before[cpu]);
+		r.after += own_time(rr, cpu, rr->after[cpu]);
+	}
+	r.app /= n;
+	r.before /= n;
+	r.after /= n;
+	return r;
+}
+
+void report_picture(FILE *f, const struct report_run *rr, bool colour)
+{
+	unsigned int n = rr->nr_cpus;
+	unsigned int per = (n + REPORT_PICTURE_LINES - 1) / REPORT_PICTURE_LINES;
+	/* label, three figures, two bars in brackets: 79 columns at most */
+	int lw = per > 1 ? 9 : 5;
+	unsigned int width = (unsigned int)(79 - lw - 27) / 2;
+	char before[32 * 10 + 64], after[sizeof(before)];
+
+	if (!report_app_shown(rr))
+		return;
+	fprintf(f, "irqtune: CPU work: %c pinned application, %c IRQ; bar = whole CPU%s\n",
+		BAR_APP, BAR_IRQ, per > 1 ? "; ranges: mean" : "");
+	fprintf(f, "%*s %6s %6s %-*s %6s %s\n", lw, "CPU", "APP", "IRQ",
+		(int)width + 2, "before", "IRQ", "after");
+	for (unsigned int k = 0; k < n; k += per) {
+		unsigned int m = k + per <= n ? per : n - k;
+		struct picture_row r = picture_row(rr, k, m);
+		char label[32];
+
+		if (m > 1)
+			snprintf(label, sizeof(label), "%d-%d", rr->cpus[k], rr->cpus[k + m - 1]);
+		else
+			snprintf(label, sizeof(label), "%d", rr->cpus[k]);
+		report_bar(before, sizeof(before), r.app, r.before, width, colour);
+		report_bar(after, sizeof(after), r.app, r.after, width, colour);
+		fprintf(f, "%*s %5.1f%% %5.1f%% %s %5.1f%% %s\n", lw, label, r.app * 100,
+			r.before * 100, before, r.after * 100, after);
+	}
 }

@@ -54,7 +54,16 @@ struct report_totals {
 	double before_min, before_max, after_min, after_max;
 	double ratio_before, ratio_after;	/* busiest / mean eligible CPU */
 	bool dry_run;
+	/* Where application load is known (report_run.app): the share of
+	 * all IRQ work on CPUs running pinned application threads (at least
+	 * REPORT_APP_BUSY of a CPU), before and after, 0..1. */
+	bool app;
+	double app_share_before, app_share_after;
 };
+
+/* A CPU runs pinned application threads, for the report, from this much
+ * of a CPU up: less is a pinned daemon waking now and then. */
+#define REPORT_APP_BUSY	0.05	/* PLAN_APP_BUSY, the planner's */
 
 /* Some CPUs kept free of IRQs, and who said so. */
 struct report_ban {
@@ -63,6 +72,8 @@ struct report_ban {
 };
 
 struct netfollow_result;
+struct appload;
+struct kubelet_state;
 
 struct report_run {
 	bool dry_run;
@@ -84,6 +95,17 @@ struct report_run {
 	 * they are alike (and the report reads as it always did). */
 	const unsigned int *capacity;
 	const char *capacity_source;	/* "cpu_capacity", "hybrid core lists" */
+	/* Per CPU id, the pinned application load the plan was made around
+	 * (in CPUs of the biggest); NULL where there was none, and the
+	 * report reads as it did before irqtune knew of applications. */
+	const double *app;
+	/* Where they say something (report_app_source() and the like):
+	 * how the application load was measured, the kubelet's exclusive
+	 * CPUs, the avoid-cpus set. NULL: nothing to say. */
+	const struct appload *app_source;
+	const struct kubelet_state *kubelet;
+	const char *kubelet_cpus;	/* kubelet->exclusive as a cpulist */
+	const char *avoid;		/* cpulist; NULL or "": none */
 	/* Vector space, where there is something to say: where it came from
 	 * and what it changed, or which source was missing. NULL: nothing. */
 	const char *vectors;
@@ -112,6 +134,8 @@ struct plan_irq;
 struct plan_result;
 
 struct vector_info;
+struct appload;
+struct kubelet_state;
 
 struct report_input {
 	bool dry_run;
@@ -128,12 +152,21 @@ struct report_input {
 	const struct plan_irq *pi;
 	const enum report_outcome *out;
 	const struct plan_result *res;
+	/* Issue 31: the pinned application threads' load per CPU over the
+	 * window, as measured (before app-weight; its kind NONE with why when
+	 * not measured); NULL: not reached. */
+	const struct appload *app;
+	double app_weight;			/* as planned with; 0: not planned around */
+	/* the kubelet's state file (status ABSENT: none); NULL: not read */
+	const struct kubelet_state *kubelet;
+	const char *avoid;			/* the avoided CPUs, a cpulist; NULL: none */
 };
 
 /* What report_build() allocates for a report_run to point into. */
 struct report_store {
 	char online[512], eligible[512];
 	char vectors[256];
+	char kubelet_cpus[256];
 	unsigned int *capacity;
 	struct report_ban *bans;
 	int *cpus;
@@ -170,6 +203,28 @@ void report_device(char *dst, size_t len, const struct report_irq *ri);
 void report_header(FILE *f, bool verbose, bool both);
 void report_line(FILE *f, const struct report_irq *ri, bool verbose, bool both);
 void report_summary(FILE *f, const struct report_totals *t);
+/* Each online CPU's work as a bar, before and after the plan: pinned
+ * application work and IRQ work side by side, in at most 80 columns,
+ * one line per CPU up to REPORT_PICTURE_LINES CPUs and ranges of CPUs
+ * beyond. @colour: ANSI colours (a terminal), else characters alone. */
+#define REPORT_PICTURE_LINES	64
+void report_picture(FILE *f, const struct report_run *rr, bool colour);
+/* One bar of @width cells between brackets into @dst: @app then @irq,
+ * each a share of the CPU's time (1 = all of it); '+' at the end where
+ * they add up to more. @dst holds at least width + 3 bytes, or
+ * width * 10 + 32 with @colour. */
+void report_bar(char *dst, size_t len, double app, double irq, unsigned int width,
+		bool colour);
+/* The application source, the kubelet and avoid-cpus lines of -v, where
+ * there is something to say. */
+void report_app_source(FILE *f, const struct report_run *rr);
+/* Whether the report has application load to show. */
+bool report_app_shown(const struct report_run *rr);
+/* "proc", "bpf", "none": how @a was measured, as JSON spells it. */
+const char *report_app_kind(const struct appload *a);
+/* "read", "not_static", "bad", "absent", as JSON spells it. */
+const char *report_kubelet_status(const struct kubelet_state *k);
+
 /* "irqtune: load source bpf: measured in the kernel (...)" */
 void report_source(FILE *f, const char *source, const char *reason);
 /* One line per ban: "irqtune: CPUs 2-3 banned by SOURCE". */

@@ -49,6 +49,10 @@ struct acct_cpu {
 	__u32 hard_irq;
 	__u32 soft_vec;
 	__u32 use_ctx;		/* hard_total grows by contexts, not handlers */
+	__u32 app_pid;		/* the pinned user thread switched in */
+	__u64 app_start;	/* of its run, 0 if none is open */
+	__u64 app_hard0;	/* hard_total then */
+	__u64 app_soft0;	/* soft_total then */
 };
 
 /* A handler begins. */
@@ -247,6 +251,93 @@ ACCT_INLINE __u64 acct_thread_first(struct acct_cpu *s, __s32 irq, __u64 start, 
 		return 0;
 	d = now - start;
 	return d > nested ? d - nested : 0;
+}
+
+/* Pinned application threads: user threads that may run on fewer CPUs
+ * than irqtune may place IRQs on. Their run time on each CPU is the load
+ * IRQs would share the CPU with. Hard irqs and softirqs that interrupt
+ * them are taken out, as for irq threads: those are IRQ work, counted as
+ * such, and the kernel's own run time of a task leaves them out as well
+ * (IRQ_TIME_ACCOUNTING). */
+
+/* sched_switch puts pinned thread @pid on this CPU: its run begins. */
+ACCT_INLINE void acct_app_in(struct acct_cpu *s, __u32 pid, __u64 now)
+{
+	s->app_start = now;
+	s->app_pid = pid;
+	s->app_hard0 = s->hard_total;
+	s->app_soft0 = s->soft_total;
+}
+
+/* The open run's time to @now, less the hard irqs and softirqs in it. */
+ACCT_INLINE __u64 acct_app_run(const struct acct_cpu *s, __u64 now)
+{
+	__u64 d = acct_net(s, s->app_start, s->app_hard0, now);
+	__u64 soft = s->soft_total - s->app_soft0;
+
+	return d > soft ? d - soft : 0;
+}
+
+/* The run open on this CPU ends at @now: its own time, 0 when none is
+ * open or it is another task's (@pid: the one going off the CPU). */
+ACCT_INLINE __u64 acct_app_out(struct acct_cpu *s, __u32 pid, __u64 now)
+{
+	__u64 d;
+
+	if (!s->app_start || s->app_pid != pid || now < s->app_start) {
+		s->app_start = 0;
+		return 0;
+	}
+	d = acct_app_run(s, now);
+	s->app_start = 0;
+	return d;
+}
+
+/* The first switch seen on this CPU takes off the task that was running
+ * when the window opened at @start; when that was a pinned thread
+ * (@pinned), its run counts from @start, less what this CPU timed since,
+ * all of which interrupted it. Call before acct_thread_first(), which
+ * marks the switch seen. 0 for any later switch. */
+ACCT_INLINE __u64 acct_app_first(const struct acct_cpu *s, int pinned, __u64 start, __u64 now)
+{
+	__u64 d, nested = s->hard_total + s->soft_total;
+
+	if (s->switched || !pinned || s->app_start || now < start)
+		return 0;
+	d = now - start;
+	return d > nested ? d - nested : 0;
+}
+
+/* The window closes at @stop while pinned thread @pid (the task running
+ * on this CPU now, if @pinned) may still be on it: a CPU-bound thread
+ * alone on its CPU is never switched out, so its run is closed here, by
+ * a program user space runs on each CPU once the window is over. Events
+ * after @stop are not counted, so the state is the state at @stop. The
+ * CPU may have switched since @stop: a run switched in within the window
+ * is open still (app_start) whatever runs now; a task that ran through
+ * the whole window without a switch is the one running now, give or take
+ * a switch in the microseconds since. */
+ACCT_INLINE __u64 acct_app_close(struct acct_cpu *s, int pinned, __u64 start, __u64 stop)
+{
+	__u64 d;
+
+	if (s->app_start) {
+		if (stop < s->app_start) {
+			s->app_start = 0;
+			return 0;
+		}
+		d = acct_app_run(s, stop);
+		s->app_start = 0;
+		return d;
+	}
+	if (s->switched)
+		return 0;
+	/* No switch in the whole window: nobody else ran here. */
+	s->switched = 1;
+	if (!pinned || stop < start)
+		return 0;
+	d = stop - start;
+	return d > s->hard_total + s->soft_total ? d - s->hard_total - s->soft_total : 0;
 }
 
 #endif

@@ -26,6 +26,7 @@ struct irqaction {
 struct task_struct {
 	unsigned int flags;
 	int pid;
+	int nr_cpus_allowed;	/* since 2.6.39 */
 	char comm[16];
 } __attribute__((preserve_access_index));
 
@@ -88,6 +89,19 @@ struct {
 	__type(key, __u32);
 	__type(value, struct irqload_drops);
 } drops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct irqload_app_val);
+} app_time SEC(".maps");
+
+/* How many CPUs irqtune may place IRQs on, set by the loader before the
+ * load: a user thread allowed on fewer is pinned, and its run time is
+ * counted. 0 (the default) counts none, and as a constant it lets the
+ * verifier drop that code: the switch program then costs what it did. */
+const volatile __u32 app_cpus = 0;
 
 /* The window, CLOCK_MONOTONIC ns, written by user space through the mmapped
  * data section: events outside it are not looked at. */
@@ -293,6 +307,44 @@ static __always_inline void add_thread(__u32 irq, __u64 d, const struct acct_cpu
 	v->polls += s->thr_polls;
 }
 
+/* Is @t a pinned application thread? The CPU count first: most tasks may
+ * run anywhere. Kernel threads never count (per-CPU ones are pinned, irq
+ * threads are IRQ work), nor an idle task (PF_KTHREAD only since 5.14,
+ * pid 0 always). READ is how a field is read: see TASK_FIELD. */
+#define TASK_PINNED(t, READ)						\
+	(app_cpus && bpf_core_field_exists((t)->nr_cpus_allowed) &&	\
+	 (__u32)READ(t, nr_cpus_allowed) < app_cpus &&			\
+	 !(READ(t, flags) & PF_KTHREAD) && READ(t, pid) != 0)
+
+/* This CPU's sums of pinned threads' time. */
+static __always_inline void add_app(__u64 d, __u64 runs)
+{
+	__u32 zero = 0;
+	struct irqload_app_val *v = bpf_map_lookup_elem(&app_time, &zero);
+
+	if (!v)
+		return;
+	v->ns += d;
+	v->runs += runs;
+}
+
+/* Pinned threads: the run of the task going off this CPU, if it is one
+ * (the first switch in the window: if it was running when it opened),
+ * and the start of the next's, if that is one. */
+static __always_inline void app_out(struct acct_cpu *s, struct task_struct *prev, __u64 now)
+{
+	__u64 d = 0, runs = 0;
+
+	if (!s->switched) {
+		d = acct_app_first(s, TASK_PINNED(prev, TASK_FIELD), start_ns, now);
+	} else if (s->app_start) {
+		d = acct_app_out(s, (__u32)TASK_FIELD(prev, pid), now);
+		runs = 1;
+	}
+	if (d)
+		add_app(d, runs);
+}
+
 static __always_inline void on_switch(struct task_struct *prev, struct task_struct *next)
 {
 	__u64 now = bpf_ktime_get_ns(), d = 0;
@@ -302,6 +354,8 @@ static __always_inline void on_switch(struct task_struct *prev, struct task_stru
 
 	if (!s)
 		return;
+	if (app_cpus)
+		app_out(s, prev, now);
 	if (!s->switched) {
 		/* The task running when the window opened: an irq thread's
 		 * run counts from then. */
@@ -316,6 +370,36 @@ static __always_inline void on_switch(struct task_struct *prev, struct task_stru
 	irq = thread_irq(next);
 	if (irq >= 0)
 		acct_thread_in(s, (__u32)irq, (__u32)TASK_FIELD(next, pid), now);
+	else if (TASK_PINNED(next, TASK_FIELD))
+		acct_app_in(s, (__u32)TASK_FIELD(next, pid), now);
+}
+
+/* Not attached: user space runs it on each CPU (BPF_PROG_TEST_RUN with
+ * BPF_F_TEST_RUN_ON_CPU, 5.10) once the window is over, in an IPI, to
+ * close the pinned thread's run that is open there: a CPU-bound thread
+ * alone on its CPU (a poller on an isolated CPU) may never be switched
+ * out in the whole window. The current task is read through
+ * bpf_get_current_task(), an untyped word in every build. The section
+ * names a tracepoint only because bpftool 7.1 crashes on one that names
+ * none; it is never attached there. */
+SEC("raw_tp/sched_switch")
+int app_close(void *ctx)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	__u64 start = start_ns, stop = stop_ns, d, open;
+	__u32 zero = 0;
+	struct acct_cpu *s;
+
+	if (!app_cpus || start == ~0ULL || stop == ~0ULL)
+		return 0;
+	s = bpf_map_lookup_elem(&cpu_state, &zero);
+	if (!s)
+		return 0;
+	open = s->app_start != 0;
+	d = acct_app_close(s, TASK_PINNED(t, BPF_CORE_READ), start, stop);
+	if (d)
+		add_app(d, open);
+	return 0;
 }
 
 #if defined(IRQLOAD_BTF) || defined(IRQLOAD_CTX)

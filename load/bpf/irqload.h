@@ -57,6 +57,15 @@ struct irqload_napi_val {
 	char dev[IRQLOAD_DEV_LEN];	/* its net_device's name, "" for backlog */
 };
 
+/* Per CPU: the run time of pinned application threads (user threads
+ * allowed on fewer CPUs than irqtune may place IRQs on), nested hard irqs
+ * and softirqs excluded. */
+struct irqload_app_val {
+	__u64 ns;
+	__u64 runs;		/* runs timed from a switch-in: each holds one
+				 * switch program's cost after its clock read */
+};
+
 /* Per CPU: events the program could not account for. */
 struct irqload_drops {
 	__u64 irq_full;		/* the IRQ map was full */

@@ -26,6 +26,7 @@ irqtune=$top/irqtune
 TR=/sys/kernel/tracing
 inst=$TR/instances/irqtune-live-$$
 loadpid=
+apppids=
 
 mkdir -p "$top/tests/out"
 disk=$(mktemp -d "$top/tests/out/live-bpf.XXXXXX") || exit 1
@@ -42,6 +43,7 @@ cleanup() {
 	[ -n "$had_costs" ] && cp -p "$disk/costs.saved" "$costs"
 	[ -n "$had_history" ] && cp -p "$disk/state.saved" "$history"
 	[ -n "$loadpid" ] && kill -TERM -- "-$loadpid" 2>/dev/null && wait "$loadpid" 2>/dev/null
+	[ -n "$apppids" ] && kill $apppids 2>/dev/null
 	[ -d "$inst" ] && { echo 0 >"$inst/tracing_on"; rmdir "$inst"; }
 	rm -rf "$disk"
 	[ -n "${KEEP:-}" ] || rm -rf "$work"
@@ -61,7 +63,7 @@ fi
 # Programs of irqtune's loaded now, by name (bpftool cuts names at 15).
 progs_loaded() {
 	bpftool prog show 2>/dev/null |
-		grep -Ec ' name ((btf|raw)_(hard|soft|napi)_|ctx_e)'
+		grep -Ec ' name ((btf|raw)_(hard|soft|napi)_|ctx_e|app_close)'
 }
 # until_gone: the kernel frees a closed program after an RCU grace period.
 until_gone() {
@@ -183,6 +185,96 @@ if [ -e "$TR/trace" ] || mount -t tracefs nodev "$TR" 2>/dev/null; then
 	fi
 else
 	skip "accuracy" "tracefs cannot be mounted here, so there is no independent account"
+fi
+
+###########################################################################
+### pinned application threads, against the scheduler's own account
+
+# switch_time TRACE PID FROM TO CPU: PID's on-CPU time on CPU within
+# [FROM, TO], in CPUs, from sched_switch events of it (a filter keeps
+# only those). A run open at either end of the trace counts to that end;
+# a thread with no switch at all in the trace ran throughout, on the CPU
+# given by ALONE (its only one).
+switch_time() {
+	awk -v pid="$2" -v from="$3" -v to="$4" -v want="$5" -v alone="${6:--1}" '
+	function ov(a, b) { a = a > from ? a : from; b = b < to ? b : to; return b > a ? b - a : 0 }
+	{
+		if (!match($0, /\[[0-9]+\] /)) next
+		cpu = substr($0, RSTART + 1, RLENGTH - 3) + 0
+		n = split(substr($0, RSTART + RLENGTH), f, " ")
+		if (n < 4 || f[3] != "sched_switch:") next
+		ts = f[2]; sub(/:$/, "", ts); ts += 0
+		pp = $0; sub(/.* prev_pid=/, "", pp); sub(/ .*/, "", pp)
+		np = $0; sub(/.* next_pid=/, "", np); sub(/ .*/, "", np)
+		if (pp == pid) {
+			# its first event a switch-out: running since before the trace
+			if (!(cpu in on) && !began) on[cpu] = from
+			if (cpu in on && cpu == want) t += ov(on[cpu], ts)
+			delete on[cpu]
+		}
+		if (np == pid) on[cpu] = ts
+		if (pp == pid || np == pid) began = 1
+	}
+	END {
+		for (c in on) if (c + 0 == want) t += ov(on[c], to)
+		if (!began && alone == want) t = to - from
+		printf "%.6f\n", t / (to - from)
+	}' "$1"
+}
+
+# app_of ERR CPU: the pinned threads' load irqtune -v measured on CPU.
+app_of() {
+	grep -o "pinned application threads (bpf):.*" "$1" | grep -Eo "CPU $2 [0-9.]+" | awk '{ print $3 } END { if (!NR) print 0 }'
+}
+
+busy='while :; do :; done'
+if [ "$(nproc)" -lt 2 ]; then
+	skip "pinned threads" "one CPU: no thread can be pinned to fewer than irqtune may use"
+elif [ -e "$TR/trace" ] || mount -t tracefs nodev "$TR" 2>/dev/null; then
+	mkdir "$inst"
+	echo mono >"$inst/trace_clock"
+	echo 8192 >"$inst/buffer_size_kb"
+	# A CPU-bound thread pinned to CPU 1 (allowed 1 CPU of all), and one
+	# allowed all: only the first is an application thread to count.
+	taskset -c 1 bash -c "$busy" & pinned=$!
+	bash -c "$busy" & free=$!
+	apppids="$pinned $free"
+	echo "prev_pid == $pinned || next_pid == $pinned || prev_pid == $free || next_pid == $free" \
+		>"$inst/events/sched/sched_switch/filter"
+	echo 1 >"$inst/events/sched/sched_switch/enable"
+	echo 1 >"$inst/tracing_on"
+	sleep 0.5
+	"$irqtune" -n -v --json --load-source=bpf --no-state -w 3 >"$disk/app.json" 2>"$disk/app.err"
+	RC=$?
+	echo 0 >"$inst/tracing_on"
+	kill "$pinned" "$free"
+	wait "$pinned" "$free" 2>/dev/null
+	apppids=
+	cat "$inst/trace" >"$disk/app.trace"
+	OVERRUN=$(cat "$inst"/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
+	rmdir "$inst"
+	from=$(jq .run.window_from_monotonic "$disk/app.json")
+	to=$(jq .run.window_to_monotonic "$disk/app.json")
+	ref=$(switch_time "$disk/app.trace" "$pinned" "$from" "$to" 1 1)
+	got=$(app_of "$disk/app.err" 1)
+	free0=$(switch_time "$disk/app.trace" "$free" "$from" "$to" 0)
+	free1=$(switch_time "$disk/app.trace" "$free" "$from" "$to" 1)
+	got0=$(app_of "$disk/app.err" 0)
+	echo "live pinned: CPU 1 measured $got, the pinned thread ran $ref; CPU 0 measured $got0; the unpinned thread ran $free0 on CPU 0, $free1 on CPU 1 ($(jq -r .load_source_reason "$disk/app.json"))"
+	why="exit $RC: $(cat "$disk/app.err")"
+	check "pinned: a -v run says what pinned threads the program measured" \
+		sh -c '[ "$1" -eq 0 ] && grep -q "pinned application threads (bpf): " "$2"' _ "$RC" "$disk/app.err"
+	why="overrun $OVERRUN"; check "pinned: the trace lost no event" [ "$OVERRUN" -eq 0 ]
+	why="measured $got, scheduler $ref"
+	check "pinned: CPU 1's application load within 10% of the pinned thread's on-CPU time" \
+		within "$got" "$ref" 0.9 1.1
+	# Counted, the unpinned thread would add its time wherever it ran.
+	why="measured $got0 + $got, the pinned thread ran $ref, the unpinned $free0 + $free1"
+	check "pinned: a thread allowed every CPU is not counted" \
+		awk -v g="$got0" -v g1="$got" -v p="$ref" -v f="$free0" -v f1="$free1" \
+		'BEGIN { exit !(f + f1 > 0.05 && g + g1 < p + (f + f1) / 2) }'
+else
+	skip "pinned threads" "tracefs cannot be mounted here, so there is no independent account"
 fi
 
 ###########################################################################

@@ -247,6 +247,18 @@ static const struct bad {
 	{ "load-source = ebpf\n", 1, "load-source 'ebpf': must be 'auto', 'bpf' or 'proc'" },
 	{ "load-source =\n", 1, "load-source '': must be" },
 	{ "load-source = bpf\nload-source = auto\n", 2, "given twice" },
+	{ "placement = packed\n", 1, "placement 'packed': must be 'spread' or 'pack'" },
+	{ "placement =\n", 1, "placement '': must be" },
+	{ "placement = pack\nplacement = spread\n", 2, "'placement' given twice" },
+	{ "pack-target = 4%\n", 1, "not from 5% to 100% of a CPU" },
+	{ "pack-target = 101%\n", 1, "not from 5% to 100%" },
+	{ "pack-target = 1.5\n", 1, "not from 5% to 100%" },
+	{ "pack-target = 0\n", 1, "not from 5% to 100%" },
+	{ "pack-target = half\n", 1, "pack-target 'half': give a share of a CPU" },
+	{ "pack-target = %\n", 1, "give a share of a CPU" },
+	{ "pack-target = 50 %\n", 1, "give a share of a CPU" },
+	{ "pack-target =\n", 1, "give a share of a CPU" },
+	{ "pack-target = 50%\npack-target = 0.5\n", 2, "'pack-target' given twice" },
 	{ "irqbalance-env = default/irqbalance\n", 1, "'off' or an absolute path" },
 	{ "irqbalance-env = off\nirqbalance-env = /x\n", 2, "given twice" },
 	{ "other-balancer = fight\n", 1, "'refuse' or 'ignore'" },
@@ -260,9 +272,60 @@ static const struct bad {
 	{ "window 1\n", 1, "expected 'key = value'" },
 	{ "[net\ncpus = 1\n", 1, "expected 'key = value'" },
 	{ "window = 1\nthis is not ini\nwindow = 2\n", 2, "expected 'key = value'" },
+	{ "avoid-cpus = 2-\n", 1, "avoid-cpus '2-': not a cpulist" },
+	{ "avoid-cpus = 99999\n", 1, "avoid-cpus '99999': CPU id out of range" },
+	{ "exclusive-cpus = yes\n", 1, "exclusive-cpus 'yes': must be 'avoid', 'ban' or 'ignore'" },
+	{ "exclusive-cpus = ban\nexclusive-cpus = ban\n", 2, "'exclusive-cpus' given twice" },
+	{ "kubelet-state = cpu_manager_state\n", 1, "not an absolute path" },
+	{ "app-weight = -0.5\n", 1, "app-weight '-0.5': not a number from 0 to 100" },
+	{ "app-weight = 101\n", 1, "from 0 to 100" },
+	{ "app-weight = 50%\n", 1, "app-weight '50%'" },
+	{ "app-weight = nan\n", 1, "app-weight 'nan'" },
+	{ "app-weight = 1\napp-weight = 2\n", 2, "given twice" },
+	{ "[net]\navoid-cpus = 1\n", 2, "unknown key 'avoid-cpus' in [net]" },
 	/* the first error counts, whichever found it */
 	{ "window = x\nnot ini\n", 1, "window 'x'" },
 };
+
+/* The keys of issue 31: the application's CPUs. */
+static void test_app_keys(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *avoid;
+		enum config_exclusive exclusive;
+		double weight;
+		const char *kubelet;
+	} rows[] = {
+		{ "", "(unset)", CONFIG_EXCLUSIVE_UNSET, -1, NULL },
+		{ "avoid-cpus = 4-7\n", "4-7", CONFIG_EXCLUSIVE_UNSET, -1, NULL },
+		{ "avoid-cpus = 4-5\navoid-cpus = 9\n", "4-5,9", CONFIG_EXCLUSIVE_UNSET, -1, NULL },
+		{ "avoid-cpus =\n", "", CONFIG_EXCLUSIVE_UNSET, -1, NULL },
+		{ "exclusive-cpus = avoid\n", "(unset)", CONFIG_EXCLUSIVE_AVOID, -1, NULL },
+		{ "exclusive-cpus = ban\n", "(unset)", CONFIG_EXCLUSIVE_BAN, -1, NULL },
+		{ "exclusive-cpus = ignore\n", "(unset)", CONFIG_EXCLUSIVE_IGNORE, -1, NULL },
+		{ "app-weight = 0\n", "(unset)", CONFIG_EXCLUSIVE_UNSET, 0, NULL },
+		{ "app-weight = 2.5\n", "(unset)", CONFIG_EXCLUSIVE_UNSET, 2.5, NULL },
+		{ "app-weight = 100\n", "(unset)", CONFIG_EXCLUSIVE_UNSET, 100, NULL },
+		{ "kubelet-state = /srv/kubelet/cpu_manager_state\n", "(unset)",
+		  CONFIG_EXCLUSIVE_UNSET, -1, "/srv/kubelet/cpu_manager_state" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct config cfg;
+		struct config_error err;
+
+		check(parse_string(rows[i].text, &cfg, &err) == 0, rows[i].text);
+		check(strcmp(list(cfg.avoidcpus), rows[i].avoid) == 0, rows[i].text);
+		check(cfg.exclusive == rows[i].exclusive, rows[i].text);
+		check(cfg.app_weight == rows[i].weight, rows[i].text);
+		check(rows[i].kubelet ? cfg.kubelet_state &&
+		      strcmp(cfg.kubelet_state, rows[i].kubelet) == 0 : !cfg.kubelet_state,
+		      rows[i].text);
+		config_release(&cfg);
+	}
+}
 
 static void test_load_source_values(void **state)
 {
@@ -278,6 +341,38 @@ static void test_load_source_values(void **state)
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
 		check(config_load_source_parse(rows[i].word) == rows[i].want, rows[i].word);
+}
+
+/* placement and pack-target, as a percentage or a share of a CPU. */
+static void test_placement(void **state)
+{
+	static const struct {
+		const char *text;
+		enum config_placement placement;
+		double target;
+	} rows[] = {
+		{ "", CONFIG_PLACEMENT_UNSET, 0 },
+		{ "placement = spread\n", CONFIG_PLACEMENT_SPREAD, 0 },
+		{ "placement = pack\n", CONFIG_PLACEMENT_PACK, 0 },
+		{ "placement = pack\npack-target = 50%\n", CONFIG_PLACEMENT_PACK, 0.5 },
+		{ "pack-target = 0.3\n", CONFIG_PLACEMENT_UNSET, 0.3 },
+		{ "pack-target = 5%\n", CONFIG_PLACEMENT_UNSET, 0.05 },
+		{ "pack-target = 100%\n", CONFIG_PLACEMENT_UNSET, 1 },
+		{ "pack-target = 1\n", CONFIG_PLACEMENT_UNSET, 1 },
+		{ "pack-target = 12.5%\n", CONFIG_PLACEMENT_UNSET, 0.125 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct config cfg;
+		struct config_error err;
+
+		check(parse_string(rows[i].text, &cfg, &err) == 0, rows[i].text);
+		check(cfg.placement == rows[i].placement, rows[i].text);
+		check(cfg.pack_target > rows[i].target - 1e-9 &&
+		      cfg.pack_target < rows[i].target + 1e-9, rows[i].text);
+		config_release(&cfg);
+	}
 }
 
 static void test_bad(void **state)
@@ -431,6 +526,8 @@ int main(void)
 		cmocka_unit_test(test_take_banirq),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_load_source_values),
+		cmocka_unit_test(test_placement),
+		cmocka_unit_test(test_app_keys),
 		cmocka_unit_test(test_compat_keys),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_long_line),

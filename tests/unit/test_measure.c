@@ -248,6 +248,62 @@ static void test_acct_sequences(void **state)
 	}
 }
 
+/* Pinned application threads: a run from switch-in to switch-out, less
+ * the hard irqs and softirqs inside it; one running when the window
+ * opened counts from then; one still running when it closed is closed
+ * at its end, switched or not. */
+static void test_acct_app(void **state)
+{
+	struct acct_cpu s = { 0 };
+
+	(void)state;
+	/* in at 100; a handler 150..160, a softirq 170..190; out at 300 */
+	acct_app_in(&s, 7, 100);
+	acct_hard_entry(&s, 5, 150);
+	assert_int_equal(acct_hard_exit(&s, 5, 160), 10);
+	acct_soft_entry(&s, 3, 170);
+	assert_int_equal(acct_soft_exit(&s, 3, 190), 20);
+	assert_int_equal(acct_app_out(&s, 7, 300), 200 - 10 - 20);
+	assert_int_equal(s.app_start, 0);
+	/* another task going off: not the run, which is dropped */
+	acct_app_in(&s, 7, 400);
+	assert_int_equal(acct_app_out(&s, 8, 450), 0);
+	assert_int_equal(acct_app_out(&s, 7, 460), 0);
+	/* a clock going back is no run */
+	acct_app_in(&s, 7, 500);
+	assert_int_equal(acct_app_out(&s, 7, 499), 0);
+
+	/* The first switch of the window (opened at 1000): 10 of hard irq
+	 * before it, then the thread goes off at 1100. */
+	memset(&s, 0, sizeof(s));
+	acct_hard_entry(&s, 5, 1020);
+	acct_hard_exit(&s, 5, 1030);
+	assert_int_equal(acct_app_first(&s, 0, 1000, 1100), 0);	/* not pinned */
+	assert_int_equal(acct_app_first(&s, 1, 1000, 1100), 100 - 10);
+	acct_thread_first(&s, -1, 1000, 1100);
+	assert_int_equal(acct_app_first(&s, 1, 1000, 1200), 0);	/* not the first */
+
+	/* Closed at the window's end (2000): an open run, then nothing more. */
+	acct_app_in(&s, 9, 1500);
+	acct_soft_entry(&s, 1, 1600);
+	acct_soft_exit(&s, 1, 1650);
+	assert_int_equal(acct_app_close(&s, 1, 1000, 2000), 500 - 50);
+	assert_int_equal(acct_app_close(&s, 1, 1000, 2000), 0);
+	/* no open run on a CPU that switched: its runs were counted */
+	assert_int_equal(acct_app_close(&s, 1, 1000, 2000), 0);
+
+	/* No switch in the whole window: the task running now ran all of it,
+	 * less what interrupted it; counted once, and only if pinned. */
+	memset(&s, 0, sizeof(s));
+	acct_hard_entry(&s, 5, 1100);
+	acct_hard_exit(&s, 5, 1140);
+	assert_int_equal(acct_app_close(&s, 1, 1000, 2000), 1000 - 40);
+	assert_int_equal(acct_app_close(&s, 1, 1000, 2000), 0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(acct_app_close(&s, 0, 1000, 2000), 0);
+	assert_true(s.switched);
+}
+
 /* ---- attribution ---- */
 
 #define MS 1000000ull	/* ns */
@@ -471,6 +527,31 @@ static void test_attr_threads(void **state)
 	check_near("eth0 none", act[0].thread, 0);
 	raw->threads = NULL;
 	raw->nr_threads = 0;
+	measure_raw_free(raw);
+}
+
+/* The pinned threads' load per CPU: their time over the window, less
+ * the switch program's cost once per run; nothing when not counted. */
+static void test_app_load(void **state)
+{
+	struct measure_raw *raw = raw_new(2, 0.5);
+	double cpu[3] = { -1, -1, -1 };
+
+	(void)state;
+	assert_int_equal(measure_app(raw, cpu, 3), -ENODATA);
+	assert_true(cpu[0] == -1);
+	raw->app_timed = true;
+	raw->app_cpus = 2;
+	raw->app_ns[1] = 400 * MS;
+	raw->app_runs[1] = 1000;
+	raw->probe.thread = 1000;	/* ns a run: 1 ms in all */
+	assert_int_equal(measure_app(raw, cpu, 3), 0);
+	check_near("CPU 0", cpu[0], 0);
+	check_near("CPU 1", cpu[1], CPUS(399 * MS, 0.5));
+	check_near("no such CPU", cpu[2], 0);
+	raw->window = 0;
+	assert_int_equal(measure_app(raw, cpu, 3), -ENODATA);
+	assert_int_equal(measure_app(NULL, cpu, 3), -ENODATA);
 	measure_raw_free(raw);
 }
 
@@ -699,6 +780,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_acct_sequences),
+		cmocka_unit_test(test_acct_app),
+		cmocka_unit_test(test_app_load),
 		cmocka_unit_test(test_probe_per_run),
 		cmocka_unit_test(test_attr_napi_by_device),
 		cmocka_unit_test(test_attr_napi_irq_and_rest),

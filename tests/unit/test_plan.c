@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_plan.c - properties of the pure planner on in-memory machines. */
 #include <limits.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -756,6 +757,288 @@ static void test_alike_capacity_plans_as_before(void **state)
 	}
 }
 
+/* Pinned application load (policy->app): plan_compute() with @app. */
+static void plan_app(struct topology *t, struct plan_irq *v, unsigned int n,
+		     const double *app, struct plan_result *res)
+{
+	struct plan_policy p = pol;
+
+	p.app = app;
+	assert_int_equal(plan_compute(t, v, n, &p, res), 0);
+	for (unsigned int i = 0; i < n; i++)
+		if (!v[i].fixed)
+			assert_true(cpuset_test(t->eligible, (unsigned int)v[i].target));
+}
+
+/* Busy IRQ load the plan leaves on CPUs @lo..@hi. */
+static double busy_on(const struct plan_irq *v, unsigned int n, int lo, int hi)
+{
+	double sum = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (!v[i].fixed && v[i].load >= PLAN_DEFAULT_IDLE_LOAD &&
+		    v[i].target >= lo && v[i].target <= hi)
+			sum += v[i].load;
+	return sum;
+}
+
+/* A packet poller at 100% on CPUs 4-7, a 4-queue NIC and a disk spread
+ * over all eight: every busy IRQ leaves the poller's CPUs, whether its
+ * time reads 1.0 (IRQ work on top) or 5% short (the IRQs' share taken
+ * from it), and a second run over the same load writes nothing. */
+static void test_app_poller_cpus_are_left(void **state)
+{
+	static const double idle_cost[2] = { 0, 0.05 };
+
+	(void)state;
+	for (unsigned int variant = 0; variant < 2; variant++) {
+		struct topology *t = machine(1, 8, 1, 1);
+		double app[8] = { 0 };
+		struct plan_irq v[7];
+		struct plan_result res;
+		unsigned int n = 0;
+
+		for (unsigned int q = 0; q < 4; q++)
+			v[n++] = irq(100 + q, CLASS_NET, 0, 0, (int)(q * 2 + 1), 0.05);
+		v[n++] = irq(200, CLASS_STORAGE, 1, 0, 4, 0.04);
+		v[n++] = irq(201, CLASS_STORAGE, 1, 0, 6, 0.03);
+		v[n++] = irq(9, CLASS_OTHER, -1, 0, 7, 0);
+		for (int k = 4; k < 8; k++) {
+			double here = 0;
+
+			for (unsigned int i = 0; i < n; i++)
+				if (v[i].pinned == k)
+					here += v[i].load;
+			/* measured short by the IRQs' time where the variant says */
+			app[k] = 1.0 - (idle_cost[variant] > 0 ? here : 0);
+		}
+		plan_app(t, v, n, app, &res);
+		assert_true(res.nr_moves > 0);
+		assert_true(busy_on(v, n, 4, 7) == 0);
+		/* what moved off the poller says why */
+		assert_int_equal(v[4].reason, REASON_APP);
+		assert_non_null(res.app);
+		for (int k = 0; k < 8; k++)
+			assert_true(res.app[k] == app[k]);
+		/* before and after stay IRQ load alone */
+		assert_true(res.before[5] > 0.0499 && res.before[5] < 0.0501);
+		assert_true(res.after[5] == 0);
+		plan_result_release(&res);
+
+		settle_in(v, n);
+		plan_app(t, v, n, app, &res);
+		assert_int_equal(res.nr_moves, 0);
+		plan_result_release(&res);
+		topology_free(t);
+	}
+}
+
+/* Application load alike on every CPU changes no plan: not the places,
+ * not the reasons, not what settles. */
+static void test_app_alike_plans_as_without(void **state)
+{
+	(void)state;
+	for (unsigned int seed = 1; seed <= 6; seed++) {
+		struct topology *t = machine(1, 4, 2, 1);
+		struct plan_irq a[20], b[20];
+		struct plan_result ra, rb;
+		double app[8];
+		unsigned int x = seed * 2654435761u;
+
+		for (unsigned int k = 0; k < 8; k++)
+			app[k] = 0.1 * seed;
+		for (unsigned int i = 0; i < 20; i++) {
+			x = x * 1103515245u + 12345u;
+			a[i] = irq(60 + i, i < 8 ? CLASS_NET : CLASS_OTHER, i < 8 ? 0 : -1, 0,
+				   (int)(x >> 16) % (seed % 3 ? 8 : 2),
+				   i % 5 == 4 ? 0 : 0.005 * ((x >> 8) % 13 + 1));
+			a[i].fixed = i == 19;
+		}
+		memcpy(b, a, sizeof(a));
+		plan_ok(t, a, 20, &ra);
+		plan_app(t, b, 20, app, &rb);
+		for (unsigned int i = 0; i < 20; i++) {
+			assert_int_equal(a[i].target, b[i].target);
+			assert_int_equal(a[i].reason, b[i].reason);
+		}
+		assert_int_equal(ra.nr_moves, rb.nr_moves);
+		for (unsigned int k = 0; k < 8; k++)
+			assert_true(fabs(ra.after[k] - rb.after[k]) < 1e-12);
+		plan_result_release(&ra);
+		plan_result_release(&rb);
+		topology_free(t);
+	}
+}
+
+/* Half the CPUs at 30% with an application, little IRQ work: all of it
+ * goes to the other half, which has room; and stays there. */
+static void test_app_irqs_go_where_there_is_room(void **state)
+{
+	struct topology *t = machine(1, 8, 1, 1);
+	double app[8] = { 0.3, 0.3, 0.3, 0.3 };
+	struct plan_irq v[10];
+	struct plan_result res;
+
+	(void)state;
+	for (unsigned int i = 0; i < 10; i++)
+		v[i] = irq(30 + i, i < 4 ? CLASS_NET : CLASS_OTHER, i < 4 ? 0 : -1, 0,
+			   (int)(i % 4), 0.01 + 0.002 * i);
+	plan_app(t, v, 10, app, &res);
+	assert_true(busy_on(v, 10, 0, 3) == 0);
+	assert_true(busy_on(v, 10, 4, 7) > 0.13);
+	plan_result_release(&res);
+	settle_in(v, 10);
+	plan_app(t, v, 10, app, &res);
+	assert_int_equal(res.nr_moves, 0);
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+/* A run under the same load writes nothing, with the application's load
+ * and the IRQs' noisy by +-4%. */
+static void test_app_second_run_is_still(void **state)
+{
+	struct topology *t = machine(2, 4, 2, 1);
+	double app[16];
+	struct plan_irq v[40];
+	struct plan_result res;
+	unsigned int n = 0;
+
+	(void)state;
+	for (unsigned int k = 0; k < 16; k++)
+		app[k] = k % 4 == 1 ? 0.9 : k % 4 == 2 ? 0.4 : 0;
+	for (int q = 0; q < 8; q++)
+		v[n++] = irq(100 + (unsigned int)q, CLASS_NET, 0, 0, q, 0.04 + 0.01 * (q % 3));
+	for (int q = 0; q < 4; q++)
+		v[n++] = irq(200 + (unsigned int)q, CLASS_STORAGE, 1, 0, 15 - q, 0.03);
+	for (int k = 0; k < 20; k++)
+		v[n++] = irq(300 + (unsigned int)k, CLASS_OTHER, -1, -1, k % 16, 0);
+	plan_app(t, v, n, app, &res);
+	assert_true(res.nr_moves > 0);
+	plan_result_release(&res);
+	settle_in(v, n);
+	plan_app(t, v, n, app, &res);
+	assert_int_equal(res.nr_moves, 0);
+	plan_result_release(&res);
+	for (unsigned int k = 0; k < 16; k++)
+		app[k] *= 1 + ((int)((k * 7919) % 9) - 4) / 100.0;
+	for (unsigned int i = 0; i < n; i++)
+		v[i].load *= 1 + ((int)((i * 7919) % 9) - 4) / 100.0;
+	plan_app(t, v, n, app, &res);
+	assert_int_equal(res.nr_moves, 0);
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+/* Unlike CPUs: a big CPU busy with an application sends IRQs to the
+ * little ones while they have room, and a little one busy with it to
+ * the big ones. Loads compare as time of each CPU's own. */
+static void test_app_capacity(void **state)
+{
+	struct topology *t = big_little(1024, 512);
+	double app_big[4] = { 0.9, 0.9, 0, 0 }, app_little[4] = { 0, 0, 0.45, 0.45 };
+	struct plan_irq v[6];
+	struct plan_result res;
+
+	(void)state;
+	for (unsigned int i = 0; i < 6; i++)
+		v[i] = irq(40 + i, CLASS_OTHER, -1, 0, (int)(i % 4), 0.03);
+	plan_app(t, v, 6, app_big, &res);
+	assert_true(busy_on(v, 6, 0, 1) == 0);
+	plan_result_release(&res);
+	/* 0.45 of a big CPU is 0.9 of a little one's time */
+	plan_app(t, v, 6, app_little, &res);
+	assert_true(busy_on(v, 6, 2, 3) == 0);
+	assert_true(res.app[2] == 0.45);
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+/* Four cores, pollers on two: the NIC's four queues go two to a core
+ * with room rather than one to each core, a poller's included. */
+static void test_app_queues_double_up_off_pollers(void **state)
+{
+	struct topology *t = machine(1, 4, 1, 1);
+	double app[4] = { 0, 0, 1.0, 1.0 };
+	struct plan_irq v[6];
+	struct plan_result res;
+
+	(void)state;
+	for (unsigned int q = 0; q < 4; q++)
+		v[q] = irq(100 + q, CLASS_NET, 0, 0, (int)q, 0.06);
+	v[4] = irq(200, CLASS_STORAGE, 1, 0, 2, 0.03);
+	v[5] = irq(201, CLASS_STORAGE, 1, 0, 3, 0.03);
+	plan_app(t, v, 6, app, &res);
+	assert_true(busy_on(v, 6, 2, 3) == 0);
+	assert_true(res.after[0] < 0.16 && res.after[1] < 0.16);
+	plan_result_release(&res);
+	settle_in(v, 6);
+	plan_app(t, v, 6, app, &res);
+	assert_int_equal(res.nr_moves, 0);
+	plan_result_release(&res);
+	/* the same without the pollers: one queue a core, as ever */
+	plan_ok(t, v, 6, &res);
+	for (unsigned int q = 0; q < 4; q++)
+		for (unsigned int r = q + 1; r < 4; r++)
+			assert_int_not_equal(v[q].target, v[r].target);
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+/* An application CPU busier than any IRQ CPU can be must not end the
+ * balancing of the others: with it the busiest CPU whatever the plan,
+ * every plan was "within the threshold" of the best, and IRQs piled on
+ * CPU 0 stayed there. */
+static void test_app_peak_does_not_hide_the_rest(void **state)
+{
+	struct topology *t = machine(1, 8, 1, 1);
+	double app[8] = { [7] = 1.0 };
+	struct plan_irq v[14];
+	struct plan_result res;
+
+	(void)state;
+	for (unsigned int i = 0; i < 14; i++)
+		v[i] = irq(20 + i, CLASS_OTHER, -1, 0, 0, 0.05);
+	plan_app(t, v, 14, app, &res);
+	for (int k = 0; k < 7; k++)
+		assert_true(res.after[k] < 0.1 + 1e-9);
+	assert_true(busy_on(v, 14, 7, 7) == 0);
+	plan_result_release(&res);
+	topology_free(t);
+}
+
+/* No application load anywhere, or all of it on offline CPUs: the plan
+ * of no policy->app at all, and no res.app. */
+static void test_app_zero_plans_as_without(void **state)
+{
+	struct topology *t = machine(2, 4, 2, 2);
+	double app[16] = { 0 };
+	struct plan_irq a[24], b[24];
+	struct plan_result ra, rb;
+
+	(void)state;
+	t->cpus[15].online = false;
+	topology_update_sets(t);
+	app[15] = 0.8;
+	for (unsigned int i = 0; i < 24; i++)
+		a[i] = irq(70 + i, i < 8 ? CLASS_NET : CLASS_OTHER, i < 8 ? 0 : -1,
+			   (int)(i % 2), (int)(i % 3), 0.004 * (i % 7));
+	memcpy(b, a, sizeof(a));
+	plan_ok(t, a, 24, &ra);
+	plan_app(t, b, 24, app, &rb);
+	assert_null(rb.app);
+	for (unsigned int i = 0; i < 24; i++) {
+		assert_int_equal(a[i].target, b[i].target);
+		assert_int_equal(a[i].reason, b[i].reason);
+		assert_int_equal(a[i].vec_full, b[i].vec_full);
+		assert_memory_equal(a[i].alt, b[i].alt, sizeof(a[i].alt));
+	}
+	assert_memory_equal(ra.after, rb.after, t->nr_ids * sizeof(double));
+	plan_result_release(&ra);
+	plan_result_release(&rb);
+	topology_free(t);
+}
+
 /* A CPU with no free vector receives no IRQ that needs one; an IRQ
  * already there needs none and may stay; a CPU with one free takes one.
  * The plan says where vector space changed its choice. */
@@ -1178,6 +1461,14 @@ int main(void)
 		cmocka_unit_test(test_capacity_weighs_load),
 		cmocka_unit_test(test_capacity_heaviest_on_big),
 		cmocka_unit_test(test_alike_capacity_plans_as_before),
+		cmocka_unit_test(test_app_poller_cpus_are_left),
+		cmocka_unit_test(test_app_alike_plans_as_without),
+		cmocka_unit_test(test_app_irqs_go_where_there_is_room),
+		cmocka_unit_test(test_app_second_run_is_still),
+		cmocka_unit_test(test_app_capacity),
+		cmocka_unit_test(test_app_queues_double_up_off_pollers),
+		cmocka_unit_test(test_app_peak_does_not_hide_the_rest),
+		cmocka_unit_test(test_app_zero_plans_as_without),
 		cmocka_unit_test(test_vectors_bound_arrivals),
 		cmocka_unit_test(test_vectors_plenty_plans_as_before),
 	};

@@ -241,6 +241,41 @@ static void test_measure_round_trip(void **state)
 	free(third);
 }
 
+/* Pinned application threads' time: kept where the program counted it,
+ * and a measurement without it (an older capture) reads as not counted
+ * and is written back without it. */
+static void test_measure_app(void **state)
+{
+	char *text = measure_text("app_cpus 2\napp 1 900 3\n"), *again, *old;
+	size_t len;
+	struct measure_raw *raw, *raw2;
+	unsigned int line = 0;
+
+	(void)state;
+	assert_int_equal(replay_parse_measure(text, &raw, &line), 0);
+	assert_true(raw->app_timed);
+	assert_int_equal(raw->app_cpus, 2);
+	assert_int_equal(raw->app_ns[0], 0);
+	assert_int_equal(raw->app_ns[1], 900);
+	assert_int_equal(raw->app_runs[1], 3);
+	assert_int_equal(replay_format_measure(raw, &again, &len), 0);
+	assert_non_null(strstr(again, "\napp_cpus 2\n"));
+	assert_non_null(strstr(again, "\napp 1 900 3\n"));
+	assert_null(strstr(again, "\napp 0 "));	/* nothing there: no line */
+	measure_raw_free(raw);
+	free(again);
+
+	old = measure_text("");
+	assert_int_equal(replay_parse_measure(old, &raw2, &line), 0);
+	assert_false(raw2->app_timed);
+	assert_int_equal(replay_format_measure(raw2, &again, &len), 0);
+	assert_null(strstr(again, "app"));
+	measure_raw_free(raw2);
+	free(again);
+	free(old);
+	free(text);
+}
+
 /* Each malformed line is refused with its number; no memory is no line. */
 static void test_measure_bad_lines(void **state)
 {
@@ -264,6 +299,10 @@ static void test_measure_bad_lines(void **state)
 		{ "# fine\nwhat 1\n", -EINVAL, 2 },
 		{ "cpus 3\n", -EINVAL, 1 },		/* only the header has it */
 		{ "dropped 7\n", 0, 0 },		/* the header's stands */
+		{ "app 1 5 1\n", -EINVAL, 1 },		/* no app_cpus before it */
+		{ "app_cpus 0\n", -EINVAL, 1 },
+		{ "app_cpus 2\napp 2 5 1\n", -EINVAL, 2 },	/* no such CPU row */
+		{ "app_cpus 2\napp 1 -5 1\n", -EINVAL, 2 },
 	};
 	static const struct {
 		const char *text;
@@ -399,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_meta_round_trip),
 		cmocka_unit_test(test_meta_hz),
 		cmocka_unit_test(test_measure_round_trip),
+		cmocka_unit_test(test_measure_app),
 		cmocka_unit_test(test_measure_bad_lines),
 		cmocka_unit_test(test_keep_measure),
 		cmocka_unit_test(test_meta_early),

@@ -13,9 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
+#include "appload.h"
 #include "compat.h"
 #include "cpuset.h"
 #include "device.h"
+#include "json.h"
+#include "kubelet.h"
+#include "metrics.h"
 #include "plan.h"
 #include "policy.h"
 #include "report.h"
@@ -339,6 +345,300 @@ static void test_events(void **state)
 			    "busiest CPU at 2.00x the mean IRQ load before, 1.00x after");
 }
 
+/* The fixture with application load on CPUs 1 (50%) and 2 (100%), the
+ * measurement, the kubelet's state and avoid-cpus beside it. */
+struct app_fixture {
+	struct fixture f;
+	double app[NR_CPUS];
+	struct appload al;
+	struct kubelet_state kl;
+};
+
+static void app_fixture_init(struct app_fixture *a)
+{
+	memset(a, 0, sizeof(*a));
+	fixture_init(&a->f, false);
+	a->app[1] = 0.5;
+	a->app[2] = 1.0;
+	a->app[0] = 0.01;	/* under REPORT_APP_BUSY: no application CPU */
+	a->f.res.app = a->app;
+	a->al = (struct appload){ .kind = APPLOAD_PROC, .nr_ids = NR_CPUS, .cpu = a->app,
+				  .threads_seen = 900, .threads_pinned = 3, .cap = 500,
+				  .capped = true };
+	snprintf(a->al.reason, sizeof(a->al.reason), "/proc/PID/task at both ends");
+	a->kl = (struct kubelet_state){ .status = KUBELET_READ, .nr_containers = 2,
+					.exclusive = cpuset_new(NR_CPUS) };
+	assert_non_null(a->kl.exclusive);
+	assert_int_equal(cpulist_parse("1-2", a->kl.exclusive), 0);
+	snprintf(a->kl.policy, sizeof(a->kl.policy), "static");
+	a->f.in.app = &a->al;
+	a->f.in.kubelet = &a->kl;
+	a->f.in.avoid = "2";
+}
+
+static void app_fixture_release(struct app_fixture *a)
+{
+	cpuset_free(a->kl.exclusive);
+	fixture_release(&a->f);
+}
+
+static char *text_of(const struct report_run *rr, bool verbose)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	report_text(out, rr, verbose, false);
+	assert_int_equal(fclose(out), 0);
+	return text;
+}
+
+/* The headline: IRQ work on CPUs of 5% application load or more, as a
+ * share of all IRQ work on the online CPUs, before and after. */
+static void test_app_headline(void **state)
+{
+	struct app_fixture a;
+	struct report_run rr = { 0 };
+	struct report_store st;
+	char line[REPORT_EVENT_MAX], *text;
+
+	(void)state;
+	app_fixture_init(&a);
+	a.f.out[1] = OUT_MOVED;
+	assert_int_equal(report_build(&a.f.in, &rr, &st), 0);
+	assert_true(rr.totals.app);
+	/* before 0.3 0.1 0.2 0.4: CPUs 1 and 2 hold 0.3 of 1.0 */
+	assert_true(fabs(rr.totals.app_share_before - 0.3) < 1e-12);
+	/* after 0.2 0.2 0.2 0: 0.4 of 0.6 */
+	assert_true(fabs(rr.totals.app_share_after - 0.4 / 0.6) < 1e-12);
+	rr.load_source = "proc";
+	rr.load_source_reason = "estimated";
+	text = text_of(&rr, false);
+	assert_non_null(strstr(text, "IRQ work on CPUs running pinned application "
+				     "threads 30.0% -> 66.7%\n"));
+	/* the picture and the sources only with -v */
+	assert_null(strstr(text, "CPU work:"));
+	assert_null(strstr(text, "kubelet"));
+	free(text);
+	assert_true(report_summary_event(line, sizeof(line), &rr.totals));
+	assert_non_null(strstr(line, "; IRQ work on CPUs running pinned application "
+				     "threads 30.0% -> 66.7%"));
+	report_store_release(&st);
+
+	/* No application load: not a word of it. */
+	a.f.res.app = NULL;
+	a.f.in.app = NULL;
+	a.f.in.kubelet = NULL;
+	a.f.in.avoid = NULL;
+	rr = (struct report_run){ 0 };
+	assert_int_equal(report_build(&a.f.in, &rr, &st), 0);
+	assert_false(rr.totals.app);
+	text = text_of(&rr, true);
+	assert_null(strstr(text, "application"));
+	assert_null(strstr(text, "CPU work:"));
+	free(text);
+	report_store_release(&st);
+	app_fixture_release(&a);
+}
+
+static void test_app_bars(void **state)
+{
+	char bar[512];
+
+	(void)state;
+	report_bar(bar, sizeof(bar), 0.5, 0.25, 20, false);
+	assert_string_equal(bar, "[##########|||||     ]");
+	report_bar(bar, sizeof(bar), 0, 0, 10, false);
+	assert_string_equal(bar, "[          ]");
+	report_bar(bar, sizeof(bar), 0, 0.26, 10, false);
+	assert_string_equal(bar, "[|||       ]");
+	/* over the CPU's time: the last cell says so */
+	report_bar(bar, sizeof(bar), 1.0, 0.05, 10, false);
+	assert_string_equal(bar, "[#########+]");
+	report_bar(bar, sizeof(bar), 0.7, 0.6, 10, false);
+	assert_string_equal(bar, "[#######||+]");
+	report_bar(bar, sizeof(bar), 1.0, 0.0001, 10, false);
+	assert_string_equal(bar, "[##########]");
+	report_bar(bar, sizeof(bar), 1.0, 0, 1, false);
+	assert_string_equal(bar, "[#]");
+	/* a buffer too short is cut, never overrun */
+	report_bar(bar, 6, 0.5, 0.5, 20, false);
+	assert_true(strlen(bar) < 6);
+	/* colours: green application, red IRQs, and back */
+	report_bar(bar, sizeof(bar), 0.5, 0.25, 20, true);
+	assert_non_null(strstr(bar, "\033[32m##########\033[0m"));
+	assert_non_null(strstr(bar, "\033[31m|||||\033[0m"));
+}
+
+/* Lines of @text: how many, and the widest. */
+static unsigned int lines_of(const char *text, size_t *widest)
+{
+	unsigned int n = 0;
+
+	*widest = 0;
+	for (const char *p = text; *p;) {
+		const char *e = strchr(p, '\n');
+		size_t w = e ? (size_t)(e - p) : strlen(p);
+
+		if (w > *widest)
+			*widest = w;
+		n++;
+		p += w + (e ? 1 : 0);
+	}
+	return n;
+}
+
+/* With -v: the sources, and the picture a line per CPU in 80 columns,
+ * without colour where the output is no terminal (a memstream). */
+static void test_app_picture(void **state)
+{
+	struct app_fixture a;
+	struct report_run rr = { 0 };
+	struct report_store st;
+	char *text, *pic = NULL;
+	size_t len = 0, widest;
+	FILE *out;
+
+	(void)state;
+	app_fixture_init(&a);
+	assert_int_equal(report_build(&a.f.in, &rr, &st), 0);
+	rr.load_source = "proc";
+	rr.load_source_reason = "estimated";
+	rr.counts_reason = "x";
+	text = text_of(&rr, true);
+	assert_null(strchr(text, '\033'));
+	assert_non_null(strstr(text, "irqtune: application load from proc: 3 pinned threads "
+				     "of 900 counted (/proc/PID/task at both ends); capped at "
+				     "500 threads, the rest unread\n"));
+	assert_non_null(strstr(text, "irqtune: kubelet CPU manager (static): 2 containers on "
+				     "exclusive CPUs 1-2\n"));
+	assert_non_null(strstr(text, "irqtune: CPUs 2 avoided (avoid-cpus)"));
+	/* CPU 2: all of its time the application's, 20% IRQs before: over */
+	assert_non_null(strstr(text, "    2 100.0%  20.0% [######################+]  20.0% "
+				     "[######################+]\n"));
+	/* 50% is 11.5 cells of 23, 60% 13.8, 70% 16.1 */
+	assert_non_null(strstr(text, "    1  50.0%  10.0% [############||         ]  20.0% "
+				     "[############||||       ]\n"));
+	free(text);
+
+	out = open_memstream(&pic, &len);
+	assert_non_null(out);
+	report_picture(out, &rr, false);
+	assert_int_equal(fclose(out), 0);
+	assert_int_equal(lines_of(pic, &widest), 2 + NR_CPUS);
+	assert_true(widest <= 80);
+	free(pic);
+	report_store_release(&st);
+	app_fixture_release(&a);
+}
+
+/* Beyond 64 CPUs, ranges: at most 64 lines of the range's means. */
+static void test_app_picture_grouped(void **state)
+{
+	enum { N = 200 };
+	static int cpus[N];
+	static double app[N], before[N], after[N];
+	struct report_run rr = { .nr_cpus = N, .cpus = cpus, .app = app,
+				 .before = before, .after = after };
+	char *pic = NULL;
+	size_t len = 0, widest;
+	unsigned int lines;
+	FILE *out;
+
+	(void)state;
+	for (int k = 0; k < N; k++) {
+		cpus[k] = k;
+		app[k] = k % 4 < 2 ? 1.0 : 0;
+		before[k] = 0.1;
+		after[k] = k % 4 < 2 ? 0 : 0.2;
+	}
+	out = open_memstream(&pic, &len);
+	assert_non_null(out);
+	report_picture(out, &rr, false);
+	assert_int_equal(fclose(out), 0);
+	lines = lines_of(pic, &widest);
+	assert_true(lines - 2 <= REPORT_PICTURE_LINES);
+	assert_int_equal(lines - 2, (N + 3) / 4);
+	assert_true(widest <= 80);
+	assert_non_null(strstr(pic, "\n      0-3  50.0%  10.0% "));
+	assert_non_null(strstr(pic, "\n  196-199  50.0%  10.0% "));
+	assert_non_null(strstr(pic, "ranges: mean"));
+	free(pic);
+}
+
+/* JSON and metrics: per CPU its IRQ, application and whole load and its
+ * capacity; the headline; where the application load came from. */
+static void test_app_json_metrics(void **state)
+{
+	struct app_fixture a;
+	struct report_run rr = { 0 };
+	struct report_store st;
+	struct json_object *root, *o, *cpu, *x;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	app_fixture_init(&a);
+	assert_int_equal(report_build(&a.f.in, &rr, &st), 0);
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_int_equal(json_report(out, &rr), 0);
+	assert_int_equal(fclose(out), 0);
+	root = json_tokener_parse(text);
+	assert_non_null(root);
+	assert_true(json_object_object_get_ex(root, "machine", &o));
+	assert_true(json_object_object_get_ex(o, "cpus", &o));
+	cpu = json_object_array_get_idx(o, 2);
+	assert_true(json_object_object_get_ex(cpu, "app_load", &x));
+	assert_true(json_object_get_double(x) == 1.0);
+	assert_true(json_object_object_get_ex(cpu, "capacity", &x));
+	assert_int_equal(json_object_get_int(x), 1024);
+	assert_true(json_object_object_get_ex(cpu, "whole_before", &x));
+	assert_true(fabs(json_object_get_double(x) - 1.2) < 1e-6);
+	assert_true(json_object_object_get_ex(root, "summary", &o));
+	assert_true(json_object_object_get_ex(o, "app_cpu_irq_share_before", &x));
+	assert_true(fabs(json_object_get_double(x) - 0.3) < 1e-6);
+	assert_true(json_object_object_get_ex(root, "application", &o));
+	assert_true(json_object_object_get_ex(o, "source", &x));
+	assert_true(json_object_object_get_ex(x, "capped", &x));
+	assert_true(json_object_get_boolean(x));
+	assert_true(json_object_object_get_ex(o, "kubelet", &x));
+	assert_true(json_object_object_get_ex(x, "exclusive_cpus", &x));
+	assert_string_equal(json_object_get_string(x), "1-2");
+	assert_true(json_object_object_get_ex(o, "avoid_cpus", &x));
+	assert_string_equal(json_object_get_string(x), "2");
+	json_object_put(root);
+	free(text);
+
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_int_equal(metrics_format(out, &rr), 0);
+	assert_int_equal(fclose(out), 0);
+	assert_non_null(strstr(text, "\nirqtune_cpu_app_load{cpu=\"2\"} 1\n"));
+	assert_non_null(strstr(text, "\nirqtune_app_cpu_irq_share{when=\"before\"} 0.3\n"));
+	free(text);
+	report_store_release(&st);
+
+	/* none: no member, no family */
+	a.f.res.app = NULL;
+	a.f.in.app = NULL;
+	a.f.in.kubelet = NULL;
+	a.f.in.avoid = NULL;
+	rr = (struct report_run){ 0 };
+	assert_int_equal(report_build(&a.f.in, &rr, &st), 0);
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_int_equal(json_report(out, &rr), 0);
+	assert_int_equal(metrics_format(out, &rr), 0);
+	assert_int_equal(fclose(out), 0);
+	assert_null(strstr(text, "app"));
+	free(text);
+	report_store_release(&st);
+	app_fixture_release(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +649,11 @@ int main(void)
 		cmocka_unit_test(test_policy_and_early_stop),
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_app_headline),
+		cmocka_unit_test(test_app_bars),
+		cmocka_unit_test(test_app_picture),
+		cmocka_unit_test(test_app_picture_grouped),
+		cmocka_unit_test(test_app_json_metrics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
