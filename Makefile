@@ -125,7 +125,7 @@ $(B)/tests/test_plan: $(B)/tests/unit/plan_ref.o
 
 # The simulated machines: irqsim builds and scores them, fakekernel.so plays
 # their kernel under LD_PRELOAD (see tests/sim/README.md).
-SIM_MODEL = tests/sim/model.c tests/sim/model.h
+SIM_MODEL = tests/sim/model.c tests/sim/app.c tests/sim/model.h
 SIM_BINS  = tests/sim/irqsim tests/sim/udevls tests/sim/fkprobe
 
 tests/sim/irqsim: tests/sim/irqsim.c tests/sim/build.c tests/sim/build.h $(SIM_MODEL) | .deps.stamp
@@ -138,7 +138,7 @@ tests/sim/fkprobe: tests/sim/fkprobe.c | .deps.stamp
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
 tests/shims/fakekernel.so: tests/shims/fakekernel.c $(SIM_MODEL) | .deps.stamp
-	$(CC) $(ALL_CFLAGS) -iquote tests -fPIC -shared -fvisibility=hidden -o $@ tests/shims/fakekernel.c tests/sim/model.c -ldl -lm
+	$(CC) $(ALL_CFLAGS) -iquote tests -fPIC -shared -fvisibility=hidden -o $@ tests/shims/fakekernel.c $(filter %.c,$(SIM_MODEL)) -ldl -lm
 
 # Helpers of the admin tests (tests/e2e/e2e-admin.sh): a stand-in syslog daemon;
 # of the live tests (tests/live/live-bpf.sh): the BPF syscall failing on demand.

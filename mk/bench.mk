@@ -17,7 +17,7 @@ tests/sim/polltime.so: tests/sim/polltime.c | .deps.stamp
 # planner error from estimate error.
 PROBE_OBJS = $(addprefix $(B)/,plan/plan.o plan/plan_index.o plan/plan_improve.o topology.o lib/cpuset.o lib/fileio.o lib/strutil.o capture/source.o capture/capture.o)
 tests/sim/planprobe: tests/sim/planprobe.c $(SIM_MODEL) $(PROBE_OBJS) | .deps.stamp
-	$(CC) $(ALL_CFLAGS) -Itests/sim $(LDFLAGS) -o $@ tests/sim/planprobe.c tests/sim/model.c $(PROBE_OBJS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Itests/sim $(LDFLAGS) -o $@ tests/sim/planprobe.c $(filter %.c,$(SIM_MODEL)) $(PROBE_OBJS) $(LDLIBS)
 
 bench: all tests/shims/fakekernel.so tests/sim/irqsim tests/sim/polltime.so tests/sim/planprobe
 	tests/bench/quality.sh

@@ -380,12 +380,15 @@ static bool meets(const struct cpuset *a, const struct cpuset *b)
 	return false;
 }
 
-/* The planner's rule that a device's busy queues take distinct cores, at
- * most their share of the node's cores each, counts the node's cores, not
- * the pool's: a 32-queue NIC packed onto 4 of 16 cores would be "crowded"
- * in every run and moved again in each. Packing is sharing cores by
- * design, so a narrowed IRQ is planned as a queue of no device: load and
- * NUMA locality still place it. */
+/* A narrowed IRQ is planned as a queue of no device: load and NUMA
+ * locality place it, not the planner's rule that a device's busy queues
+ * spread evenly over the cores they may use. That rule now counts the
+ * pool's cores (spread_cap()), so it would no longer move packed queues
+ * again in every run; but it ranks a core's count of the device's queues
+ * before load, and the pool is sized by packing loads first-fit under the
+ * target: spread by count, the burst of e2e-pack planned a CPU at 50.2%
+ * of a 50% target. Packing shares cores by design; the target is what
+ * holds within the pool. */
 static void pool_irq(struct pack_result *res, struct plan_irq *pi, const struct cpuset *set)
 {
 	pi->allowed = set;

@@ -195,20 +195,21 @@ unsigned int room_of(const struct ctx *c, const struct plan_irq *pi)
 {
 	if (!c->full_any)
 		return 0;
-	return pi->node >= 0 && pi->node < c->topo->nr_nodes &&
-	       c->node_n[pi->node] > 0 ? c->node_room[pi->node] : c->all_room;
+	return c->ix.cls_room[c->ix.irq_cls[pi - c->irqs]];
 }
 
-/* Queues of a device one core may hold: its fair share of the node's cores,
- * of those with room where applications fill some. */
+/* Queues of a device one core may hold: its fair share of the cores it may
+ * use (its class: the node's, narrowed by site policy), of those with room
+ * where applications fill some. Counting the node's cores instead made a
+ * device allowed on a few of them look crowded in every run, and its
+ * queues moved again each time under an unchanged load. */
 unsigned int spread_cap(const struct ctx *c, const struct plan_irq *pi)
 {
 	unsigned int cores, q;
 
 	if (!multiqueue(c, pi))
 		return UINT32_MAX;
-	cores = pi->node >= 0 && pi->node < c->topo->nr_nodes &&
-		c->node_n[pi->node] > 0 ? c->node_cores[pi->node] : c->all_cores;
+	cores = c->ix.cls_cores[c->ix.irq_cls[pi - c->irqs]];
 	if (room_of(c, pi) > 0)
 		cores = room_of(c, pi);
 	q = c->group_busy[pi->group];
@@ -578,7 +579,7 @@ static void fill_alternatives(struct ctx *c)
 }
 
 /* Distinct physical cores among @cpus; core leaders are CPU ids. */
-static unsigned int count_cores(struct ctx *c, const int *cpus, unsigned int n)
+unsigned int count_cores(struct ctx *c, const int *cpus, unsigned int n)
 {
 	unsigned int cores = 0;
 
@@ -638,38 +639,12 @@ static void init_weights(struct ctx *c)
 	}
 }
 
-/* Cores with room (struct ctx), where some eligible CPU is full. */
-static int init_room(struct ctx *c, unsigned int nodes)
+/* Whether some eligible CPU is full (struct ctx); classes_init() counts
+ * the cores with room of each class then. */
+static void init_room(struct ctx *c)
 {
-	int *open;
-	unsigned int n = 0;
-
 	for (unsigned int k = 0; k < c->nr_all && !c->full_any; k++)
 		c->full_any = app_full(c, c->all[k]);
-	if (!c->full_any)
-		return 0;
-	c->node_room = calloc(nodes, sizeof(*c->node_room));
-	open = malloc((c->nr_all + 1) * sizeof(*open));
-	if (!c->node_room || !open) {
-		free(open);
-		return -ENOMEM;
-	}
-	/* A core with room is one with a CPU that is not full: count the
-	 * cores of the CPUs that are not. */
-	for (unsigned int k = 0; k < c->nr_all; k++)
-		if (!app_full(c, c->all[k]))
-			open[n++] = c->all[k];
-	c->all_room = count_cores(c, open, n);
-	for (unsigned int nd = 0; nd < (unsigned int)c->topo->nr_nodes; nd++) {
-		unsigned int m = 0;
-
-		for (unsigned int k = 0; k < c->node_n[nd]; k++)
-			if (!app_full(c, c->node_cpus[nd][k]))
-				open[m++] = c->node_cpus[nd][k];
-		c->node_room[nd] = count_cores(c, open, m);
-	}
-	free(open);
-	return 0;
 }
 
 static int ctx_init(struct ctx *c, const struct topology *topo,
@@ -746,14 +721,7 @@ static int ctx_init(struct ctx *c, const struct topology *topo,
 	for (unsigned int i = 0; i < nr; i++)
 		if (!irqs[i].fixed && irqs[i].group >= 0 && is_heavy(c, &irqs[i]))
 			c->group_busy[irqs[i].group]++;
-	c->node_cores = calloc(nodes, sizeof(*c->node_cores));
-	if (!c->node_cores)
-		return -ENOMEM;
-	c->all_cores = count_cores(c, c->all, c->nr_all);
-	for (unsigned int n = 0; n < (unsigned int)topo->nr_nodes; n++)
-		c->node_cores[n] = count_cores(c, c->node_cpus[n], c->node_n[n]);
-	if (init_room(c, nodes) < 0)
-		return -ENOMEM;
+	init_room(c);
 	return classes_init(c);
 }
 
@@ -766,7 +734,6 @@ static void ctx_release(struct ctx *c)
 			free(c->node_cpus[n]);
 	free(c->node_cpus);
 	free(c->node_n);
-	free(c->node_cores);
 	free(c->all);
 	free(c->load);
 	free(c->core_load);
@@ -778,7 +745,6 @@ static void ctx_release(struct ctx *c)
 	free(c->app_w);
 	free(c->mob);
 	free(c->lvl);
-	free(c->node_room);
 	free(c->gc);
 	free(c->group_busy);
 	free(c->on);

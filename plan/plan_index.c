@@ -1074,6 +1074,31 @@ static int class_of(struct ctx *c, int *heads, unsigned int mask, int *chain,
 	return k;
 }
 
+/* Each class's cores, and with a full CPU somewhere its cores with room
+ * (rank_index): once here, not at every spread_cap(). Needs cand_buf. */
+static int class_cores(struct ctx *c)
+{
+	c->ix.cls_cores = calloc(c->ix.nr_cls + 1, sizeof(*c->ix.cls_cores));
+	if (c->full_any)
+		c->ix.cls_room = calloc(c->ix.nr_cls + 1, sizeof(*c->ix.cls_room));
+	if (!c->ix.cls_cores || (c->full_any && !c->ix.cls_room))
+		return -ENOMEM;
+	for (unsigned int k = 0; k < c->ix.nr_cls; k++) {
+		const struct elig *e = &c->ix.cls[k];
+		unsigned int n = 0;
+
+		c->ix.cls_cores[k] = count_cores(c, e->cpu, e->n);
+		if (!c->full_any)
+			continue;
+		/* A core with room is one with a CPU that is not full. */
+		for (unsigned int j = 0; j < e->n; j++)
+			if (!app_full(c, e->cpu[j]))
+				c->ix.cand_buf[n++] = e->cpu[j];
+		c->ix.cls_room[k] = count_cores(c, c->ix.cand_buf, n);
+	}
+	return 0;
+}
+
 /* Classes, every IRQ's, the CPUs of each core and the classes of each CPU:
  * what rank_cpus() needs, built once. */
 int classes_init(struct ctx *c)
@@ -1186,7 +1211,7 @@ int classes_init(struct ctx *c)
 	c->ix.cand_buf = malloc((maxn + 1) * sizeof(*c->ix.cand_buf));
 	c->ix.walk = malloc((maxn + 1) * sizeof(*c->ix.walk));
 	if (!c->ix.gcl || !c->ix.frontier || !c->ix.units || !c->ix.out_units || !c->ix.unit_tmp ||
-	    !c->ix.taken_out || !c->ix.cand_buf || !c->ix.walk)
+	    !c->ix.taken_out || !c->ix.cand_buf || !c->ix.walk || class_cores(c) < 0)
 		goto out;
 	c->ix.rebuild = true;
 	r = 0;
@@ -1203,6 +1228,8 @@ void classes_release(struct ctx *c)
 		elig_release(&c->ix.cls[k]);
 	free(c->ix.cls);
 	free(c->ix.irq_cls);
+	free(c->ix.cls_cores);
+	free(c->ix.cls_room);
 	free(c->ix.core_first);
 	free(c->ix.core_cpu);
 	free(c->ix.mem_first);

@@ -31,6 +31,10 @@ struct rank_index {
 	struct elig *cls;	/* eligibility classes */
 	unsigned int nr_cls;
 	unsigned int *irq_cls;	/* per IRQ: its class */
+	/* Per class, counted once: the physical cores among its CPUs, and
+	 * those with a CPU that is not full (full_any only). spread_cap()
+	 * shares a device's queues over them. */
+	unsigned int *cls_cores, *cls_room;
 	unsigned int *core_first;	/* per core leader id: into core_cpu */
 	int *core_cpu;		/* eligible CPUs, core by core */
 	unsigned int *mem_first;	/* per CPU: into mem_cls, mem_idx */
@@ -69,8 +73,6 @@ struct ctx {
 	unsigned int nr_all;
 	int **node_cpus;	/* eligible CPUs per node */
 	unsigned int *node_n;
-	unsigned int *node_cores;	/* physical cores among node_cpus */
-	unsigned int all_cores;
 	int *on;		/* per IRQ: CPU whose load it carries, -1 none */
 	int *head, *next, *prev;	/* IRQs per CPU, for the improve step */
 	double eps;		/* loads closer than this are equal */
@@ -96,11 +98,11 @@ struct ctx {
 	 * every plan and says nothing about where IRQs should go, while it
 	 * would hide every difference between plans below it. */
 	double *lvl;
-	/* Cores with a CPU that is not full (app_full()), per node and in
-	 * all; where a node has some, its full CPUs count as cores already
-	 * holding a device's share of queues (score_of()). */
-	unsigned int *node_room, all_room;
-	bool full_any;		/* some eligible CPU is full: rank_cpus() scans */
+	/* Some eligible CPU is full (app_full()): rank_cpus() scans, and
+	 * where a class has cores with room (rank_index.cls_room), its full
+	 * CPUs count as cores already holding a device's share of queues
+	 * (score_of()). */
+	bool full_any;
 	struct rank_index ix;
 };
 
@@ -232,6 +234,7 @@ static inline void mark_dirty(struct ctx *c, int core)
 }
 
 /* plan.c: the rules and the tallies they are judged on. */
+unsigned int count_cores(struct ctx *c, const int *cpus, unsigned int n);
 void tally(struct ctx *c, unsigned int i, int cpu, int sign);
 void account(struct ctx *c, unsigned int i, int cpu, int sign);
 bool is_candidate(const struct ctx *c, const struct plan_irq *pi, int cpu);

@@ -8,7 +8,11 @@
 # the same machines under the same preloads, and against the plan irqtune
 # makes from the measured (bpf) source as modelled (tests/sim/bpfplan.sh:
 # a replay with the window's exact per-IRQ times). Prints markdown tables;
-# docs/quality.md explains every column.
+# docs/quality.md explains every column. On machines with application
+# threads (tests/sim/machines/app-*) a last table has issue 31's two
+# figures: IRQ work on pinned-application CPUs and the busiest CPU's whole
+# load, at boot, after the tool (and after cron run 4), the oracle's, and
+# irqtune's planner on the true loads.
 #
 #	make bench
 #	QUALITY_MACHINES="router big" QUALITY_TOOLS=irqtune tests/bench/quality.sh
@@ -113,6 +117,9 @@ measure() {
 		set -- $(accuracy "$D.log1" "$D.show1")
 		echo "| $m | $(grep -q '^irqaccounting off' "$desc" && echo off || echo on) | $1 | $2 | $3 |" >>"$work/t4"
 	fi
+	[ -n "$(key irq_on_app_pct "$D.s1")" ] && app_row "$m" "$tool" "$D.s0" "$D.s1" "$D.o0" \
+		"$([ "$tool" = irqtune ] && printf '%s%% / %s' "$(key probe_irq_on_app_pct "$D.p0")" \
+			"$(f3 "$(key probe_whole_max_load "$D.p0")")" || echo -)"
 	echo "| $m | $tool | $(f3 "$(key load_ratio "$D.s0")") | $(f3 "$(key load_ratio "$D.s1")") |" \
 	     "$(f3 "$(key oracle_ratio "$D.o0")") | $(f3 "$(key oracle_spread_ratio "$D.o0")") |" \
 	     "$(f3 "$(key oracle_any_node_ratio "$D.o0")") |" \
@@ -149,6 +156,18 @@ measure() {
 	done
 }
 
+# app_row MACHINE TOOL SCORE-BEFORE SCORE-AFTER ORACLE TRUE-LOAD-PLAN: on a
+# machine with application threads, the two headline figures (IRQ work on
+# pinned-application CPUs, the busiest CPU's whole load) before and after
+# the tool, against the oracle that knows the threads' true load.
+app_row() {
+	echo "| $1 | $2 | $(key irq_on_app_pct "$3")% / $(f3 "$(key whole_max_load "$3")") |" \
+	     "$(key irq_on_app_pct "$4")% / $(f3 "$(key whole_max_load "$4")") |" \
+	     "$(key oracle_irq_on_app_pct "$5")% / $(f3 "$(key oracle_whole_max_load "$5")") |" \
+	     "$(key oracle_spread_irq_on_app_pct "$5")% / $(f3 "$(key oracle_spread_whole_max_load "$5")") |" \
+	     "$6 |" >>"$work/t6"
+}
+
 # "RATIO (+VS%) / MOVES / ERR%" of the run that wrote LOG: one cron cell.
 cron_cell() {	# cron_cell DIR LOG ORACLE-FILE
 	local D=$1 ratio err
@@ -172,6 +191,7 @@ cron() {
 	printf 'state-dir = %s/state\n' "$D" >"$D.conf"
 	chmod 644 "$D.conf"
 	"$sim" oracle "$D" >"$D.o0"
+	"$sim" score "$D" >"$D.o0.s"
 	row="| $m | $(f3 "$(key oracle_ratio "$D.o0")") | $(f3 "$(key oracle_any_node_ratio "$D.o0")") |"
 	for r in $(seq 1 "$cron_runs"); do
 		# a minute from the start of one run to the next, as from cron
@@ -179,6 +199,8 @@ cron() {
 		run_tool irqtune "$D" "$D.log$r" -c "$D.conf"
 		row="$row $(cron_cell "$D" "$D.log$r" "$D.o0") |"
 	done
+	[ -n "$(key irq_on_app_pct "$D.cs")" ] &&
+		app_row "$m" "irqtune, cron run $cron_runs" "$D.o0.s" "$D.cs" "$D.o0" -
 	sh=
 	for s in $(awk '$1 == "shift" && !seen[$2]++ { print $2 }' "$desc"); do
 		"$sim" shift "$D" "$s" >/dev/null || continue
@@ -190,7 +212,7 @@ cron() {
 	echo "$row $sh |" >>"$work/t5"
 }
 
-: >"$work/t1"; : >"$work/t2"; : >"$work/t3"; : >"$work/t4"; : >"$work/t5"
+: >"$work/t1"; : >"$work/t2"; : >"$work/t3"; : >"$work/t4"; : >"$work/t5"; : >"$work/t6"
 for m in $machines; do
 	for t in $tools; do
 		if [ "$t" = irqbalance ] && [ -z "$have_irqbalance" ]; then
@@ -245,4 +267,12 @@ if [ -s "$work/t5" ]; then
 	for r in $(seq 1 "$cron_runs"); do printf -- '---|'; done
 	printf -- '---|\n'
 	cat "$work/t5"
+fi
+if [ -s "$work/t6" ]; then
+	echo
+	echo "Pinned application threads (IRQ work on CPUs whose pinned threads run > 5% of them / busiest CPU's whole load, IRQ + pinned threads):"
+	echo
+	echo "| machine | tool | before | after | oracle | oracle, spread | true-load plan |"
+	echo "|---|---|---|---|---|---|---|"
+	cat "$work/t6"
 fi

@@ -83,7 +83,7 @@ conf() {
 	chmod 644 "$D.conf"
 }
 
-machines=$(cd tests/sim/machines && ls *.txt | sed 's/\.txt$//')
+machines=${GOLDEN_MACHINES:-$(cd tests/sim/machines && ls *.txt | sed "s/\.txt$//")}
 [ -n "$VALGRIND" ] && machines="tiny offline cloud-vm numa2-managed shift"
 
 for m in $machines; do

@@ -22,8 +22,10 @@
  *    different machines do not contend and the host's /run is untouched,
  *    and irqbalance's settings (/etc/default/irqbalance,
  *    /etc/sysconfig/irqbalance) and /run/irqbalance* to DIR too; a listing
- *    of /proc lists DIR/proc, so a run finds the machine's irqbalance, not
- *    the host's;
+ *    of /proc (opendir, or open + getdents64) lists DIR/proc, so a run
+ *    finds the machine's irqbalance and application threads, not the
+ *    host's; and /var/lib/kubelet/... (the kubelet's CPU manager state) is
+ *    DIR/var/lib/kubelet/..., absent unless the machine has one;
  *  - plays the machine's events (tests/sim/README.md, "Events"): CPUs
  *    going offline, IRQs vanishing or appearing at a virtual time in a
  *    sleep or on the Nth affinity write, and signals to the program (a kill
@@ -611,6 +613,21 @@ static ssize_t model_write(const struct target *tg, const char *buf, size_t len)
 	return (ssize_t)n;
 }
 
+/* Files of the machine beside /sys and /proc that umockdev does not
+ * redirect: the kubelet's state (a Kubernetes node's, absent unless the
+ * description has a kubelet line: never the host's), and /proc itself,
+ * whose listing, by open(2) and getdents64(2) as irqtune's source layer
+ * does it, is the machine's processes (umockdev only takes "/proc/..."). */
+static bool machine_path(const char *path, char *buf, size_t len)
+{
+	static const char kubelet[] = "/var/lib/kubelet/";
+
+	if (strcmp(path, "/proc") == 0 ||
+	    (strncmp(path, kubelet, sizeof(kubelet) - 1) == 0 && !strstr(path, "..")))
+		return snprintf(buf, len, "%s%s", fk.dir, path) < (int)len;
+	return false;
+}
+
 /* irqtune's own files in /run (its lock) go to DIR/run: parallel tests do
  * not contend and the host is not touched. So do irqbalance's settings
  * and pid file: the machine's, never the host's (absent unless a test
@@ -628,7 +645,7 @@ static bool run_path(const char *path, char *buf, size_t len)
 		if (strncmp(path, ours[i], strlen(ours[i])) == 0)
 			break;
 	if (i == sizeof(ours) / sizeof(ours[0]) || strstr(path, ".."))
-		return false;
+		return machine_path(path, buf, len);
 	snprintf(dir, sizeof(dir), "%s/run", fk.dir);
 	if (i < 2 && mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return false;

@@ -133,6 +133,10 @@ struct ctx {
 	struct bdev *devs;
 	unsigned int nr_devs;
 	uint64_t *tmp;
+	unsigned int next_pid;
+	enum sim_kubelet kubelet;
+	char kubelet_policy[16];
+	long kubelet_truncate;
 };
 
 static int fail(struct ctx *x, const char *fmt, ...)
@@ -1388,7 +1392,7 @@ static int parse_event(struct ctx *x, char **tok, int ntok)
 
 	if (ntok < 3)
 		return fail(x, "event at=T|at=+S|write=N offline|online|remove|"
-			    "add|signal ...");
+			    "add|signal|exit|reuse ...");
 	kv(tok[1], &key, &v);
 	if (strcmp(key, "at") == 0 && v) {
 		bool rel = v[0] == '+';
@@ -1451,6 +1455,17 @@ static int parse_event(struct ctx *x, char **tok, int ntok)
 			return r;
 		if (!ev.irq || !ev.name[0])
 			return fail(x, "event add: irq=N and name=ACTION are required");
+	} else if (strcmp(tok[2], "exit") == 0 || strcmp(tok[2], "reuse") == 0) {
+		ev.what = tok[2][0] == 'e' ? EV_EXIT : EV_REUSE;
+		kv(ntok == 4 ? tok[3] : tok[2], &key, &v);
+		if (ntok != 4 || strcmp(key, "pid") != 0 ||
+		    parse_count(x, key, v, 4194304, &u) < 0)
+			return fail(x, "event: %s pid=N", tok[2]);
+		ev.irq = (unsigned int)u;
+		for (u = 0; u < s->nr_threads && s->threads[u].tid != ev.irq; u++)
+			;
+		if (u == s->nr_threads)
+			return fail(x, "event: %s: no thread %u", tok[2], ev.irq);
 	} else if (strcmp(tok[2], "remove") == 0) {
 		unsigned int *idx;
 		int n;
@@ -1500,6 +1515,149 @@ static int parse_deny(struct ctx *x, char **tok, int ntok)
 	if (sim_add_deny(x->s, tok[1], err) < 0)
 		return fail(x, "deny: path too long");
 	return 0;
+}
+
+/* ---- application threads (app.c) ------------------------------------ */
+
+struct app_args {
+	char name[16];
+	double load, sys;
+	unsigned long threads;	/* 0: one per CPU of the list */
+	bool kernel, have_cpus, have_load;
+	char pod[48], container[32];
+};
+
+static int app_key(struct ctx *x, struct app_args *a, char *tok)
+{
+	char *key, *v;
+	bool on;
+
+	kv(tok, &key, &v);
+	if (strcmp(key, "cpus") == 0) {
+		a->have_cpus = true;
+		if (v && strcmp(v, "all") == 0) {
+			for (unsigned int c = 0; c < x->s->nr_cpus; c++)
+				sim_set_add(x->tmp, c);
+			return 0;
+		}
+		return parse_cpus(x, v, x->tmp);
+	}
+	if (strcmp(key, "load") == 0) {
+		a->have_load = true;
+		return parse_num(x, key, v, &a->load);
+	}
+	if (strcmp(key, "sys") == 0)
+		return parse_num(x, key, v, &a->sys);
+	if (strcmp(key, "threads") == 0) {
+		if (v && strcmp(v, "per-cpu") == 0) {
+			a->threads = 0;
+			return 0;
+		}
+		return parse_count(x, key, v, 4096, &a->threads);
+	}
+	if (strcmp(key, "kernel") == 0) {
+		int r = parse_onoff(x, v, &on);
+
+		a->kernel = on;
+		return r;
+	}
+	if (strcmp(key, "name") == 0 || strcmp(key, "pod") == 0 ||
+	    strcmp(key, "container") == 0) {
+		char *dst = key[0] == 'n' ? a->name : key[0] == 'p' ? a->pod : a->container;
+		size_t len = key[0] == 'n' ? sizeof(a->name) : key[0] == 'p' ?
+			     sizeof(a->pod) : sizeof(a->container);
+
+		if (!v || !v[0] || strlen(v) >= len || strpbrk(v, "\"/ ()"))
+			return fail(x, "%s: a name of 1 to %zu characters, no "
+				    "blanks, quotes, slashes or parentheses", key, len - 1);
+		snprintf(dst, len, "%s", v);
+		return 0;
+	}
+	return fail(x, "app: unknown key \"%s\"", key);
+}
+
+/* app name=N cpus=LIST|all load=F [threads=K|per-cpu] [sys=F]
+ *     [kernel=on] [pod=UID container=NAME]: one process. */
+static int parse_app(struct ctx *x, char **tok, int ntok)
+{
+	struct app_args a = { .threads = 1, .sys = 0.1 };
+	unsigned int ncpus, nthr, tgid;
+	int r = 0;
+
+	sim_set_zero(x->s, x->tmp);
+	for (int i = 1; i < ntok && r == 0; i++)
+		r = app_key(x, &a, tok[i]);
+	if (r < 0)
+		return r;
+	if (!a.name[0] || !a.have_cpus || !a.have_load)
+		return fail(x, "app name=N cpus=LIST|all load=F [threads=K|per-cpu] "
+			    "[sys=F] [kernel=on] [pod=UID container=NAME]");
+	if (!a.pod[0] != !a.container[0])
+		return fail(x, "app: pod= and container= go together");
+	ncpus = sim_set_count(x->s, x->tmp);
+	nthr = a.threads ? (unsigned int)a.threads : ncpus;
+	if (!ncpus || a.sys > 1 || a.load > 1)
+		return fail(x, "app: a CPU, load and sys at most 1");
+	/* load is per CPU of the list: K threads share that work */
+	if (a.threads && a.load * ncpus / nthr > 1 + 1e-9)
+		return fail(x, "app: %u threads cannot keep %u CPUs %.0f%% busy",
+			    nthr, ncpus, 100 * a.load);
+	tgid = x->next_pid;
+	for (unsigned int k = 0, c = 0; k < nthr; k++) {
+		struct sim_thread *t = sim_add_thread(x->s);
+
+		if (!t)
+			return -ENOMEM;
+		t->tgid = tgid;
+		t->tid = tgid + k;
+		snprintf(t->comm, sizeof(t->comm), "%s", a.name);
+		t->kernel = a.kernel;
+		t->sys = a.sys;
+		/* started a second after boot, the threads a tick apart */
+		t->start = x->s->hz + k;
+		snprintf(t->pod, sizeof(t->pod), "%s", a.pod);
+		snprintf(t->container, sizeof(t->container), "%s", a.container);
+		if (a.threads) {
+			sim_set_copy(x->s, t->cpus, x->tmp);
+			t->load = a.load * ncpus / nthr;
+			continue;
+		}
+		while (!sim_set_test(x->tmp, c))
+			c++;
+		sim_set_add(t->cpus, c++);
+		t->load = a.load;
+	}
+	/* room between processes, as PIDs are on a live machine */
+	x->next_pid = tgid + nthr + 10;
+	return 0;
+}
+
+/* kubelet [layout=v2|v1] [policy=static|none] [truncate=BYTES] */
+static int parse_kubelet(struct ctx *x, char **tok, int ntok)
+{
+	unsigned long u;
+	char *key, *v;
+	int r = 0;
+
+	x->kubelet = KUBELET_V2;
+	snprintf(x->kubelet_policy, sizeof(x->kubelet_policy), "static");
+	for (int i = 1; i < ntok && r == 0; i++) {
+		kv(tok[i], &key, &v);
+		if (strcmp(key, "layout") == 0 && v &&
+		    (strcmp(v, "v1") == 0 || strcmp(v, "v2") == 0))
+			x->kubelet = v[1] == '1' ? KUBELET_V1 : KUBELET_V2;
+		else if (strcmp(key, "policy") == 0 && v && v[0] &&
+			 strlen(v) < sizeof(x->kubelet_policy) && !strpbrk(v, "\"\\"))
+			snprintf(x->kubelet_policy, sizeof(x->kubelet_policy), "%s", v);
+		else if (strcmp(key, "truncate") == 0) {
+			r = parse_count(x, key, v, 1 << 20, &u);
+			x->kubelet_truncate = (long)u;
+		} else {
+			return fail(x, "kubelet [layout=v2|v1] [policy=static|none] "
+				    "[truncate=BYTES]");
+		}
+	}
+	return r;
 }
 
 /* ---- the description ------------------------------------------------- */
@@ -1778,6 +1936,8 @@ static int prepare_dir(const char *dir)
 	r = sim_rm_rf(dir, "sys");
 	if (r == 0)
 		r = sim_rm_rf(dir, "proc");
+	if (r == 0)
+		r = sim_rm_rf(dir, "var");
 	snprintf(path, sizeof(path), "%s/%s", dir, SIM_STATE_FILE);
 	if (r == 0 && unlink(path) < 0 && errno != ENOENT)
 		r = -errno;
@@ -1787,7 +1947,8 @@ static int prepare_dir(const char *dir)
 int sim_build(const char *desc, const char *dir, FILE *err)
 {
 	struct ctx x = { .file = desc, .err = err, .next_bus = 1,
-			 .next_slot = 2, .next_ifindex = 2, .uptime = 60 };
+			 .next_slot = 2, .next_ifindex = 2, .uptime = 60,
+			 .next_pid = 1200 };
 	struct line *lines = NULL;
 	unsigned int nlines = 0;
 	unsigned long P = 0, C, T, N, possible, llc, clusters, E;
@@ -1857,7 +2018,8 @@ int sim_build(const char *desc, const char *dir, FILE *err)
 
 		x.line = lines[i].no;
 		if (strcmp(d, "cpus") && strcmp(d, "shift") && strcmp(d, "fault") &&
-		    strcmp(d, "event") && strcmp(d, "deny") &&
+		    strcmp(d, "event") && strcmp(d, "deny") && strcmp(d, "app") &&
+		    strcmp(d, "kubelet") &&
 		    strcmp(d, "affinity") && !find_kind(d))
 			r = global_directive(&x, &lines[i]);
 	}
@@ -1931,6 +2093,10 @@ int sim_build(const char *desc, const char *dir, FILE *err)
 			r = parse_fault(&x, lines[i].tok, lines[i].ntok);
 		else if (strcmp(lines[i].tok[0], "affinity") == 0)
 			r = parse_affinity(&x, lines[i].tok, lines[i].ntok);
+		else if (strcmp(lines[i].tok[0], "app") == 0)
+			r = parse_app(&x, lines[i].tok, lines[i].ntok);
+		else if (strcmp(lines[i].tok[0], "kubelet") == 0)
+			r = parse_kubelet(&x, lines[i].tok, lines[i].ntok);
 	}
 	if (r < 0)
 		goto out_free;
@@ -1970,6 +2136,9 @@ int sim_build(const char *desc, const char *dir, FILE *err)
 		r = o.err;
 	if (r == 0)
 		r = sim_render_proc(x.s, true);
+	if (r == 0 && x.kubelet != KUBELET_NONE)
+		r = sim_kubelet_render(x.s, x.kubelet, x.kubelet_policy,
+				       x.kubelet_truncate);
 	if (r == 0)
 		r = sim_save(x.s);
 	if (r < 0)

@@ -521,6 +521,9 @@ void sim_free(struct sim *s)
 	}
 	for (unsigned int i = 0; i < s->nr_faults; i++)
 		free(s->faults[i].cpus);
+	for (unsigned int i = 0; i < s->nr_threads; i++)
+		free(s->threads[i].cpus);
+	free(s->threads);
 	free(s->irqs);
 	free(s->faults);
 	free(s->events);
@@ -716,6 +719,8 @@ void sim_measure(const struct sim *s, double from, double to, FILE *out)
 			fprintf(out, " %.0f", ev[c][v]);
 		fputc('\n', out);
 	}
+	if (s->nr_threads)
+		sim_app_measure(s, from, to, out);
 out_free:
 	free(soft);
 	free(ev);
@@ -723,7 +728,7 @@ out_free:
 
 void sim_step(struct sim *s, double dt)
 {
-	double *hard, *soft;
+	double *hard, *soft, *au = NULL, *as = NULL, *grant = NULL;
 	unsigned int online = 0;
 
 	if (dt <= 0)
@@ -732,6 +737,14 @@ void sim_step(struct sim *s, double dt)
 	soft = calloc(s->nr_cpus, sizeof(double));
 	if (!hard || !soft)
 		goto out_free;
+	if (s->nr_threads) {
+		au = calloc(s->nr_cpus, sizeof(double));
+		as = calloc(s->nr_cpus, sizeof(double));
+		grant = calloc(s->nr_cpus, sizeof(double));
+		if (!au || !as || !grant)
+			goto out_free;
+		sim_app_demand(s, au, as);
+	}
 	for (unsigned int i = 0; i < s->nr_irqs; i++) {
 		struct sim_irq *q = &s->irqs[i];
 		double x, qdt, slow;
@@ -777,6 +790,16 @@ void sim_step(struct sim *s, double dt)
 		 * seen by the tick: it shows up as the interrupted context's. */
 		acc_add(&cpu->stat[s->irqacct ? ST_IRQ : ST_SYSTEM], h);
 		acc_add(&cpu->stat[ST_SOFTIRQ], so);
+		/* Threads get what interrupts and the background leave. */
+		if (au && au[c] + as[c] > 0) {
+			double want = (au[c] + as[c]) * total;
+			double got = want < total - busy ? want : total - busy;
+
+			grant[c] = got / want;
+			bu += au[c] * total * grant[c];
+			bs += as[c] * total * grant[c];
+			busy += got;
+		}
 		acc_add(&cpu->stat[ST_USER], bu);
 		acc_add(&cpu->stat[ST_SYSTEM], bs);
 		acc_add(&cpu->stat[ST_IDLE], total - busy);
@@ -791,12 +814,17 @@ void sim_step(struct sim *s, double dt)
 		acc_add(&cpu->sirq[SIRQ_SCHED], (quiet ? 0.1 : 20) * dt);
 		acc_add(&cpu->sirq[SIRQ_RCU], (quiet ? 0.5 : 40) * dt);
 	}
+	if (grant)
+		sim_app_advance(s, grant, dt);
 	acc_add(&s->ctxt_acc, 800.0 * online * dt);
 	s->ctxt = s->ctxt_acc.n;
 	s->time += dt;
 out_free:
 	free(hard);
 	free(soft);
+	free(au);
+	free(as);
+	free(grant);
 }
 
 static bool fault_hits(struct sim *s, const struct sim_irq *q,
@@ -1043,6 +1071,12 @@ static int fire(struct sim *s, struct sim_event *e, int *ret_sig)
 	case EV_ADD:
 		r = add_irq_event(s, e);
 		break;
+	case EV_EXIT:
+		r = sim_app_exit(s, e->irq);
+		break;
+	case EV_REUSE:
+		r = sim_app_reuse(s, e->irq);
+		break;
 	case EV_SIGNAL:
 		if (!*ret_sig)
 			*ret_sig = e->sig;
@@ -1283,6 +1317,7 @@ int sim_signal_parse(const char *name)
 static const char *const ev_what_names[] = {
 	[EV_OFFLINE] = "offline", [EV_ONLINE] = "online",
 	[EV_REMOVE] = "remove", [EV_ADD] = "add", [EV_SIGNAL] = "signal",
+	[EV_EXIT] = "exit", [EV_REUSE] = "reuse",
 };
 
 /* "event at|write VALUE FIRED WHAT ARGS", "deny ERRNO PATH", "writes N" */
@@ -1302,6 +1337,8 @@ static void save_events(const struct sim *s, struct sim_buf *b)
 			sim_buf_printf(b, " %u\n", e->cpu);
 			break;
 		case EV_REMOVE:
+		case EV_EXIT:
+		case EV_REUSE:
 			sim_buf_printf(b, " %u\n", e->irq);
 			break;
 		case EV_ADD:
@@ -1408,6 +1445,7 @@ int sim_save(const struct sim *s)
 			       f->cpus && list[0] ? list : "-");
 	}
 	save_events(s, &b);
+	sim_app_save(s, &b);
 	sim_buf_puts(&b, "end\n");
 	if (b.oom) {
 		sim_buf_free(&b);
@@ -1876,6 +1914,12 @@ static int load_event(struct sim *s, char *rest)
 			return -EINVAL;
 		e->irq = (unsigned int)u;
 		return 0;
+	case EV_EXIT:
+	case EV_REUSE:
+		if (n != 5 || sim_parse_uint(g[4], 4194304, &u) < 0)
+			return -EINVAL;
+		e->irq = (unsigned int)u;
+		return 0;
 	case EV_ADD:
 		if (n != 9 || sim_parse_uint(g[4], SIM_MAX_IRQS - 1, &u) < 0 ||
 		    sim_parse_double(g[5], &e->rate) < 0 ||
@@ -1939,6 +1983,8 @@ static int load_line(struct sim *s, char *line)
 		return load_event(s, rest);
 	if (strcmp(f[0], "deny") == 0)
 		return load_deny(s, rest);
+	if (strcmp(f[0], "thr") == 0)
+		return sim_app_load_line(s, rest);
 	if (strcmp(f[0], "writes") == 0)
 		return sim_parse_uint(rest, ULONG_MAX, &s->writes) < 0 ? -EINVAL : 0;
 	if (strcmp(f[0], "irqsim-state") == 0 || strcmp(f[0], "end") == 0 ||
@@ -2537,6 +2583,8 @@ int sim_render_proc(struct sim *s, bool all_irqs)
 				  "default_smp_affinity", NULL);
 	if (r == 0)
 		r = render_domains(s, all_irqs);
+	if (r == 0)
+		r = sim_app_render(s, all_irqs);
 	return r;
 }
 
@@ -3161,6 +3209,7 @@ void sim_score(const struct sim *s, FILE *out, bool verbose)
 		fprintf(out, "dev.%s.node_local %u\n", s->devs[d].name, local);
 		fprintf(out, "dev.%s.load %.6f\n", s->devs[d].name, dl);
 	}
+	sim_app_score(s, load, out);
 	if (verbose)
 		for (unsigned int c = 0; c < n; c++)
 			if (s->cpu[c].online)

@@ -127,7 +127,8 @@ struct sim_fault {
 /* Events: what the kernel does to a running program's machine at a virtual
  * time or on the Nth affinity write (README.md, "Events"). */
 enum sim_ev_when { EV_AT, EV_WRITE };
-enum sim_ev_what { EV_OFFLINE, EV_ONLINE, EV_REMOVE, EV_ADD, EV_SIGNAL };
+enum sim_ev_what { EV_OFFLINE, EV_ONLINE, EV_REMOVE, EV_ADD, EV_SIGNAL,
+		  EV_EXIT, EV_REUSE };
 
 struct sim_event {
 	enum sim_ev_when when;
@@ -135,7 +136,7 @@ struct sim_event {
 	unsigned long nth;	/* EV_WRITE: the machine's Nth write, 1-based */
 	enum sim_ev_what what;
 	unsigned int cpu;	/* EV_OFFLINE, EV_ONLINE */
-	unsigned int irq;	/* EV_REMOVE, EV_ADD */
+	unsigned int irq;	/* EV_REMOVE, EV_ADD; EV_EXIT, EV_REUSE: the PID */
 	int sig;		/* EV_SIGNAL */
 	double rate, hard_us, soft_us;	/* EV_ADD */
 	char name[SIM_ACTION_MAX];	/* EV_ADD: action names */
@@ -148,6 +149,24 @@ struct sim_deny {
 	char path[128];
 	int err;
 };
+
+/* A thread of an application (or kernel) process: it runs @load of a CPU,
+ * spread evenly over the online CPUs it may run on (tests/sim/app.c). */
+struct sim_thread {
+	unsigned int tgid, tid;
+	char comm[16];
+	bool kernel;		/* PF_KTHREAD: never an application's */
+	double load;		/* CPUs it asks for (0..1) */
+	double sys;		/* the fraction of it in system time */
+	uint64_t *cpus;		/* Cpus_allowed */
+	struct sim_acc utime, stime;	/* USER_HZ ticks it got */
+	uint64_t start;		/* starttime: ticks after boot */
+	char pod[48];		/* kubelet pod UID, "" none */
+	char container[32];	/* its container name */
+};
+
+/* The kubelet's CPU manager state file the build writes (app.c). */
+enum sim_kubelet { KUBELET_NONE, KUBELET_V2, KUBELET_V1 };
 
 struct sim {
 	char *dir;
@@ -193,6 +212,8 @@ struct sim {
 	/* Intel hybrid: capacities shown as cpu_core/cpu_atom lists (1024:
 	 * a P-core, below: an E-core), not as cpu_capacity */
 	bool hybrid;
+	unsigned int nr_threads;
+	struct sim_thread *threads;
 };
 
 /* How many times as long CPU @c takes for an interrupt's work as the
@@ -329,6 +350,52 @@ int sim_denied(const struct sim *s, const char *path);
 int sim_remove_irq(struct sim *s, unsigned int irq);
 const char *sim_signal_name(int sig);
 int sim_signal_parse(const char *name);	/* 0 if unknown */
+
+/* Application threads (tests/sim/app.c). A thread is pinned when the
+ * online CPUs it may run on are fewer than the eligible CPUs (online, not
+ * isolated, not nohz_full): irqtune's rule. Kernel threads never are. */
+struct sim_buf;
+#define SIM_APP_BUSY	0.05	/* a CPU with more pinned load runs the app */
+struct sim_thread *sim_add_thread(struct sim *s);
+bool sim_thread_pinned(const struct sim *s, const struct sim_thread *t);
+/* A thread (@pid a TID other than its process's) or a whole process
+ * exits: it leaves the model and its /proc directory goes. */
+int sim_app_exit(struct sim *s, unsigned int pid);
+/* The process @pid exits and a new one takes its PIDs at once: times
+ * from zero, starttime now (a PID reused within a window). */
+int sim_app_reuse(struct sim *s, unsigned int pid);
+/* Per CPU id: the pinned threads' true load, in CPUs (@ret: nr_cpus). */
+void sim_app_load(const struct sim *s, double *ret);
+/* Per CPU id: what every thread asks for per second, user and system. */
+void sim_app_demand(const struct sim *s, double *user, double *sys);
+/* Threads' utime/stime after @dt seconds in which CPU c gave them
+ * @grant[c] (0..1) of what they asked for there. */
+void sim_app_advance(struct sim *s, const double *grant, double dt);
+void sim_app_save(const struct sim *s, struct sim_buf *b);
+/* The measure member's application lines (replay.c's "app_cpus" and "app
+ * CPU NS RUNS"): the pinned threads' run time per CPU over [from, to], what
+ * the kernel program's sched_switch probe sums: what the IRQs and the
+ * background left them of what they asked for (at the IRQs' mean rates
+ * and the window's noise, as sim_step gives it). */
+void sim_app_measure(const struct sim *s, double from, double to, FILE *out);
+int sim_app_load_line(struct sim *s, char *rest);
+/* DIR/proc/PID/{stat,status,comm} and task/TID/{stat,status}; @all: make
+ * the directories too. */
+int sim_app_render(const struct sim *s, bool all);
+/* The kubelet's cpu_manager_state in DIR/var/lib/kubelet: the pods'
+ * containers (threads with a pod) and their CPUs; @policy "static" or
+ * another; @truncate > 0 cuts the file to that many bytes. */
+int sim_kubelet_render(const struct sim *s, enum sim_kubelet layout,
+		       const char *policy, long truncate);
+/* The score's application keys, given each CPU's IRQ load (busy time);
+ * nothing on a machine without threads. */
+void sim_app_score(const struct sim *s, const double *irq, FILE *out);
+/* Of IRQ load @irq per CPU, the share (percent) and load on CPUs whose
+ * pinned load @app is above SIM_APP_BUSY; and the busiest CPU's whole
+ * load (IRQ plus pinned app), its CPU in *@ret_cpu. */
+void sim_app_figures(const struct sim *s, const double *irq, const double *app,
+		     double *ret_pct, double *ret_on_app, double *ret_whole,
+		     int *ret_cpu);
 
 /* Key/value quality report and a per-IRQ table. */
 void sim_score(const struct sim *s, FILE *out, bool verbose);

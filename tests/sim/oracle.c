@@ -1027,6 +1027,130 @@ static void print_solution(FILE *out, const char *prefix, double ub, double lb,
 	fprintf(out, "%s_method %s\n", prefix, method);
 }
 
+/* ---- the whole load: IRQs around pinned application threads ----------- */
+
+/* Whether a job may sit on CPU @c under the cap: within its set, with a
+ * vector, and leaving @c at most @cap. */
+static bool fits(const struct inst *in, struct asg *a, unsigned int j,
+		 unsigned int c, double cap)
+{
+	return allowed(in, &in->job[j], c) && vec_fits(in, a, c) &&
+	       a->load[c] + on(in, &in->job[j], c) <= cap &&
+	       spread_fits(in, a, j, c);
+}
+
+/* Of the placements whose busiest CPU is at most @cap, one with little IRQ
+ * work on application CPUs (@app[c] > SIM_APP_BUSY): from @a, move each
+ * job off them to the least loaded CPU without application work where it
+ * fits, heaviest first; then swap one there for a lighter one from there
+ * while both still fit. Each step lowers that work, so it ends. */
+static void off_app(const struct inst *in, struct asg *a, const double *app,
+		    double cap)
+{
+	bool again = true;
+
+	for (int round = 0; again && round < 1000; round++) {
+		again = false;
+		for (unsigned int j = 0; j < in->nj; j++) {
+			int from = a->where[j], to = -1;
+
+			if (from < 0 || app[from] <= SIM_APP_BUSY)
+				continue;
+			for (unsigned int c = 0; c < in->n; c++)
+				if (app[c] <= SIM_APP_BUSY && fits(in, a, j, c, cap) &&
+				    (to < 0 || a->load[c] + on(in, &in->job[j], c) <
+					       a->load[to] + on(in, &in->job[j], (unsigned int)to)))
+					to = (int)c;
+			if (to >= 0) {
+				put(in, a, j, to);
+				again = true;
+			}
+		}
+		for (unsigned int j = 0; j < in->nj && !again; j++) {
+			int from = a->where[j];
+
+			if (from < 0 || app[from] <= SIM_APP_BUSY)
+				continue;
+			for (unsigned int k = 0; k < in->nj && !again; k++) {
+				int there = a->where[k];
+
+				if (there < 0 || app[there] > SIM_APP_BUSY ||
+				    in->job[k].p >= in->job[j].p - EPS ||
+				    !allowed(in, &in->job[j], (unsigned int)there) ||
+				    !allowed(in, &in->job[k], (unsigned int)from))
+					continue;
+				put(in, a, j, -1);
+				put(in, a, k, -1);
+				if (a->load[there] + on(in, &in->job[j], (unsigned int)there) <= cap &&
+				    a->load[from] + on(in, &in->job[k], (unsigned int)from) <= cap) {
+					put(in, a, j, there);
+					put(in, a, k, from);
+					again = dev_ok(in, a, in->job[j].dev) &&
+						dev_ok(in, a, in->job[k].dev);
+				}
+				if (!again) {
+					put(in, a, j, -1);
+					put(in, a, k, -1);
+					put(in, a, j, from);
+					put(in, a, k, there);
+				}
+			}
+		}
+	}
+}
+
+/* With application threads: the best busiest-CPU whole load (IRQs plus the
+ * pinned threads' true load, fixed like managed IRQs), under the same
+ * rules, and at that peak the least IRQ work on application CPUs; printed
+ * under @prefix, and with the spreading rule when in->spread. */
+static int whole_oracle(const struct sim *s, struct inst *in, FILE *out,
+			const char *prefix, bool verbose)
+{
+	double *app = calloc(in->n, sizeof(*app));
+	double *base = malloc(in->n * sizeof(*base));
+	double *irq = calloc(in->n, sizeof(*irq));
+	struct asg best = { 0 };
+	const char *method;
+	double ub, lb, pct, on_app, whole;
+	int r = -ENOMEM, cpu;
+
+	if (!app || !base || !irq || asg_init(in, &best) < 0)
+		goto out;
+	sim_app_load(s, app);
+	memcpy(base, in->base, in->n * sizeof(*base));
+	for (unsigned int c = 0; c < in->n; c++)
+		in->base[c] += app[c];
+	r = solve(in, &best, &ub, &lb, &method);
+	if (r == 0) {
+		off_app(in, &best, app, ub * (1 + 1e-9) + 1e-12);
+		for (unsigned int c = 0; c < in->n; c++)
+			irq[c] = base[c];
+		for (unsigned int j = 0; j < in->nj; j++)
+			if (best.where[j] >= 0)
+				irq[best.where[j]] += on(in, &in->job[j],
+							 (unsigned int)best.where[j]);
+		sim_app_figures(s, irq, app, &pct, &on_app, &whole, &cpu);
+		fprintf(out, "%s_whole_max_load %.6f\n", prefix, whole);
+		fprintf(out, "%s_whole_lower_bound %.6f\n", prefix, lb);
+		fprintf(out, "%s_whole_gap_pct %.2f\n", prefix,
+			lb > 0 ? 100 * (whole / lb - 1) : 0.0);
+		fprintf(out, "%s_whole_method %s\n", prefix, method);
+		fprintf(out, "%s_irq_on_app_load %.6f\n", prefix, on_app);
+		fprintf(out, "%s_irq_on_app_pct %.2f\n", prefix, pct);
+		if (verbose)
+			for (unsigned int j = 0; j < in->nj; j++)
+				fprintf(out, "%s.whole.irq.%u %d\n", prefix,
+					s->irqs[in->job[j].irq].irq, best.where[j]);
+	}
+	memcpy(in->base, base, in->n * sizeof(*base));
+out:
+	asg_free(&best);
+	free(app);
+	free(base);
+	free(irq);
+	return r;
+}
+
 int sim_oracle(const struct sim *s, FILE *out, bool verbose)
 {
 	struct inst in;
@@ -1085,6 +1209,13 @@ int sim_oracle(const struct sim *s, FILE *out, bool verbose)
 	fprintf(out, "oracle_moves_lb %d\n", mv_lb);
 	fprintf(out, "oracle_moves_greedy %d\n", mv_greedy);
 	fprintf(out, "oracle_jobs %u\n", in.nj);
+	if (s->nr_threads)
+		r = whole_oracle(s, &in, out, "oracle", verbose);
+	if (s->nr_threads && r == 0) {
+		in.spread = true;
+		r = whole_oracle(s, &in, out, "oracle_spread", verbose);
+		in.spread = false;
+	}
 	if (verbose)
 		for (unsigned int j = 0; j < in.nj; j++)
 			fprintf(out, "oracle.irq.%u %d %d\n", s->irqs[in.job[j].irq].irq,

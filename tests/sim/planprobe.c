@@ -12,7 +12,11 @@
  * nothing. The planner sees what irqtune would: CPUs and their cores and
  * nodes, each IRQ's class from its device kind, its device as the group, the
  * device's node (else the IRQ's /proc/irq/N/node, as device.c reads it), its
- * single-CPU affinity as pinned, managed IRQs fixed where they run. */
+ * single-CPU affinity as pinned, managed IRQs fixed where they run.
+ * On a machine with application threads it also gets their true pinned
+ * load per CPU (plan_policy.app, in CPUs of the biggest: a thread's share
+ * of a smaller CPU is that much less work) and prints probe_whole_max_load
+ * and probe_irq_on_app_pct, the figures of irqsim score and oracle. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,7 +127,9 @@ int main(int argc, char **argv)
 	struct topology *t = NULL;
 	struct plan_irq *v = NULL;
 	struct sim *s = NULL;
-	double *load = NULL, peak, lb;
+	double *load = NULL, *app = NULL, *app_w = NULL, peak, lb;
+	double pct = 0, on_app = 0, whole = 0;
+	int whole_cpu = -1;
 	unsigned int moves, moves2;
 	int r;
 
@@ -149,6 +155,18 @@ int main(int argc, char **argv)
 		vec[c] = s->cpu[c].online ? sim_vectors_free(s, c) : 0;
 	if (s->isa == ISA_X86)
 		pol.vec_avail = vec;
+	if (s->nr_threads) {
+		app = calloc(s->nr_cpus, sizeof(*app));
+		app_w = calloc(s->nr_cpus, sizeof(*app_w));
+		if (!app || !app_w) {
+			r = -ENOMEM;
+			goto out;
+		}
+		sim_app_load(s, app);
+		for (unsigned int c = 0; c < s->nr_cpus; c++)
+			app_w[c] = app[c] / sim_slowdown(s, c);
+		pol.app = app_w;
+	}
 	for (unsigned int i = 0; i < s->nr_irqs; i++) {
 		const struct sim_irq *q = &s->irqs[i];
 		int node = q->dev >= 0 ? s->devs[q->dev].node : -1;
@@ -168,6 +186,8 @@ int main(int argc, char **argv)
 	moves = res.nr_moves;
 	plan_result_release(&res);
 	peak = plan_peak(s, v, load);
+	if (app)
+		sim_app_figures(s, load, app, &pct, &on_app, &whole, &whole_cpu);
 	/* the plan applied: what would the next run do? It sees the
 	 * vectors the plan left free */
 	for (unsigned int c = 0; c < s->nr_cpus; c++)
@@ -190,11 +210,17 @@ int main(int argc, char **argv)
 	printf("probe_ratio %.6f\n", lb > 0 ? peak / lb : 1.0);
 	printf("probe_moves %u\n", moves);
 	printf("probe_moves_second %u\n", moves2);
+	if (app) {
+		printf("probe_whole_max_load %.6f\n", whole);
+		printf("probe_irq_on_app_pct %.2f\n", pct);
+	}
 out:
 	if (r < 0)
 		fprintf(stderr, "planprobe: %s: cannot plan: %s\n", argv[1],
 			strerror(-r));
 	free(load);
+	free(app);
+	free(app_w);
 	free(vec);
 	free(v);
 	topology_free(t);

@@ -36,8 +36,7 @@ struct ctx {
 	unsigned int nr_all;
 	int **node_cpus;	/* eligible CPUs per node */
 	unsigned int *node_n;
-	unsigned int *node_cores;	/* physical cores among node_cpus */
-	unsigned int all_cores;
+	unsigned int *irq_cores;	/* per IRQ: cores among its candidates */
 	int *on;		/* per IRQ: CPU whose load it carries, -1 none */
 	int *head, *next, *prev;	/* IRQs per CPU, for the improve step */
 	double eps;		/* loads closer than this are equal */
@@ -267,15 +266,19 @@ static unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 	return have;
 }
 
-/* Queues of a device one core may hold: its fair share of the node's cores. */
+/* Queues of a device one core may hold: its fair share of the cores it may
+ * use, its candidates that site policy allows. (The one rule here that
+ * follows plan.c's since the copy: it counted the node's cores, and a
+ * device allowed on a few of them moved again in every run. It is policy,
+ * not the ranking this file keeps as it was; counted per IRQ here by a
+ * scan, where plan.c counts once per class.) */
 static unsigned int spread_cap(const struct ctx *c, const struct plan_irq *pi)
 {
 	unsigned int cores, q;
 
 	if (!multiqueue(c, pi))
 		return UINT32_MAX;
-	cores = pi->node >= 0 && pi->node < c->topo->nr_nodes &&
-		c->node_n[pi->node] > 0 ? c->node_cores[pi->node] : c->all_cores;
+	cores = c->irq_cores[pi - c->irqs];
 	q = c->group_busy[pi->group];
 	return cores ? (q + cores - 1) / cores : q;
 }
@@ -1163,7 +1166,7 @@ static int ctx_init(struct ctx *c, const struct topology *topo,
 {
 	unsigned int ids = topo->nr_ids, nodes = topo->nr_nodes > 0 ?
 			   (unsigned int)topo->nr_nodes : 1;
-	int max_group = -1;
+	int max_group = -1, *mine;
 
 	memset(c, 0, sizeof(*c));
 	c->topo = topo;
@@ -1223,12 +1226,22 @@ static int ctx_init(struct ctx *c, const struct topology *topo,
 	for (unsigned int i = 0; i < nr; i++)
 		if (!irqs[i].fixed && irqs[i].group >= 0 && is_heavy(c, &irqs[i]))
 			c->group_busy[irqs[i].group]++;
-	c->node_cores = calloc(nodes, sizeof(*c->node_cores));
-	if (!c->node_cores)
+	c->irq_cores = calloc(nr + 1, sizeof(*c->irq_cores));
+	mine = malloc((c->nr_all + 1) * sizeof(*mine));
+	if (!c->irq_cores || !mine) {
+		free(mine);
 		return -ENOMEM;
-	c->all_cores = count_cores(c, c->all, c->nr_all);
-	for (unsigned int n = 0; n < (unsigned int)topo->nr_nodes; n++)
-		c->node_cores[n] = count_cores(c, c->node_cpus[n], c->node_n[n]);
+	}
+	for (unsigned int i = 0; i < nr; i++) {
+		unsigned int n, m = 0;
+		const int *v = candidates(c, &irqs[i], &n);
+
+		for (unsigned int k = 0; k < n; k++)
+			if (allowed(&irqs[i], v[k]))
+				mine[m++] = v[k];
+		c->irq_cores[i] = count_cores(c, mine, m);
+	}
+	free(mine);
 	return 0;
 }
 
@@ -1241,7 +1254,7 @@ static void ctx_release(struct ctx *c)
 			free(c->node_cpus[n]);
 	free(c->node_cpus);
 	free(c->node_n);
-	free(c->node_cores);
+	free(c->irq_cores);
 	free(c->all);
 	free(c->load);
 	free(c->core_load);
