@@ -169,11 +169,15 @@ static inline double irq_part(const struct ctx *c, int cpu)
 	return c->has_app ? c->load[cpu] - c->app_w[cpu] : c->load[cpu];
 }
 
-/* Whether @cpu is full with application work: within the threshold of
- * all of its time. IRQ work there is taken from the application. */
+/* Whether @cpu runs pinned application threads (PLAN_APP_BUSY of it or
+ * more): IRQ work there is taken from them, so for the spreading rule it
+ * has no room while other cores have some. Not only a CPU near 100%: a
+ * database at 70% on six of eight cores drew six of its NIC's eight
+ * queues onto itself, one per core, while the two free cores had room
+ * for all of them (tests/sim/machines/app-db.txt). */
 static inline bool app_full(const struct ctx *c, int cpu)
 {
-	return c->has_app && c->app_w[cpu] >= 1 - c->pol->threshold;
+	return c->has_app && c->app_w[cpu] >= PLAN_APP_BUSY;
 }
 
 /* The CPU whose vector @pi holds now, -1 none known. */
