@@ -281,7 +281,7 @@ sample() {
 # figures A B NAME: one table row from two samples
 figures() {
 	local a=$1 b=$2
-	awk -v hz="$hz" -v cpu="$cpu" -v name="$3" -v onx="$4" -v acct="$5" -v share="$6" '
+	awk -v hz="$hz" -v cpu="$cpu" -v name="$3" -v onx="$4" -v acct="$5" -v share="$6" -v mov="$7" '
 	FNR == 1 { f++ }
 	{ v[f, $1] = $0 }
 	$1 == "time" { t[f] = $2 }
@@ -302,7 +302,7 @@ figures() {
 		# task it interrupted, so only the work rate while running shows it
 		lr = (run[2] > run[1]) ? (loops[2] - loops[1]) / ((run[2] - run[1]) / 1e9) / 1e6 : 0
 		if (st[2] <= st[1]) lr = 0
-		printf "%s\t%.2f %.2f %.2f %.2f %.2f %.2f %.2f %.1f %.1f %.1f %.3f %.1f\t%s\n", name, i_, s_, acct, share, w_, i_ + s_ + w_, r_, lp, lr,
+		printf "%s\t%.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.1f %.1f %.1f %.3f %.1f\t%s\n", name, i_, s_, acct, mov, share, w_, i_ + s_ + w_, r_, lp, lr,
 			(s[2, "NET_RX:"] - s[1, "NET_RX:"] + s[2, "BLOCK:"] - s[1, "BLOCK:"]) / dt,
 			(rx[2] - rx[1]) / dt / 1e6, (wr[2] - wr[1]) / dt, onx
 	}' "$a" "$b"
@@ -311,14 +311,14 @@ figures() {
 # show [-h]: the table's rows (from figures), or with -h its heading
 show() {
 	if [ "${1:-}" = -h ]; then
-		printf "%-26s %5s %7s %7s %6s %6s %6s %5s %7s %7s %7s %6s %6s  %s\n" phase "irq" "softirq" "irqtune" "app" "wait" "lost" "run" "Mloop/s" "Mloop/" "NETRX+" "rx" "disk" "IRQs on the CPU, per s"
-		printf "%-26s %5s %7s %7s %6s %6s %6s %5s %7s %7s %7s %6s %6s\n" "" "ms/s" "ms/s" "ms/s" "share%" "ms/s" "ms/s" "%" "" "run-s" "BLOCK/s" "MB/s" "wr/s"
+		printf "%-26s %5s %7s %7s %7s %6s %6s %6s %5s %7s %7s %7s %6s %6s  %s\n" phase "irq" "softirq" "irqtune" "movable" "app" "wait" "lost" "run" "Mloop/s" "Mloop/" "NETRX+" "rx" "disk" "IRQs on the CPU, per s"
+		printf "%-26s %5s %7s %7s %7s %6s %6s %6s %5s %7s %7s %7s %6s %6s\n" "" "ms/s" "ms/s" "ms/s" "ms/s" "share%" "ms/s" "ms/s" "%" "" "run-s" "BLOCK/s" "MB/s" "wr/s"
 		return
 	fi
 	awk -F'\t' '{ split($2, f, " ")
-		printf "%-26s %5.1f %7.1f %7s %6s %6.1f %6.1f %5.1f %7.0f %7.0f %7.0f %6.2f %6.0f  %s\n", $1,
-			f[1], f[2], f[3] < 0 ? "-" : sprintf("%.1f", f[3]), f[4] < 0 ? "-" : sprintf("%.0f", f[4]),
-			f[5], f[6], f[7], f[8], f[9], f[10], f[11], f[12], $3 }'
+		printf "%-26s %5.1f %7.1f %7s %7s %6s %6.1f %6.1f %5.1f %7.0f %7.0f %7.0f %6.2f %6.0f  %s\n", $1,
+			f[1], f[2], f[3] < 0 ? "-" : sprintf("%.1f", f[3]), f[4] < 0 ? "-" : sprintf("%.1f", f[4]),
+			f[5] < 0 ? "-" : sprintf("%.0f", f[5]), f[6], f[7], f[8], f[9], f[10], f[11], f[12], f[13], $3 }'
 }
 
 # The IRQs on CPU X, busy in the phase: "IRQ(NAME):COUNT/s"
@@ -401,11 +401,14 @@ for r in $(seq "$rounds"); do
 		acct=
 		acct_ms=$(jq -r --argjson c "$cpu" '.machine.cpus[] | select(.cpu == $c) | .load_before * 1000' \
 			"$work/acct-$r.$p.json" 2>/dev/null)
+		# of it, what placement decides: IRQs that are not kernel-managed
+		movable_ms=$(jq -r --argjson c "$cpu" '[.irqs[] | select(.outcome != "kernel_managed" and
+			(.from | tostring) == ($c | tostring)) | .load] | add // 0 | . * 1000' "$work/acct-$r.$p.json" 2>/dev/null)
 		# and the share of all IRQ work on CPUs running pinned threads,
 		# where this irqtune knows them
 		acct_share=$(jq -r '.summary.app_cpu_irq_share_before // empty | . * 100' "$work/acct-$r.$p.json" 2>/dev/null)
 		dt=$(awk '{ t[NR] = $2 } END { print t[2] - t[1] }' <(head -1 "$work/a"; head -1 "$work/b"))
-		figures "$work/a" "$work/b" "$p. $name" "$(busy_on "$work/a.intr" "$work/b.intr" "$dt")" "${acct_ms:--1}" "${acct_share:--1}" |
+		figures "$work/a" "$work/b" "$p. $name" "$(busy_on "$work/a.intr" "$work/b.intr" "$dt")" "${acct_ms:--1}" "${acct_share:--1}" "${movable_ms:--1}" |
 			tee -a "$rows" | show | sed 's/^/  /'
 	done
 done
@@ -416,13 +419,14 @@ show -h
 show <"$rows"
 if [ "$rounds" -gt 1 ]; then
 	echo "mean of $rounds rounds:"
-	awk -F'\t' '{ n[$1]++; if (!($1 in o)) o[$1] = ++k; split($2, f, " "); for (i = 1; i <= 12; i++) s[$1, i] += f[i] }
+	awk -F'\t' '{ n[$1]++; if (!($1 in o)) o[$1] = ++k; split($2, f, " "); for (i = 1; i <= 13; i++) s[$1, i] += f[i] }
 		END { for (p in o) order[o[p]] = p
 			for (j = 1; j <= k; j++) { p = order[j]; printf "%s\t", p
-				for (i = 1; i <= 12; i++) printf "%s%f", (i > 1 ? " " : ""), s[p, i] / n[p]
+				for (i = 1; i <= 13; i++) printf "%s%f", (i > 1 ? " " : ""), s[p, i] / n[p]
 				printf "\t\n" } }' "$rows" | show
 fi
 echo "irq, softirq: /proc/stat (tick-sampled$irqacct); irqtune: the IRQ work a dry run of irqtune measured there over the phase;"
+echo "movable: of that, the IRQs that are not kernel-managed, which placement decides;"
 echo "app share: of all IRQ work, the part on CPUs running pinned threads, by the same dry run (where irqtune knows them);"
 echo "lost = irq + softirq on the CPU + the thread's wait for it; run = the thread's share of the CPU;"
 echo "Mloop/run-s = its work per second on the CPU, which IRQ time charged to it (no IRQ time accounting) lowers"
