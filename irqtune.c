@@ -620,7 +620,8 @@ static struct loadstep_input load_input(struct run *run)
 		.online = run->topo ? cpuset_count(run->topo->online) : 0,
 		/* the program counts pinned threads only where they are planned around */
 		.eligible = run->topo && run->cfg.app_weight > 0 ? cpuset_count(run->topo->eligible) : 0,
-		.no_state = run->opt->no_state, .state_dir = run->cfg.state_dir,
+		.no_state = run->opt->no_state, .dry_run = run->opt->dry_run,
+		.state_dir = run->cfg.state_dir,
 		.map = run->map, .win = &run->win, .src = &run->src, .thr = &run->thr,
 		.app = run->cfg.app_weight > 0 ? &run->app : NULL,
 		.nr_ids = run->topo ? run->topo->nr_ids : 0,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "costs.h"
+#include "cpuset.h"
 #include "devfit.h"
 #include "device.h"
 #include "fileio.h"
@@ -37,6 +38,7 @@ void history_release(struct history *h)
 	free(h->ev);
 	free(h->window_load);
 	free(h->mean_var);
+	free(h->app_var);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -73,6 +75,10 @@ static int history_open(struct history *h, const struct history_opts *o, char *b
 		return 0;
 	}
 	h->on = true;
+	/* A dry run changes nothing on the host: it plans with the history
+	 * as a run that writes would, and leaves it as it was, unless a
+	 * state-dir was set, a history of the caller's own to keep. */
+	h->keep = !o->dry_run || o->state_dir;
 	snprintf(h->path, sizeof(h->path), "%s/state", dir);
 	r = state_load(h->path, boot, o->now, &h->old, why, sizeof(why));
 	if (r == -ENOMEM)
@@ -225,7 +231,8 @@ static void end_note(struct history *h, const struct history_window *w,
 	size_t l;
 
 	snprintf(h->note, sizeof(h->note), "%s %s",
-		 h->old ? "loads weighed with the history in" : "history started in", h->path);
+		 h->old ? "loads weighed with the history in" :
+		 h->keep ? "history started in" : "no history yet in", h->path);
 	l = strlen(h->note);
 	if (h->long_act && !w->measured)
 		snprintf(h->note + l, sizeof(h->note) - l,
@@ -235,7 +242,9 @@ static void end_note(struct history *h, const struct history_window *w,
 		snprintf(h->note + l, sizeof(h->note) - l, "; this window alone: %s",
 			 h->long_why);
 	l = strlen(h->note);
-	if (!now->snap)
+	if (!h->keep)
+		snprintf(h->note + l, sizeof(h->note) - l, "; not kept by a dry run");
+	else if (!now->snap)
 		snprintf(h->note + l, sizeof(h->note) - l,
 			 "; too many counters to keep for the next run");
 }
@@ -254,6 +263,100 @@ static int keep_fit(struct history *h, struct state *now)
 	now->fit = h->fit;
 	h->fit = NULL;
 	return 0;
+}
+
+/* Per CPU id below @nr, the IRQ load it served in the window (each IRQ's
+ * weighed load on the CPU that served most of its interrupts). */
+static void cpu_irq_load(const struct history_window *w, unsigned int nr, double *ret)
+{
+	for (unsigned int i = 0; i < w->map->nr_irqs; i++) {
+		int c = w->act[i].top_cpu;
+
+		if (c >= 0 && (unsigned int)c < nr && state_sane_load(w->act[i].load))
+			ret[c] += w->act[i].load;
+	}
+}
+
+/* Each online CPU's application load weighed with its history, as an
+ * IRQ's is (history_update(), keyed by CPU id), into @w->app, and kept in
+ * @now while any CPU has some: in its window, or a mean above @floor. A
+ * mean fades and never reaches 0; once every CPU's is below what a window
+ * can tell, the application is gone: the window is planned and no
+ * history kept, as on a machine without pinned threads. Only the
+ * window's: the threads' times of the interval before it are not kept.
+ * A CPU whose IRQ load moved by more than HISTORY_APP_IRQ_MOVED since the
+ * last run starts from its window. -ENOMEM only. */
+static int app_end(struct history *h, const struct history_window *w, double floor,
+		   struct state *now)
+{
+	struct state old = { 0 }, *st = NULL;
+	unsigned int nr = w->nr_app_ids, n = 0;
+	struct state_sample *smp;
+	double *load, *irq;
+	bool any = false;
+	int r;
+
+	if (!w->app || !nr)
+		return 0;
+	smp = calloc(nr, sizeof(*smp));
+	load = calloc(nr, sizeof(*load));
+	irq = calloc(nr, sizeof(*irq));
+	old.irqs = calloc(nr, sizeof(*old.irqs));
+	if (!smp || !load || !irq || !old.irqs) {
+		r = -ENOMEM;
+		goto out;
+	}
+	cpu_irq_load(w, nr, irq);
+	/* The histories that go on: not of another count of CPU ids (another
+	 * machine's numbering), nor of a CPU whose IRQ load moved since, whose
+	 * window is a new measure (not a shift of the old: its variance would
+	 * learn irqtune's own move as the application's noise). */
+	if (h->old && h->old->nr_app_ids == nr)
+		for (unsigned int k = 0; k < h->old->nr_app && old.nr < nr; k++) {
+			const struct state_irq *q = &h->old->app[k];
+
+			if (q->irq < nr &&
+			    !(fabs(irq[q->irq] - q->cpu_irq) > HISTORY_APP_IRQ_MOVED + floor))
+				old.irqs[old.nr++] = *q;
+		}
+	/* An offline CPU is left out: its history ends, and one that comes
+	 * back starts afresh. */
+	for (unsigned int c = 0; c < nr; c++)
+		if (!w->app_online || cpuset_test(w->app_online, c))
+			smp[n++] = (struct state_sample){
+				.irq = c, .device = "", .name = "", .load = w->app[c],
+				.secs = w->secs,
+			};
+	r = history_update(&old, smp, n, w->now, floor, load, &st);
+	if (r < 0)
+		goto out;
+	for (unsigned int k = 0; k < n; k++)
+		st->irqs[k].cpu_irq = irq[smp[k].irq];
+	for (unsigned int k = 0; k < n; k++)
+		any |= smp[k].load > 0 || load[k] > floor;
+	if (any) {
+		h->app_var = calloc(nr, sizeof(*h->app_var));
+		if (!h->app_var) {
+			r = -ENOMEM;
+			goto out;
+		}
+		h->nr_app_var = nr;
+		for (unsigned int k = 0; k < n; k++) {
+			w->app[smp[k].irq] = load[k];
+			h->app_var[smp[k].irq] = fmax(0, history_mean_var(&st->irqs[k]));
+		}
+		now->app = st->irqs;
+		now->nr_app = st->nr;
+		now->nr_app_ids = nr;
+		st->irqs = NULL;
+	}
+out:
+	state_free(st);
+	free(smp);
+	free(load);
+	free(irq);
+	free(old.irqs);
+	return r;
 }
 
 int history_end(struct history *h, const struct history_window *w, const char *boot)
@@ -291,12 +394,15 @@ int history_end(struct history *h, const struct history_window *w, const char *b
 		if (r < 0)
 			goto out;
 	}
+	r = app_end(h, w, w->app_measured ? 0.001 : tick, now);
+	if (r < 0)
+		goto out;
 	if (state_snap_keepable(w->b)) {
 		now->snap = w->b;
 		now->snap_lent = true;
 	}
 	end_note(h, w, now);
-	r = state_save(h->path, now, boot);
+	r = h->keep ? state_save(h->path, now, boot) : 0;
 	if (r < 0) {
 		snprintf(h->warn, sizeof(h->warn), "cannot keep the load history in %s: %s%s",
 			 h->path, strerror(-r), r == -ELOOP || r == -EPERM ?
@@ -342,6 +448,11 @@ int history_weigh_evidence(struct history *h, const struct plan_irq *pi, unsigne
 		var[pi[i].served] += h->mean_var[i];
 		busy++;
 	}
+	/* A CPU's application load is known to its mean's standard error
+	 * too: a noisy application's CPUs, a few per cent apart by chance,
+	 * are not a reason to move (none where it has one window). */
+	for (unsigned int c = 0; c < nr_ids && c < h->nr_app_var; c++)
+		var[c] += h->app_var[c];
 	for (unsigned int c = 0; c < nr_ids; c++)
 		worst = fmax(worst, var[c]);
 	free(var);

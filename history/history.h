@@ -25,10 +25,16 @@
  * clock's resolution) is a shift: the history restarts from it. A load
  * halved or doubled is followed in the run that sees it. */
 #define HISTORY_SHIFT		0.25
+/* A CPU whose IRQ load moved by more than this (in CPUs, beside a clock
+ * tick of the window) since the last run: its application's run time
+ * there is not the same measure (a busy thread gets what IRQs leave), and
+ * its history restarts instead of learning the move as noise. */
+#define HISTORY_APP_IRQ_MOVED	0.02
 
 #define HISTORY_NOTE_MAX	(PATH_MAX + 320)
 #define HISTORY_WARN_MAX	(PATH_MAX + 320)
 
+struct cpuset;
 struct device_map;
 struct plan_irq;
 struct plan_policy;
@@ -51,6 +57,7 @@ struct history_opts {
 	bool no_state;		/* --no-state */
 	bool live;		/* neither a capture nor a replay */
 	bool native;		/* /proc is the kernel's own */
+	bool dry_run;		/* --dry-run: read, kept only in a state-dir */
 	const char *state_dir;	/* state-dir; NULL: not set (_PATH_RUN_DIR) */
 	double now;		/* CLOCK_REALTIME, to judge the file's age */
 };
@@ -64,6 +71,14 @@ struct history_window {
 	long hz;			/* USER_HZ of /proc/stat */
 	bool measured;			/* the load was the kernel program's (bpf) */
 	double now;			/* CLOCK_REALTIME */
+	/* The pinned application load per CPU id below @nr_app_ids over the
+	 * window (appload.h), weighed in place like an IRQ's: kept per
+	 * CPU of @app_online (NULL: all), a CPU id at a time; NULL: none
+	 * measured. @app_measured: the kernel program's. */
+	double *app;
+	unsigned int nr_app_ids;
+	const struct cpuset *app_online;
+	bool app_measured;
 };
 
 struct history {
@@ -83,9 +98,15 @@ struct history {
 	 * it NULL). */
 	double *window_load;
 	double *mean_var;
+	/* Per CPU id below nr_app_var, the variance of the application
+	 * load's mean planned (0: one window, or none); NULL: no application
+	 * history kept. */
+	double *app_var;
+	unsigned int nr_app_var;
 
 	/* the rest is the module's */
 	bool on;
+	bool keep;			/* history_end() saves it: not a dry run's */
 	char path[PATH_MAX];
 	struct state *old;
 	int *row_dev, *dev_class;
@@ -113,14 +134,18 @@ int history_long(struct history *h, const struct snapshot *a, const struct snaps
 		 bool measured);
 
 /* Weigh each IRQ's window load (@w->act) with the interval before it and
- * its history; keep the new history. A history that cannot be kept is
- * left in @h->warn. 0 or -ENOMEM. */
+ * its history, and each CPU's application load (@w->app) with its own;
+ * keep the new history, but not a dry run's unless a state-dir asked for
+ * it. An application history is kept only while some CPU has application
+ * load, and restarts when the CPU ids changed or its CPU was offline. A
+ * history that cannot be kept is left in @h->warn. 0 or -ENOMEM. */
 int history_end(struct history *h, const struct history_window *w, const char *boot);
 
 /* With a history behind every busy IRQ of @pi (@nr of them, in the order
  * of history_end()'s map, so @pi[i]'s mean has @h->mean_var[i]; CPU ids
  * below @nr_ids), judge the plan on it: set @pol's resolution to the
- * standard error of the busiest CPU's loads, and its stability to
+ * standard error of the busiest CPU's loads (its IRQs' and its
+ * application load's means), and its stability to
  * PLAN_EVIDENCE_THRESHOLD when @threshold_auto, else to its threshold, and
  * say so at the end of @h->note. Otherwise @pol and the note are left as
  * they are. 0 or -ENOMEM. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* state.c - the file of the per-IRQ load history carried from run to run
- * (history.c weighs it). Text, one IRQ a line, names escaped (%XX for
+/* state.c - the file of the per-IRQ (and per-CPU application) load
+ * history carried from run to run (history.c weighs it). Text, one IRQ a line, names escaped (%XX for
  * bytes that are not plain printable ASCII, and for '%' and the blank):
  *
  *	irqtune-state 1
@@ -8,6 +8,10 @@
  *	time 1796347892		(seconds since the epoch)
  *	irq 38 0000:00:03.0 virtio2-input.0 0.0123 0.0000031 7
  *		(number, device or "-", name or "-", mean, variance, runs)
+ *	appcpus 8		(CPU ids of the machine, before any "app" line)
+ *	app 5 0.1612 0.4986 0.0213 6	(CPU, the IRQ load it served, then as an
+ *				 irq line from its mean: the pinned application
+ *				 load's history; version 5)
  *	dev 0 0000:18:00.0 0	(index, id, class: the per-device fit's unknowns)
  *	fit 0 0 1 3.2e7		(kind 0 hard / 1 soft, row, column, value: the
  *	fitb 0 0 4.1e5		 weighted normal equations and their right
@@ -34,6 +38,7 @@ void state_free(struct state *st)
 	if (!st)
 		return;
 	free(st->irqs);
+	free(st->app);
 	free(st->devs);
 	devfit_free(st->fit);
 	if (!st->snap_lent) {
@@ -397,6 +402,38 @@ static void format_fit(struct text *t, const struct state *st)
 	}
 }
 
+/* " MEAN SIGMA RUNS WEIGHT WEIGHT2" of a history, an IRQ's or a CPU's. */
+static char *put_history(char *p, const struct state_irq *q)
+{
+	p = put_u64(p, to_fixed(q->mean, NANO));
+	p = put_u64(p, to_fixed(sqrt(q->var), NANO));
+	p = put_u64(p, q->runs);
+	p = put_u64(p, to_fixed(q->weight, MICRO));
+	p = put_u64(p, to_fixed(q->weight2, MICRO));
+	*p++ = '\n';
+	return p;
+}
+
+/* "appcpus N", then "app CPU IRQ MEAN SIGMA RUNS WEIGHT WEIGHT2" per CPU
+ * (IRQ: the IRQ load it served, in billionths of a CPU). */
+static void format_app(struct text *t, const struct state *st)
+{
+	char *p;
+
+	if (!(p = text_room(t)))
+		return;
+	p = put_u64((char *)memcpy(p, "appcpus", 7) + 7, st->nr_app_ids);
+	*p++ = '\n';
+	text_done(t, p);
+	for (unsigned int i = 0; i < st->nr_app; i++) {
+		if (!(p = text_room(t)))
+			return;
+		p = put_u64((char *)memcpy(p, "app", 3) + 3, st->app[i].irq);
+		p = put_u64(p, to_fixed(st->app[i].cpu_irq, NANO));
+		text_done(t, put_history(p, &st->app[i]));
+	}
+}
+
 int state_format(const struct state *st, const char *boot_id, char **ret)
 {
 	struct text t = { 0 };
@@ -405,8 +442,10 @@ int state_format(const struct state *st, const char *boot_id, char **ret)
 
 	if (!p)
 		return -ENOMEM;
-	n = snprintf(p, LINE_MAX_BYTES, "irqtune-state %d\nboot %s\ntime %.0f\n", STATE_VERSION,
-		     boot_id, st->when);
+	/* Without application lines the file is a version 4's: the irqtune
+	 * before this one reads it. */
+	n = snprintf(p, LINE_MAX_BYTES, "irqtune-state %d\nboot %s\ntime %.0f\n",
+		     st->nr_app ? STATE_VERSION : STATE_VERSION_READ, boot_id, st->when);
 	if (n < 0 || n >= LINE_MAX_BYTES) {
 		free(t.buf);
 		return -EINVAL;
@@ -420,14 +459,10 @@ int state_format(const struct state *st, const char *boot_id, char **ret)
 		p = put_u64((char *)memcpy(p, "irq", 3) + 3, q->irq);
 		p = put_word(p, q->device);
 		p = put_word(p, q->name);
-		p = put_u64(p, to_fixed(q->mean, NANO));
-		p = put_u64(p, to_fixed(sqrt(q->var), NANO));
-		p = put_u64(p, q->runs);
-		p = put_u64(p, to_fixed(q->weight, MICRO));
-		p = put_u64(p, to_fixed(q->weight2, MICRO));
-		*p++ = '\n';
-		text_done(&t, p);
+		text_done(&t, put_history(p, q));
 	}
+	if (st->nr_app)
+		format_app(&t, st);
 	if (st->fit)
 		format_fit(&t, st);
 	if (st->snap)
@@ -446,35 +481,47 @@ bool state_sane_load(double v)
 	return isfinite(v) && v >= 0 && v <= 4096;
 }
 
-/* "irq N DEVICE NAME MEAN SIGMA RUNS WEIGHT WEIGHT2": the mean load and
- * its windows' deviation in billionths of a CPU, the weights' sum and sum
- * of squares in microseconds. */
-static int parse_irq_line(const char *line, struct state_irq *q, char *why, size_t len,
-			  unsigned int lineno)
+/* " MEAN SIGMA RUNS WEIGHT WEIGHT2" ending the line at @p, into @q: the
+ * mean load and its windows' deviation in billionths of a CPU, the
+ * weights' sum and sum of squares in microseconds. */
+static bool get_history(const char *p, struct state_irq *q)
 {
-	const char *p = line + 3;
 	uint64_t mean, sigma, w, w2;
-	unsigned int irq, runs;
+	unsigned int runs;
 	double sd;
 
-	if (!get_uint(&p, &irq, UINT_MAX) || !get_key(&p, q->device, sizeof(q->device)) ||
-	    !get_key(&p, q->name, sizeof(q->name)) || !get_u64(&p, &mean) || !get_u64(&p, &sigma) ||
+	if (!get_u64(&p, &mean) || !get_u64(&p, &sigma) ||
 	    !get_uint(&p, &runs, 1000000000) || !get_u64(&p, &w) || !get_u64(&p, &w2) || *p ||
 	    runs == 0 || w == 0 || w2 == 0 || (double)w2 > (double)w * (double)w / MICRO * (1 + 1e-6) + 1 ||
-	    !state_sane_load((double)mean / NANO) || !state_sane_load((double)sigma / NANO)) {
-		snprintf(why, len, "line %u: not an IRQ's history", lineno);
-		return -EINVAL;
-	}
+	    !state_sane_load((double)mean / NANO) || !state_sane_load((double)sigma / NANO))
+		return false;
 	sd = (double)sigma / NANO;
-	q->irq = irq;
 	q->mean = (double)mean / NANO;
 	q->var = sd * sd;
 	q->runs = runs;
 	q->shift_var = -1;
 	q->weight = (double)w / MICRO;
 	q->weight2 = (double)w2 / MICRO;
+	return true;
+}
+
+/* "irq N DEVICE NAME MEAN SIGMA RUNS WEIGHT WEIGHT2" (get_history()). */
+static int parse_irq_line(const char *line, struct state_irq *q, char *why, size_t len,
+			  unsigned int lineno)
+{
+	const char *p = line + 3;
+	unsigned int irq;
+
+	if (!get_uint(&p, &irq, UINT_MAX) || !get_key(&p, q->device, sizeof(q->device)) ||
+	    !get_key(&p, q->name, sizeof(q->name)) || !get_history(p, q)) {
+		snprintf(why, len, "line %u: not an IRQ's history", lineno);
+		return -EINVAL;
+	}
+	q->irq = irq;
 	return 0;
 }
+
+
 
 /* "dev I ID CLASS" lines, in order, before any "fit" or "fitb" line,
  * whose indices must name them (or the base, I = nr). */
@@ -570,6 +617,40 @@ static bool grow(void *arr, unsigned int nr, unsigned int *cap, size_t size, uns
 	*a = q;
 	*cap = *cap ? *cap * 2 : first;
 	return true;
+}
+
+/* "appcpus N" once, then "app CPU IRQ MEAN SIGMA RUNS WEIGHT WEIGHT2" per
+ * CPU below N, ascending: a history keyed by CPU id. */
+static int parse_app_line(struct state *st, const char *line, unsigned int *cap, char *why,
+			  size_t len, unsigned int lineno)
+{
+	const char *p = line + 3;
+	unsigned int cpu;
+	struct state_irq *q;
+	uint64_t irq;
+
+	if (strncmp(line, "appcpus", 7) == 0) {
+		p = line + 7;
+		if (st->nr_app_ids || !get_uint(&p, &st->nr_app_ids, STATE_SNAP_MAX_CPUS) || *p ||
+		    !st->nr_app_ids)
+			goto bad;
+		return 0;
+	}
+	if (!st->nr_app_ids || !get_uint(&p, &cpu, st->nr_app_ids - 1) ||
+	    (st->nr_app && cpu <= st->app[st->nr_app - 1].irq))
+		goto bad;
+	if (!grow(&st->app, st->nr_app, cap, sizeof(*st->app), 16))
+		return -ENOMEM;
+	q = &st->app[st->nr_app];
+	*q = (struct state_irq){ .irq = cpu };
+	if (!get_u64(&p, &irq) || !state_sane_load((double)irq / NANO) || !get_history(p, q))
+		goto bad;
+	q->cpu_irq = (double)irq / NANO;
+	st->nr_app++;
+	return 0;
+bad:
+	snprintf(why, len, "line %u: not a CPU's application load history", lineno);
+	return -EINVAL;
 }
 
 /* Reading the "snap", "scpu", "srow" and "sc" lines, in that order. */
@@ -678,6 +759,8 @@ struct state_parser {
 	const char *boot_id;
 	bool have_boot, have_time;
 	unsigned int lineno, cap;	/* cap: room in st->irqs */
+	unsigned int app_cap;		/* room in st->app */
+	int version;
 	struct snap_parse sp;
 	char *why;
 	size_t len;
@@ -711,7 +794,7 @@ static int parse_line(struct state_parser *p, const char *line)
 			snprintf(why, len, "not an irqtune state file");
 			return r;
 		}
-		if (ver != STATE_VERSION) {
+		if (ver < STATE_VERSION_READ || ver > STATE_VERSION) {
 			snprintf(why, len, "version %d, %s", ver, ver > STATE_VERSION ?
 				 "written by a newer irqtune" : "written by an older irqtune");
 			/* An upgrade starts afresh without a word. */
@@ -719,6 +802,7 @@ static int parse_line(struct state_parser *p, const char *line)
 				r = -ESTALE;
 			return r;
 		}
+		p->version = ver;
 	} else if (k == 2 && strcmp(a, "boot") == 0 && !p->have_boot) {
 		if (strcmp(b, p->boot_id) != 0) {
 			snprintf(why, len, "written on another boot (or host)");
@@ -751,6 +835,10 @@ static int parse_line(struct state_parser *p, const char *line)
 			return -EINVAL;
 		}
 		st->nr++;
+	} else if ((strcmp(a, "app") == 0 || strcmp(a, "appcpus") == 0) && p->version >= 5 &&
+		   p->have_boot && p->have_time) {
+		if ((r = parse_app_line(st, line, &p->app_cap, why, len, lineno)) < 0)
+			return r;
 	} else if (strcmp(a, "dev") == 0 || strncmp(a, "fit", 3) == 0) {
 		if ((r = parse_fit_line(st, line, a, why, len, lineno)) < 0)
 			return r;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* state.h - the file a run leaves for the next, /run/irqtune/state: each
- * IRQ's load history (an exponentially weighted mean and variance), the
+ * IRQ's load history (an exponentially weighted mean and variance), each
+ * CPU's pinned application load history (the same, by CPU id), the
  * per-device fit's equations and the counters the window ended with. Its
  * format only: what a run makes of a history is history.h's. */
 #ifndef IRQTUNE_STATE_H
@@ -9,8 +10,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define STATE_VERSION	4	/* 3: counters keep a hash of each IRQ's description;
-				 * 4: the fit's equations weighed, in built-in costs */
+#define STATE_VERSION	5	/* 3: counters keep a hash of each IRQ's description;
+				 * 4: the fit's equations weighed, in built-in costs;
+				 * 5: per CPU, the pinned application load's history */
+/* The oldest version still read: a 4 is a 5 without application lines. A
+ * file with none is written as a 4, so that an irqtune of before reads
+ * it (a machine without pinned threads keeps its history either way). */
+#define STATE_VERSION_READ	4
 #define STATE_MAX_AGE	600.0	/* seconds: older history is not this load */
 #define STATE_MAX_IRQS	65536
 #define STATE_FILE_MAX	(16u << 20)
@@ -32,6 +38,9 @@ struct state_irq {
 	/* Not kept: when this run restarted it, the variance its windows
 	 * had before (-1 otherwise), the precision of one more of them. */
 	double shift_var;
+	/* A CPU's application load history only: the IRQ load the CPU
+	 * served in its last window, in CPUs. */
+	double cpu_irq;
 };
 
 /* A device of the per-device fit (devfit.h), by its id. */
@@ -50,7 +59,13 @@ struct snapshot;
 #define STATE_SNAP_MAX_CPUS	16384
 
 struct state {
-	double when;			/* seconds since the epoch */
+	double when;
+	/* Per online CPU with a history, ascending: its pinned application
+	 * load's (state_irq.irq is the CPU id; device and name ""), of a
+	 * machine of @nr_app_ids CPU ids. None (nr_app 0) when there was no
+	 * application load. */
+	unsigned int nr_app_ids, nr_app;
+	struct state_irq *app;			/* seconds since the epoch */
 	struct snapshot *snap;		/* NULL: none kept */
 	bool snap_lent;			/* @snap is the caller's, not freed */
 	unsigned int nr;

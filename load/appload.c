@@ -453,5 +453,6 @@ void appload_release(struct appload *a)
 	if (!a)
 		return;
 	free(a->cpu);
+	free(a->window);
 	memset(a, 0, sizeof(*a));
 }

@@ -36,6 +36,9 @@ struct appload {
 	/* Per CPU id: pinned application threads' run time over the window,
 	 * in CPUs (0..1 each). NULL when kind is APPLOAD_NONE. */
 	double *cpu;
+	/* The window's own per CPU id when the load history weighed @cpu
+	 * (history.h), for the report; NULL otherwise. */
+	double *window;
 	unsigned int threads_seen;	/* user threads looked at */
 	unsigned int threads_pinned;	/* of them, pinned and counted */
 	unsigned int cap;		/* the most threads read (proc); 0: no cap */

@@ -247,7 +247,10 @@ static void costs_after(struct loadstep *ls, const struct loadstep_input *in)
 	size_t l = strlen(src->reason);
 	int r;
 
-	if (src->used == LOADSRC_BPF && in->fs->mode != SOURCE_REPLAY) {
+	/* A dry run leaves the host as it was, unless a state-dir asks it
+	 * to keep its state as a run that writes does (history.c). */
+	if (src->used == LOADSRC_BPF && in->fs->mode != SOURCE_REPLAY &&
+	    (!in->dry_run || in->state_dir)) {
 		r = costs_record(_PATH_COSTS, src->raw, ls->target, in->map->nr_irqs, prev,
 				 ls->boot, realtime());
 		if (r < 0)
@@ -280,6 +283,7 @@ static int begin_history(struct loadstep *ls, const struct loadstep_input *in)
 		.no_state = in->no_state,
 		.live = in->fs->mode == SOURCE_LIVE,
 		.native = in->src->native,
+		.dry_run = in->dry_run,
 		.state_dir = in->state_dir,
 		.now = realtime(),
 	};
@@ -294,9 +298,11 @@ static int begin_history(struct loadstep *ls, const struct loadstep_input *in)
 }
 
 /* The window's loads weighed with the history, which is kept for the next
- * run. -ENOMEM only. */
+ * run: the IRQs', and the pinned application load per CPU (the window's
+ * own kept in ls->app.window for the report). -ENOMEM only. */
 static int end_history(struct loadstep *ls, const struct loadstep_input *in)
 {
+	struct appload *a = &ls->app;
 	struct history_window w = {
 		.map = in->map,
 		.act = ls->act,
@@ -305,9 +311,21 @@ static int end_history(struct loadstep *ls, const struct loadstep_input *in)
 		.hz = ls->hz,
 		.measured = in->src->used == LOADSRC_BPF,
 		.now = realtime(),
+		.app_online = in->app ? in->app->online : NULL,
+		.app_measured = a->kind == APPLOAD_BPF,
 	};
 	int r;
 
+	if (ls->hist.on && a->kind != APPLOAD_NONE && a->cpu && a->nr_ids) {
+		a->window = malloc(a->nr_ids * sizeof(*a->window));
+		if (!a->window) {
+			log_msg(LOG_ERR, "out of memory");
+			return -ENOMEM;
+		}
+		memcpy(a->window, a->cpu, a->nr_ids * sizeof(*a->window));
+		w.app = a->cpu;
+		w.nr_app_ids = a->nr_ids;
+	}
 	r = history_end(&ls->hist, &w, ls->boot);
 	/* the report shows each window's own load beside the planned one */
 	ls->window_load = ls->hist.window_load;
@@ -392,8 +410,9 @@ int loadstep_weigh(struct loadstep *ls, const struct loadstep_input *in)
 	if (r < 0)
 		return r;
 	costs_after(ls, in);
-	r = end_history(ls, in);
-	return r < 0 ? r : app_load(ls, in);
+	/* the application load first: the history weighs it too */
+	r = app_load(ls, in);
+	return r < 0 ? r : end_history(ls, in);
 }
 
 int loadstep_evidence(struct loadstep *ls, const struct plan_irq *pi, unsigned int nr,

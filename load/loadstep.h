@@ -5,7 +5,8 @@
  * measurement, or the estimate with the per-event costs a measured run
  * recorded and the history's per-device fit), weighed with the load
  * history, which is kept for the next run, and the costs a measured run
- * leaves for the runs that can only estimate. An edge module: it reads
+ * leaves for the runs that can only estimate (a dry run keeps neither
+ * unless a state-dir asks it to). An edge module: it reads
  * the clock and the costs file and says what went wrong; the models are
  * loadsrc.h's, sample.h's, costs.h's and history.h's. */
 #ifndef IRQTUNE_LOADSTEP_H
@@ -33,6 +34,8 @@ struct loadstep_input {
 	unsigned int online;		/* online CPUs, for the counts' choice */
 	unsigned int eligible;		/* CPUs IRQs may go to: fewer allowed is pinned */
 	bool no_state;			/* --no-state */
+	bool dry_run;			/* --dry-run: keeps no history, records no
+					 * costs, unless state_dir is set */
 	const char *state_dir;		/* the configuration's; NULL: not set */
 	const struct device_map *map;	/* for loadstep_weigh() */
 	struct sample_window *win;	/* its end is kept by the history */

@@ -5,8 +5,11 @@
 #   make check-asan       rebuild everything with AddressSanitizer and
 #                         UndefinedBehaviorSanitizer in tests/out/asan (a
 #                         copy of the tree: the normal build's objects are
-#                         not touched) and run the whole suite there, then
-#                         replay the fuzzing seeds and past crashes
+#                         not touched) and run the whole suite there (the
+#                         suites that walk every simulated machine keep to
+#                         the small ones, as under valgrind: $SMALL in
+#                         tests/lib.sh), then replay the fuzzing seeds and
+#                         past crashes
 #   make check-valgrind   the end-to-end tests with irqtune under valgrind
 #                         (memcheck; definite leaks are errors)
 #

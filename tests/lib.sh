@@ -8,9 +8,17 @@
 #	e2e_setup NAME		# cd to the top, $top $sim $work, cleanup trap
 #
 # $VALGRIND, when set, runs every irqtune under it (make check-valgrind).
+# $SMALL is set when every irqtune runs instrumented: under $VALGRIND, or
+# built with AddressSanitizer (make check-asan runs the suites with
+# ASAN_OPTIONS set). A run then takes ten times as long or more, so the
+# suites that walk every simulated machine keep to a few small ones that
+# differ in kind: the code paths are what the instruments check, and the
+# plain pass runs every machine.
 # KEEP=1 keeps $work for a look afterwards.
 
 VALGRIND=${VALGRIND:-}
+SMALL=
+if [ -n "$VALGRIND" ] || [ -n "${ASAN_OPTIONS:-}" ]; then SMALL=1; fi
 PRELOAD=
 
 # e2e_setup NAME: the scratch directory /dev/shm/irqtune-NAME.XXXXXX in $work.

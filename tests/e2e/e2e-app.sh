@@ -137,7 +137,7 @@ one() {
 		figures "$m: planner on true loads" "$D.pscore" "$D.oracle"
 	fi
 	UMOCKDEV_DIR=$D LD_PRELOAD="$PRELOAD" \
-		"$top/irqtune" -v -w 1 --no-state >"$D.out" 2>"$D.err"
+		$VALGRIND "$top/irqtune" -v -w 1 --no-state >"$D.out" 2>"$D.err"
 	RC=$?
 	why="exit $RC: $(head -c 2000 "$D.err")"; check "$m: run exits 0" [ "$RC" -eq 0 ]
 	"$sim" score "$D" >"$D.score"
@@ -146,7 +146,7 @@ one() {
 	check "$m: no movable IRQ on isolated, nohz_full or offline CPUs" \
 		[ "$(awk '/^movable_on_(isolated|nohz_full|offline) / { n += $2 } END { print n + 0 }' "$D.score")" = 0 ]
 	UMOCKDEV_DIR=$D LD_PRELOAD="$PRELOAD" \
-		"$top/irqtune" -v -w 1 --no-state >"$D.out2" 2>"$D.err2"
+		$VALGRIND "$top/irqtune" -v -w 1 --no-state >"$D.out2" 2>"$D.err2"
 	why="$(tail -1 "$D.out2")"
 	check "$m: a second run moves nothing" [ "$(moved "$D.out2")" = 0 ]
 }
@@ -163,7 +163,7 @@ cron() {
 	for r in 1 2 3 4; do
 		[ "$r" -gt 1 ] && "$sim" step "$D" 59 >/dev/null
 		UMOCKDEV_DIR=$D LD_PRELOAD="$PRELOAD" \
-			"$top/irqtune" -v -w 1 -c "$D.conf" >"$D.out$r" 2>"$D.err$r"
+			$VALGRIND "$top/irqtune" -v -w 1 -c "$D.conf" >"$D.out$r" 2>"$D.err$r"
 		RC=$?
 		why="exit $RC: $(head -c 2000 "$D.err$r")"
 		check "$m: cron run $r exits 0" [ "$RC" -eq 0 ]
@@ -189,6 +189,8 @@ cron() {
 
 # APP_MACHINES=model: the model's checks alone
 machines=${APP_MACHINES:-app-poller app-db app-k8s app-allbusy app-biglittle app-vm2}
+# Instrumented (valgrind, ASan): the code paths on two small machines.
+[ -n "$SMALL" ] && [ -z "${APP_MACHINES:-}" ] && machines="app-poller app-vm2"
 if [ -z "${APP_MACHINES:-}" ] || [ "$APP_MACHINES" = model ]; then
 	model
 fi

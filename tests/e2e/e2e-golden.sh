@@ -23,8 +23,9 @@
 # captures taken on the simulated machines.
 #
 # UPDATE_EXPECTED=1 writes the expected files instead of comparing; review
-# the diff (git diff tests/e2e/expected) and commit it. Under $VALGRIND the
-# machines that differ in kind only, as tests/e2e/e2e-replay.sh does.
+# the diff (git diff tests/e2e/expected) and commit it. Under valgrind or
+# ASan ($SMALL, tests/lib.sh) the machines that differ in kind only, as
+# tests/e2e/e2e-replay.sh does.
 # Prints "PASS name" or "FAIL name: why" per machine.
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -84,7 +85,7 @@ conf() {
 }
 
 machines=${GOLDEN_MACHINES:-$(cd tests/sim/machines && ls *.txt | sed "s/\.txt$//")}
-[ -n "$VALGRIND" ] && machines="tiny offline cloud-vm numa2-managed shift"
+[ -n "$SMALL" ] && machines="tiny offline cloud-vm numa2-managed shift"
 
 for m in $machines; do
 	G=$work/$m.golden

@@ -18,8 +18,9 @@
 # tests/bench does).
 # Prints "PASS name" or "FAIL name: why" per test.
 #
-# Under VALGRIND (make check-valgrind) only a few small machines run: the
-# placement code paths, not the figures, are what memcheck is for.
+# Under valgrind or ASan ($SMALL, tests/lib.sh) only a few small machines
+# run: the placement code paths, not the figures, are what the
+# instruments are for.
 set -u
 . "$(dirname "$0")/../lib.sh"
 e2e_setup e2e-quality
@@ -254,7 +255,7 @@ narrow() {
 	why="queues a core: $per"; check "$m narrow: 8 queues on each of the 4 cores" [ "$per" = "8 8 8 8" ]
 }
 
-if [ -n "$VALGRIND" ]; then
+if [ -n "$SMALL" ]; then
 	machines="tiny router mixed"
 else
 	machines="tiny router numa2 numa2-managed hotspot isolated offline cloud-vm
@@ -268,7 +269,7 @@ fi
 for m in ${QUALITY_MACHINES:-$machines}; do
 	quality "$m"
 done
-if [ -z "$VALGRIND" ]; then
+if [ -z "$SMALL" ]; then
 	for m in ${QUALITY_CRON:-crowd-a crowd-b biglittle hybrid vectors288}; do
 		cron "$m"
 	done

@@ -29,8 +29,9 @@ untimed() { jq -S 'del(.run.started, .run.finished, .run.duration_seconds, .run.
 plan() { jq -c '.irqs[] | [.irq, .outcome, .to]'; }
 
 machines=$(cd tests/sim/machines && ls *.txt | sed 's/\.txt$//')
-# Under valgrind, the machines that differ in kind; the rest cost minutes.
-[ -n "$VALGRIND" ] && machines="tiny offline cloud-vm numa2-managed"
+# Under valgrind or ASan ($SMALL), the machines that differ in kind; the
+# rest cost minutes.
+[ -n "$SMALL" ] && machines="tiny offline cloud-vm numa2-managed"
 
 for m in $machines; do
 	machine "$m" "$m" || continue
@@ -343,7 +344,7 @@ fi
 # or refused in bounded time and memory, never a crash. Not under
 # valgrind or ASan (whose shadow needs terabytes of address space, and
 # which would take minutes and gigabytes): the fuzz target covers them.
-if [ -z "$VALGRIND" ] && [ -z "${ASAN_OPTIONS:-}" ]; then
+if [ -z "$SMALL" ]; then
 	for n in 1 2; do
 		awk -v n=$n 'BEGIN { print "           CPU0       CPU1";
 			for (i = 0; i < 1000000; i++) printf "%d: %d 0 PCI-MSI %d-edge q%d\n", i, i * n, i, i }' \

@@ -39,6 +39,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_assert(strlen(q->device) < STATE_KEY_MAX &&
 				    strlen(q->name) < STATE_KEY_MAX);
 		}
+		/* application lines: CPU ids ascending, below appcpus */
+		fuzz_assert(st->nr_app <= st->nr_app_ids);
+		for (unsigned int i = 0; i < st->nr_app; i++) {
+			const struct state_irq *q = &st->app[i];
+
+			fuzz_assert(q->irq < st->nr_app_ids && isfinite(q->mean) && q->mean >= 0 &&
+				    q->runs > 0 && state_sane_load(q->cpu_irq));
+			fuzz_assert(i == 0 || q->irq > st->app[i - 1].irq);
+		}
 		state_free(st);
 	} else {
 		fuzz_assert(r == -EINVAL || r == -ESTALE || r == -ENOMEM);

@@ -280,9 +280,18 @@ fi
 ###########################################################################
 ### what a measured run leaves for the runs that can only estimate
 
+# A dry run keeps no state unless a state-dir asks it to: these do, in the
+# place a run that writes keeps it.
+printf 'state-dir = /run/irqtune\n' >"$disk/keep.conf"
+chmod 644 "$disk/keep.conf"
 rm -f "$costs"
 start_load "$disk_load"
-"$irqtune" -n -w 1 --load-source=bpf >/dev/null 2>"$disk/c.err"
+"$irqtune" -n -w 0.5 --load-source=bpf >/dev/null 2>"$disk/c.err"
+rc=$?
+why="exit $rc: $(cat "$disk/c.err"; ls -l "$costs" 2>&1)"
+check "costs: a dry run that was not asked records none" \
+	sh -c '[ "$1" -eq 0 ] && [ ! -e "$2" ]' _ "$rc" "$costs"
+"$irqtune" -n -w 1 --load-source=bpf -c "$disk/keep.conf" >/dev/null 2>"$disk/c.err"
 rc=$?
 why="exit $rc: $(cat "$disk/c.err"; ls -l "$costs" 2>&1; cat "$costs" 2>&1)"
 check "costs: a measured run records them, this boot's, mode 0644" \
@@ -310,7 +319,7 @@ rc=$?
 why="exit $rc: $(cat "$disk/c.err")"
 check "costs: a symlink in its place is refused" \
 	sh -c '[ "$1" -eq 0 ] && grep -q "costs: a symlink: refused" "$2"' _ "$rc" "$disk/c.err"
-"$irqtune" -n -w 0.5 --load-source=bpf >/dev/null 2>"$disk/c.err"
+"$irqtune" -n -w 0.5 --load-source=bpf -c "$disk/keep.conf" >/dev/null 2>"$disk/c.err"
 rc=$?
 why="exit $rc: $(cat "$disk/c.err")"
 check "costs: a measured run does not write through a symlink" \
@@ -321,9 +330,17 @@ stop_load
 
 # The load history on the kernel's own /proc: kept by one run, weighed by
 # the next, the window's own figure beside it.
+# A dry run reads it and keeps it only when asked.
 rm -f "$history"
-"$irqtune" -n -w 0.3 >/dev/null 2>&1
 "$irqtune" -n -w 0.3 --json >"$disk/h.json" 2>"$disk/h.err"
+rc=$?
+why="exit $rc: $(jq -r .history "$disk/h.json") $(cat "$disk/h.err"; ls -l "$history" 2>&1)"
+check "history: a dry run that was not asked keeps none" \
+	sh -c '[ "$1" -eq 0 ] && [ ! -e "$3" ] &&
+	       [ "$(jq -r .history "$2")" = "no history yet in $3; not kept by a dry run" ]' \
+	_ "$rc" "$disk/h.json" "$history"
+"$irqtune" -n -w 0.3 -c "$disk/keep.conf" >/dev/null 2>&1
+"$irqtune" -n -w 0.3 --json -c "$disk/keep.conf" >"$disk/h.json" 2>"$disk/h.err"
 rc=$?
 why="exit $rc: $(jq -r .history "$disk/h.json") $(cat "$disk/h.err")"
 check "history: a second run weighs its loads with the first's" \

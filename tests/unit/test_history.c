@@ -19,9 +19,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpuset.h"
 #include "device.h"
 #include "history.h"
 #include "plan.h"
+#include "sample.h"
 #include "state.h"
 
 #define BOOT "9a17a830-db8b-47e3-8c6d-cceade8bb582"
@@ -260,6 +262,32 @@ static void test_evidence_rule(void **state)
 	}
 }
 
+/* A CPU's application load's mean is known to its standard error as
+ * well: added to its IRQs' variance, the busiest sum judged. */
+static void test_evidence_app(void **state)
+{
+	struct plan_irq pi[2] = {
+		{ .irq = 1, .served = 0, .load = 0.2 },
+		{ .irq = 2, .served = 1, .load = 0.1 },
+	};
+	double mean_var[2] = { 2e-6, 1e-6 };
+	/* CPU 1's application (+-10% around 0.5 after a few windows) */
+	double app_var[3] = { 0, 4e-4, 1e-5 };
+	struct plan_policy pol = { .threshold = 0.10, .idle_load = PLAN_DEFAULT_IDLE_LOAD };
+	struct history h = { .mean_var = mean_var, .app_var = app_var, .nr_app_var = 3 };
+
+	(void)state;
+	assert_int_equal(history_weigh_evidence(&h, pi, 2, 4, true, &pol), 0);
+	check_close("app", "resolution", pol.resolution, sqrt(1e-6 + 4e-4));
+	check_close("app", "stability", pol.stability, PLAN_EVIDENCE_THRESHOLD);
+	/* without it, the IRQs' alone */
+	h.app_var = NULL;
+	h.nr_app_var = 0;
+	h.note[0] = '\0';
+	assert_int_equal(history_weigh_evidence(&h, pi, 2, 4, true, &pol), 0);
+	check_close("no app", "resolution", pol.resolution, sqrt(2e-6));
+}
+
 /* Nothing busy: nothing to judge. No history kept: nothing either. */
 static void test_evidence_none(void **state)
 {
@@ -335,6 +363,75 @@ static void test_begin(void **state)
 				 rows[i].warn);
 		history_release(&h);
 	}
+}
+
+/* A dry run plans with the history as a run that writes would, and keeps
+ * it only where a state-dir asked it to. */
+static void test_dry_run(void **state)
+{
+	static const struct {
+		const char *what;
+		bool dry_run, state_dir, keep;
+	} rows[] = {
+		{ "a run that writes", false, false, true },
+		{ "a dry run", true, false, false },
+		{ "a dry run with a state-dir", true, true, true },
+	};
+	struct irq_info irqs[1] = { { .irq = 40, .group = -1 } };
+	struct device_map map = { .nr_irqs = 1, .irqs = irqs };
+	struct snapshot b = { 0 };
+	char path[300];
+
+	(void)state;
+	/* Only whether it would keep it: /run/irqtune is the host's, and only
+	 * read here. */
+	for (size_t i = 0; i < NR(rows); i++) {
+		struct history_opts o = {
+			.live = true, .native = true, .dry_run = rows[i].dry_run,
+			.state_dir = rows[i].state_dir ? scratch_dir : NULL, .now = NOW,
+		};
+		char boot[64] = BOOT;
+		struct history h;
+
+		assert_int_equal(history_begin(&h, &o, &map, boot, sizeof(boot)), 0);
+		if (!h.on || h.keep != rows[i].keep)
+			fail_msg("%s: %s, %s", rows[i].what, h.on ? "used" : "not used",
+				 h.keep ? "kept" : "not kept");
+		history_release(&h);
+	}
+
+	/* The end of a run that may not keep it, in the scratch directory
+	 * (as history_begin() leaves a dry run's without a state-dir): the
+	 * window is weighed, and nothing is written. Then kept when asked. */
+	snprintf(path, sizeof(path), "%s/state", scratch_dir);
+	for (int keep = 0; keep < 2; keep++) {
+		struct history_opts o = {
+			.live = true, .native = true, .dry_run = true, .state_dir = scratch_dir,
+			.now = NOW,
+		};
+		struct irq_activity act[1] = { { .irq = 40, .load = 0.25 } };
+		struct history_window w = {
+			.map = &map, .act = act, .b = &b, .secs = 1, .hz = 100, .now = NOW,
+		};
+		char boot[64] = BOOT, want[400];
+		struct history h;
+
+		unlink(path);
+		assert_int_equal(history_begin(&h, &o, &map, boot, sizeof(boot)), 0);
+		h.keep = keep;
+		assert_int_equal(history_end(&h, &w, boot), 0);
+		assert_non_null(h.window_load);
+		assert_true(h.window_load[0] == 0.25 && act[0].load == 0.25);
+		/* (this window's counters, none here, are another matter) */
+		snprintf(want, sizeof(want), keep ? "history started in %s;" :
+			 "no history yet in %s; not kept by a dry run", path);
+		if (keep ? strncmp(h.note, want, strlen(want)) != 0 : strcmp(h.note, want) != 0)
+			fail_msg("note \"%s\", want \"%s%s\"", h.note, want, keep ? "..." : "");
+		assert_string_equal(h.warn, "");
+		assert_int_equal(access(path, F_OK) == 0, keep);
+		history_release(&h);
+	}
+	unlink(path);
 }
 
 /* A steady load with noise: the plan sees the mean, not the window. A
@@ -537,6 +634,225 @@ static void test_shift_restarts_with_evidence(void **state)
 	state_free(h);
 }
 
+/* One run on a machine of @nr CPU ids whose application load over its
+ * window is @app (weighed in place), @online (NULL: all) online: the
+ * history read from and kept in scratch_dir, at @when. The state file's
+ * first line into @head when not NULL. */
+static void app_run_irq(double *app, unsigned int nr, const struct cpuset *online,
+			double when, char *head, size_t len, int irq_cpu)
+{
+	struct history_opts o = {
+		.live = true, .native = true, .state_dir = scratch_dir, .now = when,
+	};
+	/* one IRQ of a tenth of a CPU on @irq_cpu, when not -1 */
+	struct irq_info ii = { .irq = 30, .group = -1, .name = "eth0" };
+	struct irq_activity act = { .irq = 30, .load = 0.1, .top_cpu = irq_cpu };
+	struct device_map map = { .nr_irqs = irq_cpu >= 0, .irqs = &ii };
+	struct snapshot b = { 0 };
+	struct history_window w = {
+		.map = &map, .act = &act, .b = &b, .secs = 1, .hz = 100, .now = when,
+		.app = app, .nr_app_ids = nr, .app_online = online,
+	};
+	char boot[64] = BOOT, path[300];
+	struct history h;
+
+	assert_int_equal(history_begin(&h, &o, &map, boot, sizeof(boot)), 0);
+	assert_true(h.on);
+	assert_string_equal(h.warn, "");
+	assert_int_equal(history_end(&h, &w, boot), 0);
+	assert_string_equal(h.warn, "");
+	history_release(&h);
+	if (head) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/state", scratch_dir);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		assert_non_null(fgets(head, (int)len, f));
+		fclose(f);
+	}
+}
+
+static void app_run(double *app, unsigned int nr, const struct cpuset *online, double when,
+		    char *head, size_t len)
+{
+	app_run_irq(app, nr, online, when, head, len, -1);
+}
+
+static void app_fresh(void)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/state", scratch_dir);
+	unlink(path);
+}
+
+/* A pinned application's load noisy by +-10% around 0.5 of a CPU: the
+ * plan sees the mean within a few per cent from the second run on, and
+ * its history never restarts. A CPU without application load stays 0. */
+static void test_app_noise_smoothed(void **state)
+{
+	static const double noisy[] = { 0.55, 0.45, 0.53, 0.47, 0.55, 0.46, 0.51, 0.45 };
+	double worst = 0, worst_window = 0;
+	char head[64];
+
+	(void)state;
+	app_fresh();
+	for (size_t i = 0; i < NR(noisy); i++) {
+		double app[2] = { 0, noisy[i] };
+
+		app_run(app, 2, NULL, NOW + 60.0 * (double)i, head, sizeof(head));
+		assert_true(app[0] == 0);
+		worst_window = fmax(worst_window, fabs(noisy[i] - 0.5));
+		if (i > 0)
+			worst = fmax(worst, fabs(app[1] - 0.5));
+	}
+	assert_string_equal(head, "irqtune-state " STR(STATE_VERSION) "\n");
+	/* windows 10% off, the planned load from the second run on 2.3%
+	 * at most (0.4957 .. 0.5113 of a CPU) */
+	assert_true(worst_window >= 0.05);
+	assert_true(worst <= 0.0125);
+	app_fresh();
+}
+
+/* A step from 0.2 to 0.9 of a CPU is followed in the run that sees it;
+ * so is the application ending. A small load that stops fades out, and
+ * within a few runs the file keeps no application lines (a version 4's,
+ * as a machine without pinned threads writes). */
+static void test_app_step_followed(void **state)
+{
+	double app[2];
+	char head[64];
+
+	(void)state;
+	app_fresh();
+	for (int i = 0; i < 4; i++) {
+		app[0] = 0.2;
+		app[1] = 0.01 * i;
+		app_run(app, 2, NULL, NOW + 60.0 * i, head, sizeof(head));
+		assert_true(fabs(app[0] - 0.2) < 1e-9);
+	}
+	app[0] = 0.9;
+	app_run(app, 2, NULL, NOW + 240, NULL, 0);
+	assert_true(fabs(app[0] - 0.9) < 1e-9);
+	/* The shift taught the variance something, as an IRQ's (see
+	 * test_smooth_and_shift): a few steady windows, then the end. */
+	for (int i = 0; i < 4; i++) {
+		app[0] = 0.9;
+		app[1] = 0.03;
+		app_run(app, 2, NULL, NOW + 300 + 60.0 * i, NULL, 0);
+		assert_true(fabs(app[0] - 0.9) < 1e-9);
+	}
+	for (int i = 0; i < 8; i++) {
+		app[0] = app[1] = 0;
+		app_run(app, 2, NULL, NOW + 540 + 60.0 * i, head, sizeof(head));
+		assert_true(app[0] == 0);
+		if (strcmp(head, "irqtune-state " STR(STATE_VERSION_READ) "\n") == 0)
+			break;
+		/* a few hundredths of a CPU fading, above a 1 s window's tick */
+		assert_true(app[1] > 0.01 && app[1] < 0.03);
+	}
+	assert_string_equal(head, "irqtune-state " STR(STATE_VERSION_READ) "\n");
+	assert_true(app[1] == 0);
+	app_fresh();
+}
+
+/* Keyed by CPU id: a CPU offline in a run loses its history (back
+ * online, it starts from its window), and another count of CPU ids drops
+ * them all. */
+static void test_app_offline_dropped(void **state)
+{
+	struct cpuset *online = cpuset_new(4);
+	double app[4];
+
+	(void)state;
+	assert_non_null(online);
+	app_fresh();
+	for (int i = 0; i < 3; i++) {
+		app[0] = app[1] = app[2] = app[3] = 0.5;
+		app_run(app, 4, NULL, NOW + 60.0 * i, NULL, 0);
+	}
+	/* a window 12% low, below the shift rule's reach: smoothed */
+	app[0] = app[1] = app[2] = app[3] = 0.44;
+	cpuset_set(online, 0);
+	cpuset_set(online, 1);
+	cpuset_set(online, 3);
+	app_run(app, 4, online, NOW + 180, NULL, 0);
+	assert_true(app[0] > 0.46 && app[0] < 0.5);
+	assert_true(app[2] == 0.44);		/* offline: not weighed */
+	/* CPU 2 back: its history is gone, the window is planned */
+	app[0] = app[1] = app[2] = app[3] = 0.44;
+	app_run(app, 4, NULL, NOW + 240, NULL, 0);
+	assert_true(app[0] > 0.45 && app[0] < 0.5);
+	assert_true(fabs(app[2] - 0.44) < 1e-9);
+	/* six CPU ids now: every history starts afresh */
+	{
+		double six[6] = { 0.44, 0.44, 0.44, 0.44, 0.44, 0.44 };
+
+		app_run(six, 6, NULL, NOW + 300, NULL, 0);
+		for (int c = 0; c < 6; c++)
+			assert_true(fabs(six[c] - 0.44) < 1e-9);
+	}
+	cpuset_free(online);
+	app_fresh();
+}
+
+/* A busy thread runs what IRQs leave it: a queue moved off its CPU
+ * raises its load by the queue's. Not noise to learn, nor a step to
+ * smooth: that CPU's history restarts from the window. Where the IRQ
+ * stayed, the same step is weighed with the history. */
+static void test_app_irq_moved(void **state)
+{
+	double app[2];
+
+	(void)state;
+	for (int moved = 0; moved < 2; moved++) {
+		app_fresh();
+		for (int i = 0; i < 3; i++) {
+			app[0] = 0.8;
+			app[1] = 0.1;
+			app_run_irq(app, 2, NULL, NOW + 60.0 * i, NULL, 0, 0);
+			assert_true(fabs(app[0] - 0.8) < 1e-9);
+		}
+		app[0] = 0.9;
+		app[1] = 0.1;
+		app_run_irq(app, 2, NULL, NOW + 180, NULL, 0, moved ? 1 : 0);
+		if (moved)
+			assert_true(fabs(app[0] - 0.9) < 1e-9);
+		else
+			assert_true(app[0] > 0.81 && app[0] < 0.89);
+		/* CPU 1 gained the tenth: its history restarts too, at the
+		 * same load */
+		assert_true(fabs(app[1] - 0.1) < 1e-9);
+	}
+	app_fresh();
+}
+
+/* A version 4 file, of before application lines, is read: the
+ * application load's history starts now. */
+static void test_app_old_file(void **state)
+{
+	char path[300];
+	double app[2] = { 0.3, 0.6 };
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/state", scratch_dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "irqtune-state 4\nboot %s\ntime %.0f\n"
+		"irq 38 0000:00:03.0 virtio2-input.0 12300000 0 3 3000000 3000000\n", BOOT, NOW);
+	fclose(f);
+	app_run(app, 2, NULL, NOW + 60, NULL, 0);
+	assert_true(fabs(app[0] - 0.3) < 1e-9 && fabs(app[1] - 0.6) < 1e-9);
+	/* and that run's file is a version 5 with its history */
+	app[0] = 0.33;
+	app[1] = 0.57;
+	app_run(app, 2, NULL, NOW + 120, NULL, 0);
+	assert_true(app[0] > 0.3 && app[0] < 0.33 && app[1] > 0.57 && app[1] < 0.6);
+	app_fresh();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -544,13 +860,20 @@ int main(void)
 		cmocka_unit_test(test_shift_rule),
 		cmocka_unit_test(test_weighted_means),
 		cmocka_unit_test(test_evidence_rule),
+		cmocka_unit_test(test_evidence_app),
 		cmocka_unit_test(test_evidence_none),
 		cmocka_unit_test(test_begin),
+		cmocka_unit_test(test_dry_run),
 		cmocka_unit_test(test_smooth_and_shift),
 		cmocka_unit_test(test_noisy_load_learned),
 		cmocka_unit_test(test_key_changes),
 		cmocka_unit_test(test_mean_var),
 		cmocka_unit_test(test_shift_restarts_with_evidence),
+		cmocka_unit_test(test_app_noise_smoothed),
+		cmocka_unit_test(test_app_step_followed),
+		cmocka_unit_test(test_app_offline_dropped),
+		cmocka_unit_test(test_app_irq_moved),
+		cmocka_unit_test(test_app_old_file),
 	};
 
 	return cmocka_run_group_tests(tests, scratch_setup, scratch_teardown);

@@ -29,6 +29,7 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define HEAD "irqtune-state " STR(STATE_VERSION) "\nboot " BOOT "\ntime 1796348475\n"
+#define HEAD4 "irqtune-state " STR(STATE_VERSION_READ) "\nboot " BOOT "\ntime 1796348475\n"
 
 /* One window of @n IRQs through the history @old; the loads planned. */
 static struct state *window(const struct state *old, const struct state_sample *s,
@@ -70,6 +71,58 @@ static void test_round_trip(void **state)
 	state_free(b);
 }
 
+/* Each CPU's application load history both ways beside the IRQs'; a
+ * state without any is written as a version 4 (read by the irqtune of
+ * before), and a version 4 file is read. */
+static void test_app_round_trip(void **state)
+{
+	static const struct state_sample irq[] = {
+		{ 38, "0000:00:03.0", "virtio2-input.0", 0.0123, 1, false },
+	};
+	static const struct state_sample app[] = {
+		{ 0, "", "", 0.0, 2, false },
+		{ 5, "", "", 0.4986, 2, false },
+		{ 7, "", "", 1.0, 2, false },
+	};
+	double load[3];
+	struct state *a = window(NULL, irq, 1, load), *ap = window(NULL, app, 3, load), *b = NULL;
+	char *text = NULL, why[128];
+
+	(void)state;
+	assert_int_equal(state_format(a, BOOT, &text), 0);
+	assert_int_equal(strncmp(text, HEAD4, strlen(HEAD4)), 0);
+	assert_null(strstr(text, "\napp"));
+	assert_int_equal(state_parse(text, BOOT, NOW, &b, why, sizeof(why)), 0);
+	assert_int_equal(b->nr, 1);
+	assert_int_equal(b->nr_app, 0);
+	assert_int_equal(b->nr_app_ids, 0);
+	state_free(b);
+	free(text);
+	ap->irqs[1].cpu_irq = 0.12;
+	a->app = ap->irqs;
+	a->nr_app = ap->nr;
+	a->nr_app_ids = 8;
+	ap->irqs = NULL;
+	assert_int_equal(state_format(a, BOOT, &text), 0);
+	assert_int_equal(strncmp(text, HEAD, strlen(HEAD)), 0);
+	assert_non_null(strstr(text, "\nappcpus 8\napp 0 0 0 0 1 2000000 4000000\napp 5 120000000 "));
+	assert_int_equal(state_parse(text, BOOT, NOW + 30, &b, why, sizeof(why)), 0);
+	assert_int_equal(b->nr, 1);
+	assert_int_equal(b->nr_app_ids, 8);
+	assert_int_equal(b->nr_app, 3);
+	for (unsigned int i = 0; i < 3; i++) {
+		assert_int_equal(b->app[i].irq, app[i].irq);
+		assert_true(fabs(b->app[i].mean - app[i].load) < 1e-9);
+		assert_true(fabs(b->app[i].weight - 2) < 1e-9);
+		assert_int_equal(b->app[i].runs, 1);
+		assert_true(fabs(b->app[i].cpu_irq - (i == 1 ? 0.12 : 0)) < 1e-9);
+	}
+	free(text);
+	state_free(a);
+	state_free(ap);
+	state_free(b);
+}
+
 static void test_parse_refuses(void **state)
 {
 	static const struct {
@@ -101,6 +154,18 @@ static void test_parse_refuses(void **state)
 		{ HEAD "irq 40 - x 100000000 0 1 1000000 1000000\nirq 40 - y 100000000 0 1 1000000 1000000\n", -EINVAL, "out of order" },
 		{ "irqtune-state " STR(STATE_VERSION) "\nirq 38 - x 100000000 0 1 1000000 1000000\n", -EINVAL, "not understood" },
 		{ HEAD "cpu 3 0.1\n", -EINVAL, "not understood" },
+		/* application lines: version 5 only, CPU ids below appcpus, ascending */
+		{ HEAD4 "appcpus 4\napp 1 0 500000000 0 1 1000000 1000000\n", -EINVAL, "not understood" },
+		{ HEAD "app 1 0 500000000 0 1 1000000 1000000\n", -EINVAL, "application load" },
+		{ HEAD "appcpus 0\n", -EINVAL, "application load" },
+		{ HEAD "appcpus 4\nappcpus 4\n", -EINVAL, "application load" },
+		{ HEAD "appcpus 4\napp 4 0 500000000 0 1 1000000 1000000\n", -EINVAL, "application load" },
+		{ HEAD "appcpus 4\napp 2 0 500000000 0 1 1000000 1000000\n"
+		  "app 1 0 500000000 0 1 1000000 1000000\n", -EINVAL, "application load" },
+		{ HEAD "appcpus 4\napp 1 0 500000000 0 0 1000000 1000000\n", -EINVAL, "application load" },
+		{ HEAD "appcpus 4\napp 1 0 500000000 0 1 1000000\n", -EINVAL, "application load" },
+		{ HEAD "appcpus 4\napp 1 0 - x 500000000 0 1 1000000 1000000\n", -EINVAL, "application load" },
+		{ HEAD "appcpus 4\napp 1 9000000000000 500000000 0 1 1000000 1000000\n", -EINVAL, "application load" },
 	};
 	struct state *st;
 	char why[128];
@@ -432,6 +497,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_app_round_trip),
 		cmocka_unit_test(test_parse_refuses),
 		cmocka_unit_test(test_too_many),
 		cmocka_unit_test(test_snap_round_trip),

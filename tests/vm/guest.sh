@@ -316,8 +316,10 @@ if [ "$machine" = a ]; then
 		measured "m-$b" "$b" -n --json --no-state --load-source=bpf -w 3
 	done
 	### 5. the proc source, after a measured run recorded this guest's costs
+	### (a dry run records them only when a state-dir asks it to)
 	step proc
-	measured m-costs - -n --json --load-source=bpf -w 3
+	printf 'state-dir = /run/irqtune\n' >/tmp/keep.conf
+	measured m-costs - -n --json --load-source=bpf -w 3 -c /tmp/keep.conf
 	put costs /run/irqtune/costs
 	measured p-proc - -n --json --load-source=proc -w 3
 fi
