@@ -371,6 +371,88 @@ threaded() {
 	if [ -z "$bad" ]; then pass threaded; else fail threaded "outside 0.75..1.25x of handlers + irq threads:$bad"; fi
 }
 
+### 8. the pinned application (issue 31): CPU-bound threads pinned to
+### CPULIST, the disk and network loads on, one real run. Every busy IRQ
+### (0.05% of a CPU or more, irqtune(8) PLACEMENT) that irqtune may move
+### must be planned off those CPUs, have its smp_affinity_list off them,
+### and, once it has had 3 interrupts since (a moved MSI takes its new CPU
+### at an interrupt), its effective_affinity_list too. Kernel-managed
+### queues cannot move and are only counted: those irqtune reports so, and
+### those that refused the guest's write after the run (before Linux 6.12
+### nothing else tells a managed vector; irqtune keeps a per-CPU queue
+### where it is without trying).
+app_pinned() {	# NAME CHECK CPULIST
+	local name=$1 check=$2 pinned=$3 bad="" j=$f/$1.out rows busy managed app
+	json_ok "$name.out" || { fail "$check" "no JSON (exit $(rc_of "$name")): $(head -3 "$f/$name.err" 2>/dev/null)"; return; }
+	[ "$(rc_of "$name")" = 0 ] || bad="$bad exit $(rc_of "$name"): $(head -2 "$f/$name.err" | tr '\n' ' ');"
+	# the application as the kernel had it: one thread on each CPU of
+	# CPULIST, allowed that CPU alone
+	bad="$bad$(awk -v p="$pinned" '
+		BEGIN { n = split(p, r, "-"); for (c = r[1]; c <= r[n]; c++) want[c] = 1 }
+		$2 ~ /^[0-9]+$/ && ($2 in want) { got[$2] = 1 }
+		END { for (c in want) if (!(c in got)) printf " no application thread pinned to CPU %s;", c }' "$f/$name.threads")"
+	# "IRQ LOAD TO OUTCOME FROM", busy ones only
+	rows=$(jq -r '.irqs[] | select(.load >= 0.0005 and (.to // .from) != null) |
+		"\(.irq) \(.load) \(.to // .from) \(.outcome) \(.from)"' "$j")
+	busy=$(echo "$rows" | awk -v p="$pinned" -v aff="$f/$name.after" -v eff="$f/$name.after2" \
+		-v i1="$f/$name.intr1" -v i2="$f/$name.intr2" -v probe="$f/$name.probe" '
+		# on(LIST): does cpulist LIST name a CPU of the pinned range?
+		function on(list,   n, part, k, r, m, c) {
+			n = split(list, part, ",")
+			for (k = 1; k <= n; k++) {
+				m = split(part[k], r, "-")
+				for (c = r[1] + 0; c <= r[m] + 0; c++) if (c >= lo && c <= hi) return 1
+			}
+			return 0
+		}
+		function fired(file,   l, a, c, s, i) {
+			while ((getline l < file) > 0) {
+				split(l, a, " "); i = a[1]; sub(":", "", i); s = 0
+				for (c = 2; a[c] ~ /^[0-9]+$/; c++) s += a[c]
+				cnt[file, i] = s
+			}
+		}
+		BEGIN {
+			split(p, pr, "-"); lo = pr[1] + 0; hi = pr[2] == "" ? lo : pr[2] + 0
+			while ((getline l < aff) > 0) { split(l, a, " "); A[a[1]] = a[2] }
+			while ((getline l < eff) > 0) { split(l, a, " "); E[a[1]] = a[3] }
+			fired(i1); fired(i2)
+			while ((getline l < probe) > 0) { split(l, a, " "); if (a[2] == "refused") refused[a[1]] = 1 }
+		}
+		NF >= 4 {
+			if ($4 == "kernel_managed" || ($1 in refused)) { if (on($3)) mg = mg " " $1; next }
+			n++
+			if (on($3)) bad = bad sprintf(" irq %s (load %.4f) planned on %s;", $1, $2, $3)
+			else if (on(A[$1])) bad = bad sprintf(" irq %s smp_affinity_list %s;", $1, A[$1])
+			else if (cnt[i2, $1] >= cnt[i1, $1] + 3 && on(E[$1])) bad = bad sprintf(" irq %s effective on %s after interrupts;", $1, E[$1])
+			if (on($5)) was = was " " $1
+		}
+		END { printf "%d|%s|%s|%s\n", n, bad, was, mg }')
+	IFS='|' read -r n irqbad was managed <<<"$busy"
+	bad="$bad$irqbad"
+	[ "${n:-0}" -gt 0 ] || bad="$bad no busy IRQ that irqtune may move;"
+	# What the run saw of the application, where its JSON says it: per CPU
+	# pinned application load (the member once it exists).
+	app=$(jq -r '[.machine.cpus[]? | select(has("app_load")) | "\(.cpu):\(.app_load)"] | join(" ")' "$j" 2>/dev/null)
+	share=$(jq -r '.summary | select(has("app_cpu_irq_share_before")) |
+		"\(.app_cpu_irq_share_before * 1000 | round / 10)% -> \(.app_cpu_irq_share_after * 1000 | round / 10)%"' "$j" 2>/dev/null)
+	info "$check: application on CPUs $pinned ($(awk '{ printf "%s:%s ", $1, $2 }' "$f/$name.threads")); $n busy IRQs judged, of them on those CPUs before the run:${was:- none}; busy kernel-managed queues left there (reported, or refusing a write):${managed:- none}; per-CPU application load in the JSON: ${app:-absent}; IRQ work on pinned-application CPUs: ${share:-absent}; user+nice ticks per CPU over the run: $(awk 'NR == FNR { u[$1] = $2 + $3; next } { printf "%s %d ", $1, $2 + $3 - u[$1] }' "$f/$name.stat1" "$f/$name.stat2"); summary $(jq -c .summary "$j")"
+	# The run saw the application: a tenth of a CPU or more on each pinned
+	# CPU (the threads share theirs with the loads' unpinned processes and
+	# with the IRQs still there when the window opens).
+	if [ -n "$app" ]; then
+		bad="$bad$(echo "$app" | tr ' ' '\n' | awk -F: -v p="$pinned" '
+			BEGIN { split(p, r, "-"); lo = r[1]; hi = r[2] == "" ? lo : r[2] }
+			$1 >= lo && $1 <= hi && $2 < 0.1 { printf " CPU %s application load %s in the JSON, under 0.1;", $1, $2 }')"
+	fi
+	if [ -z "$bad" ]; then pass "$check"; else fail "$check" "$bad"; fi
+}
+
+if [ "$machine" = a ]; then
+	app_pinned app-23 app-pinned-23 2-3
+	app_pinned app-01 app-pinned-01 0-1
+fi
+
 if [ "$machine" = a ]; then
 	net=$(fact net)
 	info "loads: $(fact loaddevs); peer $(fact peer); last flood: $net"

@@ -8,6 +8,12 @@
  *	loadgen schedmon MS SECONDS PID...	each PID's run time and runs
  *						(schedstat) every MS ms, on
  *						CLOCK_MONOTONIC
+ *	loadgen spin CPULIST SECONDS [MS]	one CPU-bound thread pinned to
+ *						each CPU of CPULIST ("2-3",
+ *						"0,1"): the pinned application;
+ *						with MS, each thread's loops so
+ *						far every MS ms, on
+ *						CLOCK_MONOTONIC
  *
  * Every mode stops by itself after SECONDS, and send6 after a bounded
  * number of datagrams too. Built static, for the initramfs.
@@ -17,10 +23,13 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -154,6 +163,105 @@ static int schedmon(double ms, double secs, int npids, char **pids)
 	return 0;
 }
 
+/*
+ * The pinned application: threads of one process, each allowed on one CPU
+ * (sched_setaffinity on its own thread id), as a database or a packet
+ * poller pins its workers. They spin in user space, touching no system
+ * call until the end, so that all they lose to IRQs is stolen time.
+ */
+#define SPIN_MAX	64
+
+struct spinner {
+	int cpu;
+	double end;
+	double period;		/* seconds between progress lines; 0: none */
+	unsigned long long loops;
+	int err;
+};
+
+static void *spin_one(void *arg)
+{
+	struct spinner *s = arg;
+	cpu_set_t set;
+	volatile unsigned long long n = 0;
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	double t, next = now();
+
+	CPU_ZERO(&set);
+	CPU_SET(s->cpu, &set);
+	if (sched_setaffinity(tid, sizeof(set), &set)) {
+		s->err = errno;
+		return NULL;
+	}
+	/* The clock is read every 2^20 loops (vDSO, no system call); a
+	 * progress line is one write a period, which the thread's rate
+	 * between two lines includes. */
+	do {
+		for (int i = 0; i < (1 << 20); i++)
+			n++;
+		t = now();
+		if (s->period > 0 && t >= next) {
+			printf("%.6f %d %d %llu\n", t, s->cpu, (int)tid, (unsigned long long)n);
+			fflush(stdout);
+			next = t + s->period;
+		}
+	} while (t < s->end);
+	s->loops = n;
+	return NULL;
+}
+
+static int spin(const char *list, double secs, double ms)
+{
+	struct spinner s[SPIN_MAX];
+	pthread_t t[SPIN_MAX];
+	const char *p = list;
+	int n = 0, rc = 0;
+
+	/* "A", "A-B", comma-separated */
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p || a < 0 || a >= CPU_SETSIZE)
+			goto bad;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a || b >= CPU_SETSIZE)
+				goto bad;
+		}
+		for (long c = a; c <= b; c++) {
+			if (n == SPIN_MAX)
+				goto bad;
+			s[n++] = (struct spinner){ .cpu = (int)c, .end = now() + secs,
+						   .period = ms / 1e3 };
+		}
+		if (*end && *end != ',')
+			goto bad;
+		p = *end ? end + 1 : end;
+	}
+	if (!n)
+		goto bad;
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, spin_one, &s[i])) {
+			fprintf(stderr, "loadgen: spin: cannot start a thread\n");
+			return 1;
+		}
+	for (int i = 0; i < n; i++) {
+		pthread_join(t[i], NULL);
+		if (s[i].err) {
+			fprintf(stderr, "loadgen: spin: CPU %d: %s\n", s[i].cpu, strerror(s[i].err));
+			rc = 1;
+		} else {
+			printf("spin cpu %d %llu loops\n", s[i].cpu, s[i].loops);
+		}
+	}
+	return rc;
+bad:
+	fprintf(stderr, "loadgen: '%s': not a cpulist of at most %d CPUs\n", list, SPIN_MAX);
+	return 64;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "disk"))
@@ -164,7 +272,9 @@ int main(int argc, char **argv)
 		return sink(atoi(argv[2]), number(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "schedmon"))
 		return schedmon(number(argv[2]), number(argv[3]), argc - 4, argv + 4);
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "spin"))
+		return spin(argv[2], number(argv[3]), argc == 5 ? number(argv[4]) : 0);
 	fprintf(stderr, "usage: loadgen disk DEV S | send6 ADDR IF PORT S | sink PORT S | "
-		"schedmon MS S PID...\n");
+		"schedmon MS S PID... | spin CPULIST S [MS]\n");
 	return 64;
 }
