@@ -127,10 +127,21 @@ int planrun_apply_loop(const struct planrun_apply *a)
 		int r;
 
 		if (round > 0) {
+			/* "Before" is the placement the run found, not the
+			 * one this round starts from: the IRQs written in the
+			 * rounds before stand where they went by now, and a
+			 * re-plan from there said before = after. */
+			double *found = a->res->before;
+
+			a->res->before = NULL;
 			plan_result_release(a->res);
 			r = plan_compute(a->topo, a->pi, a->nr, a->pol, a->res);
-			if (r < 0)
+			if (r < 0) {
+				free(found);
 				return r;
+			}
+			free(a->res->before);
+			a->res->before = found;
 		}
 		for (unsigned int i = 0; i < a->nr; i++) {
 			struct plan_irq *pi = &a->pi[i];

@@ -229,6 +229,46 @@ static void test_apply_loop(void **state)
 	}
 }
 
+/* One IRQ written, another refused: the re-plan starts from where the
+ * first went, but "before" stays the placement the run found. */
+static void test_apply_before_kept(void **state)
+{
+	const struct plan_policy pol = {
+		.threshold = PLAN_DEFAULT_THRESHOLD, .idle_load = PLAN_DEFAULT_IDLE_LOAD,
+	};
+	struct topology *t = four_cpus();
+	struct plan_irq pi[4];
+	enum report_outcome out[4];
+	struct plan_result res = { 0 };
+	struct fake f = { .answer = { APPLY_MOVED, APPLY_MOVED, APPLY_FAILED,
+				      APPLY_MOVED } };
+	struct planrun_apply a = {
+		.topo = t, .pol = &pol, .pi = pi, .out = out, .nr = 4, .res = &res,
+		.write = fake_write, .refused = fake_refused, .ctx = &f,
+	};
+	double found[4];
+
+	(void)state;
+	setup_irqs(pi, out);
+	/* Three busy IRQs on CPU 0: two must move, and IRQ 12 refuses. */
+	pi[2] = (struct plan_irq){ .irq = 12, .class = CLASS_NET, .group = -1, .node = 0,
+				   .pinned = 0, .served = 0, .load = 0.4 };
+	assert_int_equal(plan_compute(t, pi, 4, &pol, &res), 0);
+	memcpy(found, res.before, sizeof(found));
+	assert_true(found[0] > 1.19 && found[0] < 1.21);
+	assert_true(plan_moves(&pi[2]));
+	assert_int_equal(planrun_apply_loop(&a), 0);
+	assert_int_equal(out[2], OUT_FAILED);
+	assert_true(pi[2].fixed);
+	for (unsigned int k = 0; k < 4; k++)
+		assert_true(res.before[k] == found[k]);
+	/* Two busy IRQs still shared CPU 0 after the first round: the
+	 * re-plan moved one of those that could move. */
+	assert_true(res.after[0] < 0.81);
+	plan_result_release(&res);
+	topology_free(t);
+}
+
 /* The kernel takes a fallback CPU: the IRQ is where the kernel put it. */
 static void test_apply_fallback(void **state)
 {
@@ -329,6 +369,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_input),
 		cmocka_unit_test(test_apply_loop),
+		cmocka_unit_test(test_apply_before_kept),
 		cmocka_unit_test(test_apply_fallback),
 		cmocka_unit_test(test_apply_all_refused),
 		cmocka_unit_test(test_apply_dry_run),
