@@ -389,6 +389,24 @@ static int build_repair(struct ctx *c, unsigned int *order)
 			order[n++] = i;
 		}
 	}
+	/* A busy IRQ on a CPU running pinned application threads leaves it
+	 * when cores with room are among its candidates, however little it
+	 * weighs: what it takes is taken from the application, and a gain
+	 * judged against the IRQ part of the busiest CPU would keep a light
+	 * one there for ever (an RT guest's 0.09% transmit queue stayed on
+	 * the application's CPU). Not "forced" (forced_any()): where it goes
+	 * is the greedy placement's, and the stability rule still holds the
+	 * rest of the plan. */
+	for (unsigned int i = 0; c->full_any && i < c->nr; i++) {
+		struct plan_irq *pi = &c->irqs[i];
+
+		if (c->on[i] < 0 || pi->fixed || !is_heavy(c, pi) ||
+		    !app_full(c, c->on[i]) || room_of(c, pi) == 0)
+			continue;
+		account(c, i, c->on[i], -1);
+		pi->reason = REASON_APP;
+		order[n++] = i;
+	}
 	place_greedy(c, order, n);
 	spread_idle(c);
 	return 0;

@@ -1070,6 +1070,39 @@ static void test_app_peak_does_not_hide_the_rest(void **state)
 	topology_free(t);
 }
 
+/* A light busy IRQ on a CPU running an application leaves it for a CPU
+ * with room, though moving it gains little against the busiest CPU's
+ * IRQ load: the guests' RT kernel kept a 0.09% transmit queue on the
+ * application's CPU. Light idle-ish ones below idle_load may stay. */
+static void test_app_light_irq_leaves(void **state)
+{
+	/* The guest's run: managed queues fixed on every CPU, the two
+	 * busy NIC queues and the light one on the application's CPUs. */
+	static const struct { unsigned int irq; int cpu; double load; bool fixed; } g[] = {
+		{ 26, 2, 0.0113, true }, { 27, 3, 0.0015, true }, { 28, 0, 0.0483, true },
+		{ 29, 1, 0.0821, true }, { 37, 2, 0.0187, true }, { 39, 0, 0.0298, true },
+		{ 40, 1, 0.0617, true }, { 32, 3, 0.2498, false }, { 33, 2, 0.1564, false },
+		{ 34, 2, 0.0009, false },
+	};
+	struct topology *t = machine(1, 4, 1, 1);
+	double app[4] = { [2] = 0.62, [3] = 0.72 };
+	struct plan_irq v[10];
+	struct plan_result res;
+
+	(void)state;
+	for (unsigned int i = 0; i < 10; i++) {
+		v[i] = irq(g[i].irq, CLASS_NET, g[i].irq == 32 ? 2 : g[i].irq > 32 ? 1 : -1, 0,
+			   g[i].cpu, g[i].load);
+		v[i].fixed = g[i].fixed;
+	}
+	plan_app(t, v, 10, app, &res);
+	for (unsigned int i = 7; i < 10; i++)
+		assert_true(v[i].target == 0 || v[i].target == 1);
+	assert_true(v[9].reason == REASON_APP || v[9].reason == REASON_SPREAD);
+	plan_result_release(&res);
+	topology_free(t);
+}
+
 /* No application load anywhere, or all of it on offline CPUs: the plan
  * of no policy->app at all, and no res.app. */
 static void test_app_zero_plans_as_without(void **state)
@@ -1532,6 +1565,7 @@ int main(void)
 		cmocka_unit_test(test_app_capacity),
 		cmocka_unit_test(test_app_queues_double_up_off_pollers),
 		cmocka_unit_test(test_app_peak_does_not_hide_the_rest),
+		cmocka_unit_test(test_app_light_irq_leaves),
 		cmocka_unit_test(test_app_zero_plans_as_without),
 		cmocka_unit_test(test_vectors_bound_arrivals),
 		cmocka_unit_test(test_vectors_plenty_plans_as_before),
