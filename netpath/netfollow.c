@@ -10,6 +10,7 @@
 #include "log.h"
 #include "netfollow.h"
 #include "netpathio.h"
+#include "report.h"
 #include "strutil.h"
 
 /* Where an IRQ ended up and whether irqtune chose it. */

@@ -8,10 +8,10 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include "apply.h"
 #include "device.h"
 #include "netpath.h"
 #include "plan.h"
-#include "report.h"
 #include "source.h"
 #include "topology.h"
 

@@ -9,20 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include "apply.h"
 #include "irqclass.h"
-
-enum report_outcome {
-	OUT_KEPT,		/* movable, stays where it is */
-	OUT_MOVED,		/* written */
-	OUT_WOULD_MOVE,		/* --dry-run: would be written */
-	OUT_MANAGED,		/* kernel-managed: the kernel places it */
-	OUT_GONE,		/* vanished during the run */
-	OUT_FAILED,		/* the write was refused */
-	OUT_BANNED,		/* --banirq, the configuration or IRQTUNE_BAN */
-	OUT_UNUSED,		/* no handler: not listed */
-	OUT_NOCPU,		/* its allowed CPUs are all ineligible: left */
-	OUT_NR
-};
 
 /* "moved", "kernel-managed", ... as the text report prints it. */
 const char *report_outcome_text(enum report_outcome o);
