@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include "cpuset.h"
 #include "irqclass.h"
-#include "sample.h"
+#include "procfs.h"
 
 #define DEVICE_NAME_MAX 64
 

@@ -39,14 +39,6 @@ struct pitem {
 	unsigned int irq;
 };
 
-void pack_state_release(struct pack_state *st)
-{
-	for (unsigned int d = 0; st->nodes && d < st->nr_nodes; d++)
-		cpuset_free(st->nodes[d].cpus);
-	free(st->nodes);
-	memset(st, 0, sizeof(*st));
-}
-
 void pack_result_release(struct pack_result *res)
 {
 	cpuset_free(res->pool);
