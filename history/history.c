@@ -24,6 +24,7 @@
 #include "pathnames.h"
 #include "sample.h"
 #include "state.h"
+#include "strutil.h"
 
 void history_release(struct history *h)
 {

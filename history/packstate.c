@@ -21,6 +21,7 @@
 #include "cpuset.h"
 #include "fileio.h"
 #include "packstate.h"
+#include "strutil.h"
 
 void pack_state_release(struct pack_state *st)
 {

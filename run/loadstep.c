@@ -19,6 +19,7 @@
 #include "plan.h"
 #include "replay.h"
 #include "source.h"
+#include "strutil.h"
 
 static double realtime(void)
 {
