@@ -315,7 +315,9 @@ out:
 	return r;
 }
 
-int make_own_dir(const char *path)
+/* Create directory @path (mode 0755) if need be; -EPERM unless it then is
+ * a real directory of ours that no one else can write. */
+static int make_own_dir(const char *path)
 {
 	struct stat st;
 

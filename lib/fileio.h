@@ -36,9 +36,6 @@ int write_file_atomic(const char *path, const char *text, size_t len, mode_t mod
  * no one else can write, not a symlink, shorter than @len, with no NUL.
  * The length, or -errno (-ELOOP, -EPERM, -EFBIG, -EINVAL...) with @why. */
 long read_own_file(const char *path, char *buf, size_t len, char *why, size_t why_len);
-/* Create directory @path (mode 0755) if need be; -EPERM unless it then is
- * a real directory of ours that no one else can write. */
-int make_own_dir(const char *path);
 /* Replace such a file (mode 0644) atomically, making its directory first. */
 int write_own_file(const char *path, const char *text, size_t len);
 
