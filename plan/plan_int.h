@@ -3,7 +3,47 @@
  * them includes: the state of one plan_compute() (struct ctx), the tallies
  * the rules keep, and the calls between the rules (plan.c), the ranking
  * index (plan_index.c) and the improvement passes (plan_improve.c). The
- * contract with the rest of irqtune is plan.h alone. */
+ * contract with the rest of irqtune is plan.h alone: its symbols are
+ * static, or carry the plan_ prefix, and no other file includes this one.
+ *
+ * Adding a placement rule:
+ *  1. Its input goes into struct plan_policy or struct plan_irq (plan.h),
+ *     filled by run/planrun.c (or policy.c); a new reason for the report
+ *     into enum plan_reason and plan_reason_text().
+ *  2. Any state it keeps goes into struct ctx, set up in ctx_init(),
+ *     kept by tally() and account() in both directions (sign), cleared by
+ *     reset().
+ *  3. Its judgement: is_candidate() where it rules a CPU out, score_of()
+ *     and score_cmp() where it ranks CPUs. rank_cpus() (plan_index.c)
+ *     answers from queues ordered by load and count alone: a rule that
+ *     ranks on anything else sets a flag that makes it scan, as hetero
+ *     and full_any do, or keeps its own index there. The passes of
+ *     plan_improve.c move and swap IRQs outside rank_cpus(): each move
+ *     they accept must pass the rule too (as vec_room() does there).
+ *  4. Keep the rule off where its input is absent (no input, every path
+ *     as before: capacity where CPUs are alike, vectors where no limit is
+ *     known, application load where none is), and say so in a test that
+ *     plans with the input neutral and compares (test_plan.c's
+ *     test_alike_capacity_plans_as_before, test_vectors_plenty_plans_as_before,
+ *     test_app_alike_plans_as_without).
+ *
+ * The reference planner, tests/unit/plan_ref.c, is the planner before
+ * rank_cpus() had an index: every IRQ ranks every candidate CPU by a scan.
+ * test_plan_matches_reference holds the planner to it, IRQ for IRQ, on
+ * thousands of random machines of alike CPUs without vector limits or
+ * application load. It is never made faster or shares code with these
+ * files; but a rule that changes plans on those machines must be added
+ * to it as well, written its way (a scan, no index), in the same commit,
+ * as 37b8cff and 3af2342 did: then the comparison checks the index and the
+ * passes against an independent count. A rule kept off there (step 4)
+ * leaves it as it is. The comparison also runs every other machine with
+ * capacity and vector rules on where they bind nowhere (one capacity on
+ * every CPU, limits above the IRQ count: random_case_loose()); where they
+ * bind, or application load is known, it cannot follow: the reference has
+ * no weights, vectors or application load, and teaching it them would
+ * write the rules a second time in the same shape, checking nothing. Those
+ * rules are held to properties instead (test_plan.c's test_capacity_*,
+ * test_vectors_* and test_app_*). */
 #ifndef IRQTUNE_PLAN_INT_H
 #define IRQTUNE_PLAN_INT_H
 
