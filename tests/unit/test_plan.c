@@ -542,7 +542,7 @@ static void test_crowded_cpus_plan_and_settle(void **state)
 }
 
 /* A load shift on one node: the plan gets within 5% of the best (0.1806)
- * and moves only IRQs of that node, and few of them. Regression: improve()
+ * and moves only IRQs of that node, and few of them. Regression: plan_improve()
  * used to reorder a CPU's IRQ list while walking it (a spreading check
  * unlinked and relinked the IRQ) and looped forever here. */
 static void test_shift_repairs_with_few_moves(void **state)
