@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plan_int.h - what the planner's three files share, and nothing outside
- * them includes: the state of one plan_compute() (struct plan_ctx), the tallies
- * the rules keep, and the calls between the rules (plan.c), the ranking
- * index (plan_index.c) and the improvement passes (plan_improve.c). The
- * contract with the rest of irqtune is plan.h alone: its symbols are
+ * them includes: the state of one plan_compute() (struct plan_ctx), the
+ * tallies the rules keep, and the calls between the rules (plan.c), the
+ * ranking index (plan_index.c) and the improvement passes (plan_improve.c).
+ * The contract with the rest of irqtune is plan.h alone: its symbols are
  * static, or carry the plan_ prefix, and no other file includes this one.
  *
  * Adding a placement rule:
@@ -11,15 +11,16 @@
  *     filled by run/planrun.c (or policy.c); a new reason for the report
  *     into enum plan_reason and plan_reason_text().
  *  2. Any state it keeps goes into struct plan_ctx, set up in ctx_init(),
- *     kept by plan_tally() and plan_account() in both directions (sign), cleared by
- *     plan_reset().
- *  3. Its judgement: plan_is_candidate() where it rules a CPU out, plan_score_of()
- *     and plan_score_cmp() where it ranks CPUs. plan_rank_cpus() (plan_index.c)
- *     answers from queues ordered by load and count alone: a rule that
- *     ranks on anything else sets a flag that makes it scan, as hetero
- *     and full_any do, or keeps its own index there. The passes of
- *     plan_improve.c move and swap IRQs outside plan_rank_cpus(): each move
- *     they accept must pass the rule too (as vec_room() does there).
+ *     kept by plan_tally() and plan_account() in both directions (sign),
+ *     cleared by plan_reset().
+ *  3. Its judgement: plan_is_candidate() where it rules a CPU out,
+ *     plan_score_of() and plan_score_cmp() where it ranks CPUs.
+ *     plan_rank_cpus() (plan_index.c) answers from queues ordered by load
+ *     and count alone: a rule that ranks on anything else sets a flag that
+ *     makes it scan, as hetero and full_any do, or keeps its own index
+ *     there. The passes of plan_improve.c move and swap IRQs outside
+ *     plan_rank_cpus(): each move they accept must pass the rule too (as
+ *     vec_room() does there).
  *  4. Keep the rule off where its input is absent (no input, every path
  *     as before: capacity where CPUs are alike, vectors where no limit is
  *     known, application load where none is), and say so in a test that
