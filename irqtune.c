@@ -45,6 +45,7 @@
 #include "runcapture.h"
 #include "sample.h"
 #include "source.h"
+#include "strutil.h"
 #include "topology.h"
 #include "vectors.h"
 

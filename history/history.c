@@ -22,9 +22,9 @@
 #include "fileio.h"
 #include "history.h"
 #include "pathnames.h"
-#include "plan.h"
 #include "sample.h"
 #include "state.h"
+#include "strutil.h"
 
 void history_release(struct history *h)
 {
@@ -420,13 +420,15 @@ out:
 /* With a history behind every busy IRQ, a plan is judged on the evidence
  * of several windows, not one: the loads are known to the standard error
  * of their weighted means (the busiest CPU's, as they sit now), not to a
- * clock tick of one window, and when no threshold was set a gain of
- * PLAN_EVIDENCE_THRESHOLD is worth a move. A load that shifted in the
- * minute since the last run is known from that minute as well as it was
- * before (history_mean_var); a new IRQ, or one that shifted within a short
- * window, has one window only, and the one-window rules stand. */
-int history_weigh_evidence(struct history *h, const struct plan_irq *pi, unsigned int nr,
-			   unsigned int nr_ids, bool threshold_auto, struct plan_policy *pol)
+ * clock tick of one window, and the caller may then hold the plan to a
+ * smaller threshold (plan.h's PLAN_EVIDENCE_THRESHOLD, where the site set
+ * none). A load that shifted in the minute since the last run is known
+ * from that minute as well as it was before (history_mean_var); a new
+ * IRQ, or one that shifted within a short window, has one window only,
+ * and the one-window rules stand. */
+int history_weigh_evidence(struct history *h, const struct history_placed *ip,
+			   unsigned int nr, unsigned int nr_ids, double idle_load,
+			   double stability, double *ret_resolution)
 {
 	double *var, worst = 0;
 	unsigned int busy = 0;
@@ -438,14 +440,14 @@ int history_weigh_evidence(struct history *h, const struct plan_irq *pi, unsigne
 	if (!var)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < nr; i++) {
-		if (pi[i].fixed || !(pi[i].load > pol->idle_load))
+		if (ip[i].fixed || !(ip[i].load > idle_load))
 			continue;
-		if (h->mean_var[i] < 0 || pi[i].served < 0 ||
-		    (unsigned int)pi[i].served >= nr_ids) {
+		if (h->mean_var[i] < 0 || ip[i].served < 0 ||
+		    (unsigned int)ip[i].served >= nr_ids) {
 			free(var);
 			return 0;
 		}
-		var[pi[i].served] += h->mean_var[i];
+		var[ip[i].served] += h->mean_var[i];
 		busy++;
 	}
 	/* A CPU's application load is known to its mean's standard error
@@ -459,13 +461,12 @@ int history_weigh_evidence(struct history *h, const struct plan_irq *pi, unsigne
 	/* An idle machine has nothing to judge: its IRQs spread by count. */
 	if (!busy)
 		return 0;
-	pol->resolution = sqrt(worst);
-	pol->stability = threshold_auto ? PLAN_EVIDENCE_THRESHOLD : pol->threshold;
+	*ret_resolution = sqrt(worst);
 	l = strlen(h->note);
 	snprintf(h->note + l, sizeof(h->note) - l,
 		 "; every busy IRQ has a history: plans judged to %.2f%% of a CPU, threshold %.0f%%",
-		 pol->resolution * 100, pol->stability * 100);
-	return 0;
+		 *ret_resolution * 100, stability * 100);
+	return 1;
 }
 
 /* The history's record of @x: the same number, device and name. */

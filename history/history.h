@@ -36,8 +36,6 @@
 
 struct cpuset;
 struct device_map;
-struct plan_irq;
-struct plan_policy;
 struct snapshot;
 struct state;
 struct state_irq;
@@ -141,16 +139,25 @@ int history_long(struct history *h, const struct snapshot *a, const struct snaps
  * history that cannot be kept is left in @h->warn. 0 or -ENOMEM. */
 int history_end(struct history *h, const struct history_window *w, const char *boot);
 
-/* With a history behind every busy IRQ of @pi (@nr of them, in the order
- * of history_end()'s map, so @pi[i]'s mean has @h->mean_var[i]; CPU ids
- * below @nr_ids), judge the plan on it: set @pol's resolution to the
- * standard error of the busiest CPU's loads (its IRQs' and its
- * application load's means), and its stability to
- * PLAN_EVIDENCE_THRESHOLD when @threshold_auto, else to its threshold, and
- * say so at the end of @h->note. Otherwise @pol and the note are left as
- * they are. 0 or -ENOMEM. */
-int history_weigh_evidence(struct history *h, const struct plan_irq *pi, unsigned int nr,
-			   unsigned int nr_ids, bool threshold_auto, struct plan_policy *pol);
+/* One IRQ of a plan as its evidence is weighed: the history's own terms,
+ * which the run's load step fills from the planner's input. */
+struct history_placed {
+	double load;		/* in CPUs, the history's weighted mean */
+	int served;		/* the CPU serving it, -1: none known */
+	bool fixed;		/* the plan leaves it where it is */
+};
+
+/* With a history behind every busy IRQ of @ip (above @idle_load and not
+ * fixed; @nr of them, in the order of history_end()'s map, so @ip[i]'s
+ * mean has @h->mean_var[i]; CPU ids below @nr_ids), judge the plan on it:
+ * the standard error of the busiest CPU's loads (its IRQs' and its
+ * application load's means) into *@ret_resolution, and say so, with the
+ * threshold @stability the plan will then be held to, at the end of
+ * @h->note. 1 when judged; 0 when some busy IRQ has no history, or none
+ * is busy (*@ret_resolution and the note untouched); -ENOMEM. */
+int history_weigh_evidence(struct history *h, const struct history_placed *ip,
+			   unsigned int nr, unsigned int nr_ids, double idle_load,
+			   double stability, double *ret_resolution);
 
 void history_release(struct history *h);
 

@@ -49,7 +49,8 @@ struct scan {
 	size_t nr_usb;
 };
 
-enum irq_class device_class_from_pci(unsigned long pci_class)
+/* Class from a PCI class code (the 24-bit "class" sysfs value). */
+static enum irq_class device_class_from_pci(unsigned long pci_class)
 {
 	switch (pci_class >> 16) {
 	case 0x01:	/* mass storage controller */
@@ -825,12 +826,6 @@ static int scan_captured(struct source *src, struct scan *sc, unsigned int *ret_
 	if (r == 0 && sc->nr_owners)
 		qsort(sc->owners, sc->nr_owners, sizeof(*sc->owners), owner_cmp);
 	return r;
-}
-
-int device_scan(const struct interrupts *intr, unsigned int nr_ids,
-		struct device_map **ret_map)
-{
-	return device_scan_from(intr, nr_ids, NULL, ret_map, NULL);
 }
 
 int device_scan_from(const struct interrupts *intr, unsigned int nr_ids,

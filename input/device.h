@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include "cpuset.h"
 #include "irqclass.h"
-#include "sample.h"
+#include "procfs.h"
 
 #define DEVICE_NAME_MAX 64
 
@@ -53,20 +53,15 @@ struct device_map {
 /* Fill a map for every numbered IRQ of @intr. @nr_ids bounds CPU ids.
  * A driver's /proc/irq/N/affinity_hint is read too (into irq_info.hint).
  * Returns 0 or -errno (libudev unusable: -ENXIO; no memory: -ENOMEM);
- * a single unreadable /proc/irq/N is not an error. */
-int device_scan(const struct interrupts *intr, unsigned int nr_ids,
-		struct device_map **ret_map);
-/* The same through @src (NULL: the live machine): recording keeps what
- * libudev said as the member "devices" and the /proc/irq/N files read;
- * replaying takes them from the capture instead of libudev and /proc,
- * and a malformed "devices" is -EINVAL with its line in *@ret_line. */
+ * a single unreadable /proc/irq/N is not an error. Through @src (NULL:
+ * the live machine): recording keeps what libudev said as the member
+ * "devices" and the /proc/irq/N files read; replaying takes them from the
+ * capture instead of libudev and /proc, and a malformed "devices" is
+ * -EINVAL with its line in *@ret_line. */
 struct source;
 int device_scan_from(const struct interrupts *intr, unsigned int nr_ids,
 		     struct source *src, struct device_map **ret_map,
 		     unsigned int *ret_line);
 void device_map_free(struct device_map *map);
-
-/* Class from a PCI class code (the 24-bit "class" sysfs value). */
-enum irq_class device_class_from_pci(unsigned long pci_class);
 
 #endif

@@ -16,6 +16,7 @@
 #include "fileio.h"
 #include "loadsrc.h"
 #include "pathnames.h"
+#include "strutil.h"
 
 const char *loadsrc_name(enum loadsrc_kind k)
 {

@@ -33,7 +33,7 @@ FUZZ_SRC_kubelet = input/kubelet.c
 # --replay's reader and every parser a replay runs on a capture's members.
 # replay.c parses the kept configuration; report.c names the planner's
 # reasons (plan.c).
-FUZZ_SRC_capture = capture/replay.c topology.c input/device.c load/measure.c input/compat.c report/report.c load/costs.c \
+FUZZ_SRC_capture = run/replay.c topology.c input/device.c load/measure.c input/compat.c report/report.c load/costs.c \
 		   input/config.c input/vectors.c plan/plan.c plan/plan_index.c plan/plan_improve.c
 FUZZ_LIBS_capture = $(shell pkg-config --libs libudev inih 2>/dev/null || echo -ludev -linih)
 FUZZ_LIBS_config = $(shell pkg-config --libs inih 2>/dev/null || echo -linih)
@@ -53,7 +53,7 @@ FUZZ_SEEDS_estimate   = $(FUZZ_OUT)/seeds/estimate
 fuzz-deps:
 	tests/fuzz/deps
 
-$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c capture/replay.c input/device.c load/measure.c $(wildcard input/config.c plan/policy.c input/compat.c input/kubelet.c) $(HEADERS) | fuzz-deps
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c run/replay.c input/device.c load/measure.c $(wildcard input/config.c plan/policy.c input/compat.c input/kubelet.c) $(HEADERS) | fuzz-deps
 	@mkdir -p $(FUZZ_OUT)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBSRC) $(FUZZ_SRC_$*) -lm $(FUZZ_LIBS_$*) $(FUZZ_LIBS_ALL)
 
@@ -93,7 +93,7 @@ FUZZ_REGRESS_CC     ?= $(CC)
 FUZZ_REGRESS_CFLAGS ?= -std=gnu11 -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(INCLUDES) -Itests/fuzz -g -O1 \
 		-fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all
-$(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c capture/replay.c input/device.c load/measure.c $(wildcard input/config.c plan/policy.c input/compat.c input/kubelet.c) $(HEADERS)
+$(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c run/replay.c input/device.c load/measure.c $(wildcard input/config.c plan/policy.c input/compat.c input/kubelet.c) $(HEADERS)
 	@mkdir -p $(FUZZ_OUT)
 	$(FUZZ_REGRESS_CC) $(FUZZ_REGRESS_CFLAGS) -o $@ $< tests/fuzz/standalone.c $(FUZZ_LIBSRC) $(FUZZ_SRC_$*) -lm $(FUZZ_LIBS_$*) $(FUZZ_LIBS_ALL)
 
@@ -112,7 +112,7 @@ fuzz-regress: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/replay_%) $(FUZZ_OUT)/seeds/estimate
 # Line coverage of the product sources by each target's corpus (what the
 # fuzzing reached), with clang's source-based coverage.
 FUZZ_COV_SRC = sample.c input/procfs.c lib/strutil.c load/estimate.c lib/cpuset.c lib/fileio.c topology.c $(wildcard input/config.c plan/policy.c) input/compat.c load/costs.c \
-	       history/state.c capture/capture.c capture/source.c capture/replay.c input/device.c input/kubelet.c
+	       history/state.c capture/capture.c capture/source.c run/replay.c input/device.c input/kubelet.c
 fuzz-coverage: $(FUZZ_OUT)/seeds/estimate | fuzz-deps
 	@mkdir -p $(FUZZ_OUT)/cov
 	@set -e; for t in $(FUZZ_TARGETS); do \

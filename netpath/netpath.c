@@ -535,3 +535,33 @@ void netpath_plan_free(struct netpath_plan *plan)
 	free(plan->notes);
 	free(plan);
 }
+
+void netfollow_result_free(struct netfollow_result *res)
+{
+	if (!res)
+		return;
+	free(res->changes);
+	free(res->notes);
+	free(res);
+}
+
+static const char *const texts[] = {
+	[NETFOLLOW_WRITTEN] = "set", [NETFOLLOW_WOULD] = "would set",
+	[NETFOLLOW_KEPT] = "kept", [NETFOLLOW_LEFT] = "left",
+	[NETFOLLOW_FAILED] = "failed", [NETFOLLOW_GONE] = "gone",
+};
+static const char *const keys[] = {
+	[NETFOLLOW_WRITTEN] = "written", [NETFOLLOW_WOULD] = "would_write",
+	[NETFOLLOW_KEPT] = "kept", [NETFOLLOW_LEFT] = "left",
+	[NETFOLLOW_FAILED] = "failed", [NETFOLLOW_GONE] = "gone",
+};
+
+const char *netfollow_outcome_text(enum netfollow_outcome o)
+{
+	return texts[o];
+}
+
+const char *netfollow_outcome_key(enum netfollow_outcome o)
+{
+	return keys[o];
+}

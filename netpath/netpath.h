@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include "cpuset.h"
+#include "device.h"
 
 #define NETPATH_REASON_MAX	192
 
@@ -110,5 +111,49 @@ struct netpath_plan {
 /* Decide every XPS mask and NAPI thread CPU of @in. 0 or -ENOMEM. */
 int netpath_plan(const struct netpath_input *in, struct netpath_plan **ret_plan);
 void netpath_plan_free(struct netpath_plan *plan);
+
+/* What became of each XPS mask and NAPI thread of a run (netfollow.h's
+ * step fills it), as the report and the outputs tell it. */
+enum netfollow_outcome {
+	NETFOLLOW_WRITTEN,	/* written and accepted */
+	NETFOLLOW_WOULD,	/* --dry-run: would be written */
+	NETFOLLOW_KEPT,		/* already so */
+	NETFOLLOW_LEFT,		/* not irqtune's to set */
+	NETFOLLOW_FAILED,	/* the write was refused; left as it was */
+	NETFOLLOW_GONE,		/* the thread exited, or the queue vanished */
+};
+
+struct netfollow_change {
+	bool xps;		/* an XPS mask, else a NAPI thread */
+	char ifname[DEVICE_NAME_MAX];
+	char what[48];		/* "tx-3", "napi/eth0-8193" */
+	int pid;		/* a thread's; 0 for XPS */
+	char from[64];		/* cpulist now, "?" unread */
+	char to[64];		/* cpulist planned, "" when left */
+	enum netfollow_outcome outcome;
+	int err;		/* errno of a refusal */
+	char reason[NETPATH_REASON_MAX];
+};
+
+struct netfollow_note {
+	bool xps;
+	char ifname[DEVICE_NAME_MAX];
+	char text[NETPATH_REASON_MAX];
+};
+
+struct netfollow_result {
+	unsigned int nr, nr_notes;
+	struct netfollow_change *changes;
+	struct netfollow_note *notes;
+	unsigned int failed;	/* refused writes */
+	/* How NAPI threads were matched to IRQs: "netlink", "names", or
+	 * NULL when there were none. */
+	const char *napi_source;
+};
+
+void netfollow_result_free(struct netfollow_result *res);
+const char *netfollow_outcome_text(enum netfollow_outcome o);
+/* "written", "would_write", "kept", "left", "failed", "gone" */
+const char *netfollow_outcome_key(enum netfollow_outcome o);
 
 #endif

@@ -19,6 +19,7 @@
 #include "netpathio.h"
 #include "pathnames.h"
 #include "procfs.h"
+#include "strutil.h"
 
 /* include/linux/sched.h */
 #define PF_KTHREAD		0x00200000UL

@@ -12,7 +12,7 @@
 #include "appload.h"
 #include "json.h"
 #include "kubelet.h"
-#include "netfollow.h"
+#include "netpath.h"
 #include "strutil.h"
 #include "topology.h"
 

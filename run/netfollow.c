@@ -10,6 +10,7 @@
 #include "log.h"
 #include "netfollow.h"
 #include "netpathio.h"
+#include "report.h"
 #include "strutil.h"
 
 /* Where an IRQ ended up and whether irqtune chose it. */
@@ -330,36 +331,6 @@ out:
 	}
 	*ret = res;
 	return 0;
-}
-
-void netfollow_result_free(struct netfollow_result *res)
-{
-	if (!res)
-		return;
-	free(res->changes);
-	free(res->notes);
-	free(res);
-}
-
-static const char *const texts[] = {
-	[NETFOLLOW_WRITTEN] = "set", [NETFOLLOW_WOULD] = "would set",
-	[NETFOLLOW_KEPT] = "kept", [NETFOLLOW_LEFT] = "left",
-	[NETFOLLOW_FAILED] = "failed", [NETFOLLOW_GONE] = "gone",
-};
-static const char *const keys[] = {
-	[NETFOLLOW_WRITTEN] = "written", [NETFOLLOW_WOULD] = "would_write",
-	[NETFOLLOW_KEPT] = "kept", [NETFOLLOW_LEFT] = "left",
-	[NETFOLLOW_FAILED] = "failed", [NETFOLLOW_GONE] = "gone",
-};
-
-const char *netfollow_outcome_text(enum netfollow_outcome o)
-{
-	return texts[o];
-}
-
-const char *netfollow_outcome_key(enum netfollow_outcome o)
-{
-	return keys[o];
 }
 
 /* "eth0 tx-3 xps" or "eth0 napi/eth0-8193 (pid 900)", escaped. */

@@ -16,8 +16,10 @@
 #include "loadstep.h"
 #include "log.h"
 #include "pathnames.h"
+#include "plan.h"
 #include "replay.h"
 #include "source.h"
+#include "strutil.h"
 
 static double realtime(void)
 {
@@ -418,10 +420,30 @@ int loadstep_weigh(struct loadstep *ls, const struct loadstep_input *in)
 int loadstep_evidence(struct loadstep *ls, const struct plan_irq *pi, unsigned int nr,
 		      unsigned int nr_ids, bool threshold_auto, struct plan_policy *pol)
 {
-	int r = history_weigh_evidence(&ls->hist, pi, nr, nr_ids, threshold_auto, pol);
+	/* where the site set no threshold, a gain the evidence can tell
+	 * is worth a move */
+	double stability = threshold_auto ? PLAN_EVIDENCE_THRESHOLD : pol->threshold;
+	struct history_placed *ip = NULL;
+	double resolution = 0;
+	int r = 0;
 
+	if (ls->hist.mean_var) {
+		ip = calloc(nr ? nr : 1, sizeof(*ip));
+		if (!ip)
+			return -ENOMEM;
+		for (unsigned int i = 0; i < nr; i++)
+			ip[i] = (struct history_placed){ .load = pi[i].load,
+				.served = pi[i].served, .fixed = pi[i].fixed };
+		r = history_weigh_evidence(&ls->hist, ip, nr, nr_ids, pol->idle_load,
+					   stability, &resolution);
+		free(ip);
+	}
+	if (r > 0) {
+		pol->resolution = resolution;
+		pol->stability = stability;
+	}
 	history_said(ls);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 void loadstep_release(struct loadstep *ls)
