@@ -2,8 +2,9 @@
 /* bpfsrc.c - the "bpf" load source: the kernel program (bpfload.c) loaded
  * for the window, what it summed read once at the end and turned into each
  * IRQ's load (measure.c), believed only when it agrees with
- * /proc/interrupts. In a replay, the measurement the capture kept stands
- * in for the program. */
+ * /proc/interrupts; and the pinned application threads' run time, where
+ * its sched_switch probe summed it. In a replay, the measurement the
+ * capture kept stands in for the program. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "appload.h"
 #include "bpfload.h"
 #include "fileio.h"
 #include "loadsrc.h"
@@ -192,6 +194,28 @@ static int bpf_read(struct loadsrc *ls, const struct loadsrc_window *w,
 	return 0;
 }
 
+/* Where the program summed the pinned threads' run time (a replay:
+ * where the capture holds that sum). */
+static int bpf_app(const struct loadsrc *ls, unsigned int nr_ids, struct appload *ret)
+{
+	const struct measure_raw *raw = ls->raw;
+
+	if (!raw || !raw->app_timed)
+		return 0;
+	ret->cpu = calloc(nr_ids ? nr_ids : 1, sizeof(*ret->cpu));
+	if (!ret->cpu)
+		return -ENOMEM;
+	ret->nr_ids = nr_ids;
+	if (measure_app(raw, ret->cpu, nr_ids) < 0) {
+		appload_release(ret);
+		return 0;
+	}
+	ret->kind = APPLOAD_BPF;
+	snprintf(ret->reason, sizeof(ret->reason),
+		 "the kernel program's sched_switch probe timed every pinned thread");
+	return 0;
+}
+
 static void bpf_close(struct loadsrc *ls)
 {
 	struct bpfsrc *s = ls->priv;
@@ -210,5 +234,6 @@ const struct loadsrc_ops loadsrc_bpf = {
 	.window_tick = bpf_tick,
 	.window_end = bpf_end,
 	.read = bpf_read,
+	.app = bpf_app,
 	.close = bpf_close,
 };

@@ -214,6 +214,14 @@ int loadsrc_finish(struct loadsrc *ls, const struct loadsrc_window *w,
 	return 0;
 }
 
+int loadsrc_app(const struct loadsrc *ls, unsigned int nr_ids, struct appload *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	if (!ls->ops || !ls->ops->app)
+		return 0;
+	return ls->ops->app(ls, nr_ids, ret);
+}
+
 void loadsrc_release(struct loadsrc *ls)
 {
 	if (ls->ops && ls->ops->close)

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "appload.h"
 #include "bpfload.h"
 #include "estimate.h"
 #include "irqthread.h"
@@ -72,6 +73,10 @@ struct loadsrc_ops {
 	 * took a measurement leaves it in ls->raw, read or not. */
 	int (*read)(struct loadsrc *ls, const struct loadsrc_window *w,
 		    struct irq_activity **ret, char *why, size_t len);
+	/* The pinned application threads' load per CPU id below @nr_ids
+	 * that it timed over the window, into @ret (memset to 0 by the
+	 * caller; kind APPLOAD_NONE: none). -ENOMEM only. */
+	int (*app)(const struct loadsrc *ls, unsigned int nr_ids, struct appload *ret);
 	/* Let go of ls->priv (a program detached). */
 	void (*close)(struct loadsrc *ls);
 };
@@ -141,6 +146,10 @@ int loadsrc_finish(struct loadsrc *ls, const struct loadsrc_window *w,
  * and whether the load came from one. */
 bool loadsrc_measures(const struct loadsrc *ls);
 bool loadsrc_measured(const struct loadsrc *ls);
+
+/* The pinned application load the open source timed (its app), into
+ * @ret; kind APPLOAD_NONE where it times none. -ENOMEM only. */
+int loadsrc_app(const struct loadsrc *ls, unsigned int nr_ids, struct appload *ret);
 
 /* The source is closed here at the latest. */
 void loadsrc_release(struct loadsrc *ls);

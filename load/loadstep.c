@@ -343,33 +343,8 @@ static int end_history(struct loadstep *ls, const struct loadstep_input *in)
 	return r;
 }
 
-/* The kernel program's application load into @ret, where it ran and
- * summed the pinned threads' run time (a replay: where the capture holds
- * that sum); kind APPLOAD_NONE otherwise. -ENOMEM only. */
-static int app_measured(const struct loadstep_input *in, unsigned int nr_ids,
-			struct appload *ret)
-{
-	const struct measure_raw *raw = in->src->raw;
-
-	memset(ret, 0, sizeof(*ret));
-	if (!raw || !raw->app_timed)
-		return 0;
-	ret->cpu = calloc(nr_ids ? nr_ids : 1, sizeof(*ret->cpu));
-	if (!ret->cpu)
-		return -ENOMEM;
-	ret->nr_ids = nr_ids;
-	if (measure_app(raw, ret->cpu, nr_ids) < 0) {
-		appload_release(ret);
-		return 0;
-	}
-	ret->kind = APPLOAD_BPF;
-	snprintf(ret->reason, sizeof(ret->reason),
-		 "the kernel program's sched_switch probe timed every pinned thread");
-	return 0;
-}
-
-/* The pinned application load over the window: the program's where it
- * has some (appload_choose), else /proc's. -ENOMEM only. */
+/* The pinned application load over the window: the load source's where
+ * it timed some (appload_choose), else /proc's. -ENOMEM only. */
 static int app_load(struct loadstep *ls, const struct loadstep_input *in)
 {
 	struct appload proc, bpf;
@@ -383,7 +358,7 @@ static int app_load(struct loadstep *ls, const struct loadstep_input *in)
 	r = appload_compute(in->app, in->win->b.when - in->win->a.when, ls->hz, in->nr_ids,
 			    &proc);
 	if (r == 0) {
-		r = app_measured(in, in->nr_ids, &bpf);
+		r = loadsrc_app(in->src, in->nr_ids, &bpf);
 		if (r < 0)
 			appload_release(&proc);
 	}

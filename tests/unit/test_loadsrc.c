@@ -3,7 +3,8 @@
  * load-source takes, and a source is driven through its operations only.
  * Two fake sources in a test table (a "meter" that measures, and a "base"
  * that always opens, as the estimate does) are opened, run over a window
- * and read, live and in a replay, with each way a source can fail. */
+ * and read (each IRQ's load, and the pinned application load), live and
+ * in a replay, with each way a source can fail. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -84,6 +85,19 @@ static int meter_read(struct loadsrc *ls, const struct loadsrc_window *w,
 	return 0;
 }
 
+/* A pinned thread on CPU 1 of @nr_ids, a quarter of its time. */
+static int meter_app(const struct loadsrc *ls, unsigned int nr_ids, struct appload *ret)
+{
+	(void)ls;
+	ret->cpu = calloc(nr_ids, sizeof(*ret->cpu));
+	if (!ret->cpu)
+		return -ENOMEM;
+	ret->nr_ids = nr_ids;
+	ret->cpu[1] = 0.25;
+	ret->kind = APPLOAD_BPF;
+	return 0;
+}
+
 static void meter_close(struct loadsrc *ls)
 {
 	fake.closes++;
@@ -116,7 +130,7 @@ static int base_read(struct loadsrc *ls, const struct loadsrc_window *w,
 static const struct loadsrc_ops meter = {
 	.name = "meter", .open = meter_open, .describe = meter_describe,
 	.window_start = meter_start, .window_tick = meter_tick, .window_end = meter_end,
-	.read = meter_read, .close = meter_close,
+	.read = meter_read, .app = meter_app, .close = meter_close,
 };
 static const struct loadsrc_ops base = { .name = "base", .open = base_open, .read = base_read };
 static const struct loadsrc_ops *const table[] = { &meter, &base, NULL };
@@ -172,6 +186,7 @@ static void test_table(void **state)
 static void test_auto_measures(void **state)
 {
 	struct loadsrc_open o = { 0 };
+	struct appload app;
 	struct loadsrc ls;
 	struct irq_activity *act = NULL;
 
@@ -197,6 +212,12 @@ static void test_auto_measures(void **state)
 	assert_true(act->load == 3);
 	assert_non_null(ls.proc_act);
 	assert_true(ls.proc_act->load == 0.5);
+	/* the pinned application load: the open source's */
+	assert_int_equal(loadsrc_app(&ls, 2, &app), 0);
+	assert_int_equal(app.kind, APPLOAD_BPF);
+	assert_int_equal(app.nr_ids, 2);
+	assert_true(app.cpu[0] == 0 && app.cpu[1] == 0.25);
+	appload_release(&app);
 	free(act);
 	loadsrc_release(&ls);
 	assert_int_equal(fake.closes, 1);
@@ -208,6 +229,7 @@ static void test_auto_measures(void **state)
 static void test_auto_falls_back(void **state)
 {
 	struct loadsrc_open o = { 0 };
+	struct appload app;
 	struct loadsrc ls;
 	struct irq_activity *act = NULL;
 
@@ -224,6 +246,10 @@ static void test_auto_falls_back(void **state)
 	assert_string_equal(loadsrc_name(&ls), "base");
 	assert_true(act->load == 0.5);
 	assert_null(ls.proc_act);
+	/* the last source times no application thread: /proc's are used */
+	assert_int_equal(loadsrc_app(&ls, 2, &app), 0);
+	assert_int_equal(app.kind, APPLOAD_NONE);
+	assert_null(app.cpu);
 	free(act);
 	loadsrc_release(&ls);
 	assert_int_equal(fake.closes, 0);
