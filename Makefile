@@ -46,7 +46,7 @@ LIB_SRCS  = topology.c sample.c apply.c \
             input/vectors.c input/kubelet.c \
             capture/capture.c capture/source.c \
             load/estimate.c load/measure.c load/bpfload.c load/irqthread.c load/loadsrc.c load/costs.c load/devfit.c \
-            load/appload.c \
+            load/appload.c load/bpfsrc.c load/procsrc.c \
             history/state.c history/history.c history/packstate.c \
             plan/plan.c plan/plan_index.c plan/plan_improve.c plan/policy.c plan/pack.c \
             netpath/netpath.c netpath/netpathio.c \
@@ -56,7 +56,7 @@ LIB_SRCS  = topology.c sample.c apply.c \
 LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/%.o)
 UNIT      = appload kubelet policy cpuset topology sample estimate measure costs state history devfit plan config compat capture irqthread \
             report replay window strutil netpath planrun loadstep machine output runcapture vectors \
-            pack packstate
+            pack packstate loadsrc
 TESTS     = $(UNIT:%=$(B)/tests/test_%)
 
 all: irqtune

@@ -83,7 +83,7 @@ struct options {
 	char *avoidcpus;
 	char *config;		/* NULL: _PATH_CONFIG if it exists */
 	char *metrics_file;
-	enum config_load_source load_source;	/* UNSET: not given */
+	const char *load_source;	/* NULL: not given */
 	enum bpfload_build bpf_build;	/* IRQTUNE_BPF_BUILD, a test switch */
 	char *capture;		/* --capture FILE */
 	char *replay;		/* --replay FILE */
@@ -276,10 +276,13 @@ static int options_from(const struct args *a, void **argtable, struct options *o
 	    (a->metrics->count && !(opt->metrics_file = strdup(a->metrics->sval[0]))))
 		return -ENOMEM;
 	if (a->source->count) {
-		opt->load_source = config_load_source_parse(a->source->sval[0]);
-		if (opt->load_source == CONFIG_LOAD_UNSET)
-			return usage_error(argtable, "--load-source '%s': must be auto, bpf or proc",
-					   a->source->sval[0]);
+		char words[128];
+
+		opt->load_source = config_load_source_parse(loadsrc_names, a->source->sval[0]);
+		config_load_source_words(loadsrc_names, false, words, sizeof(words));
+		if (!opt->load_source)
+			return usage_error(argtable, "--load-source '%s': must be %s",
+					   a->source->sval[0], words);
 	}
 	/* Read here, the edge: the modules take it as a parameter. */
 	if (bpfload_build_parse(getenv("IRQTUNE_BPF_BUILD"), &opt->bpf_build) < 0) {
@@ -363,6 +366,7 @@ static int load_config(struct run *run)
 	int r;
 
 	config_init(cfg);
+	cfg->load_sources = loadsrc_names;
 	if (opt->no_config)
 		return 0;
 	if (run->fs.mode == SOURCE_REPLAY && !opt->config) {
@@ -428,7 +432,7 @@ static int apply_options(struct run *run)
 	run->threshold_auto = cfg->threshold < 0;
 	if (cfg->threshold < 0)
 		cfg->threshold = PLAN_DEFAULT_THRESHOLD;
-	if (opt->load_source != CONFIG_LOAD_UNSET)
+	if (opt->load_source)
 		cfg->load_source = opt->load_source;
 	if (opt->nr_banirq >= 0) {
 		config_take_banirq(cfg, opt->banirq, (unsigned int)opt->nr_banirq);
@@ -883,7 +887,7 @@ static int build_report(const struct run *run, struct report_run *rr, struct rep
 		rr->counts_reason = run->win.reason;
 	}
 	if (run->src_chosen) {
-		rr->load_source = loadsrc_name(run->src.used);
+		rr->load_source = loadsrc_name(&run->src);
 		rr->load_source_reason = run->src.reason;
 		rr->history = run->load.note[0] ? run->load.note : NULL;
 	}

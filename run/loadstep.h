@@ -27,7 +27,7 @@ struct source;
 struct loadstep_input {
 	struct source *fs;		/* live, recording or replaying */
 	const char *capture;		/* a replay's file, to name in messages */
-	enum config_load_source want;
+	const char *want;		/* load-source: a source's name, "auto"; NULL: auto */
 	enum bpfload_build build;	/* IRQTUNE_BPF_BUILD */
 	double seconds;			/* the window's length */
 	const char *counts_env;		/* IRQTUNE_COUNTS, a test switch; NULL: unset */

@@ -86,7 +86,7 @@ static void test_replay_without_hz(void **state)
 		struct source fs = { .mode = SOURCE_REPLAY, .cap = capture_new() };
 		struct irq_info irqs[1] = { { .irq = 7, .group = -1 } };
 		struct device_map map = { .nr_irqs = 1, .irqs = irqs };
-		struct loadsrc src = { .used = LOADSRC_PROC };
+		struct loadsrc src = { .table = loadsrc_table };
 		struct irqthreads thr = { 0 };
 		struct sample_window win = { 0 };
 		struct loadstep ls = { 0 };
