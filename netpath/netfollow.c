@@ -96,7 +96,7 @@ static bool ask_netlink(struct nic_data *d)
 	bool any = false;
 
 	if (d->io.ifindex < 0 || d->nr_napi == 0 ||
-	    netpathio_napi_get(d->io.ifindex, &info, &nr) < 0)
+	    netpathio_napi_get(d->io.ifindex, &info, &nr, NULL, 0) < 0)
 		return false;
 	for (unsigned int k = 0; k < nr; k++)
 		for (unsigned int t = 0; t < d->nr_napi; t++)
