@@ -724,6 +724,7 @@ static int follow_network(struct run *run)
 		.xps = run->cfg.xps != CONFIG_FOLLOW_OFF,
 		.napi = run->cfg.napi_threads != CONFIG_FOLLOW_OFF,
 		.dry_run = run->opt->dry_run, .src = &run->fs,
+		.counts_only = run->src.used == LOADSRC_PROC,
 	};
 	int r = netfollow_run(&ctx, &run->net);
 

@@ -23,6 +23,7 @@ struct netfollow_ctx {
 	bool xps, napi;				/* xps, napi-threads = auto */
 	bool dry_run;
 	struct source *src;			/* NULL: live */
+	bool counts_only;			/* the load is /proc's interrupt counts */
 };
 
 enum netfollow_outcome {
@@ -52,7 +53,24 @@ struct netfollow_note {
 	char text[NETPATH_REASON_MAX];
 };
 
+/* One NIC's NAPIs as netdev netlink told them: how its threads were
+ * matched to IRQs, which busy-poll, and the per-NAPI settings (6.13) that
+ * take interrupts away while the poll work stays. */
+struct netfollow_nic {
+	char ifname[DEVICE_NAME_MAX];
+	const char *matched_by;		/* "netlink", "names"; NULL: no NAPI threads */
+	char netlink[NETPATH_REASON_MAX];	/* why not by netlink; "" when it was */
+	unsigned int nr_threads, nr_busy_poll;
+	/* The largest over its NAPIs; -1 not said (before 6.13). */
+	int defer_hard_irqs;
+	int64_t gro_flush_timeout, irq_suspend_timeout;	/* ns */
+	unsigned int nr_deferred;	/* NAPIs deferring or suspending their IRQ */
+};
+
 struct netfollow_result {
+	unsigned int nr_nics;
+	struct netfollow_nic *nics;	/* those with NAPI threads or settings */
+	bool counts_only;		/* the ctx's: /proc cannot see poll work */
 	unsigned int nr, nr_notes;
 	struct netfollow_change *changes;
 	struct netfollow_note *notes;
@@ -74,6 +92,8 @@ const char *netfollow_outcome_key(enum netfollow_outcome o);
 /* The text report's lines: what changed, and with @verbose what was
  * kept or left and why; nothing when there is nothing to say. */
 void netfollow_print(FILE *f, const struct netfollow_result *res, bool verbose);
+/* Whether the proc source missed @nic's poll work (its IRQs deferred). */
+bool netfollow_poll_unseen(const struct netfollow_result *res, const struct netfollow_nic *nic);
 /* A warning per refused write (as for a refused affinity), and with
  * syslog one event per write. */
 void netfollow_log(const struct netfollow_result *res, bool dry_run);

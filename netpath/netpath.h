@@ -48,6 +48,7 @@ struct netpath_napi {
 	int irq;		/* from netdev netlink (napi-get); -1 unknown */
 	bool bound;		/* PF_NO_SETAFFINITY: the kernel binds it */
 	const struct cpuset *now;	/* its CPUs now; NULL unknown */
+	bool busy_poll;		/* netlink: threaded busy polling, it spins */
 };
 
 struct netpath_nic {
