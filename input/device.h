@@ -37,6 +37,7 @@ struct irq_info {
 	int pinned;		/* the one CPU of smp_affinity_list, -1 if several */
 	int effective;		/* first CPU of effective_affinity_list, -1 unknown */
 	bool managed;		/* smp_affinity_list not writable: kernel-managed */
+	bool refused_before;	/* managed: the state remembers a refused write */
 	bool gone;		/* /proc/irq/N vanished */
 	char name[DEVICE_NAME_MAX];	/* action names, from /proc/irq/N/ */
 	char affinity[32];	/* smp_affinity_list as read, for the report */

@@ -247,7 +247,9 @@ static const char *fixed_reason(const struct report_input *in, unsigned int i,
 			 po->source);
 		return tx->reason;
 	case OUT_MANAGED:
-		return "the kernel places it";
+		return in->map->irqs[i].refused_before ?
+		       "it refused a write on an earlier run of this kernel: skipped as remembered" :
+		       "the kernel places it";
 	default:
 		return report_outcome_text(in->out[i]);
 	}
