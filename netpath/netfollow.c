@@ -186,6 +186,14 @@ static int gather(const struct netfollow_ctx *ctx, struct nic_data *d,
 		if (ctx->map->irqs[i].group == d->group && ctx->out[i] != OUT_UNUSED && n < g->nr_irqs)
 			irq_state(ctx, i, &d->irqs[n++]);
 	d->nr_irqs = n;
+	if (g->link_policy) {
+		char text[NETPATH_REASON_MAX];
+
+		snprintf(text, sizeof(text), "XPS and NAPI threads left: systemd-udevd sets "
+			 "its IRQ affinity (%s)", g->link_policy);
+		if (add_note(res, true, g->label, text) < 0)
+			return -ENOMEM;
+	}
 	if (g->policy_xps && strcmp(g->policy_xps, "0") != 0 && strcmp(g->policy_xps, "1") != 0) {
 		char text[NETPATH_REASON_MAX];
 

@@ -239,6 +239,9 @@ static const char *fixed_reason(const struct report_input *in, unsigned int i,
 		if (po->ban == BAN_UDEV && g)
 			snprintf(tx->reason, sizeof(tx->reason), "banned by IRQTUNE_BAN on %s",
 				 g->ban_from);
+		else if (po->ban == BAN_LINK && g)
+			snprintf(tx->reason, sizeof(tx->reason),
+				 "systemd-udevd sets its affinity: %s", g->link_policy);
 		else
 			snprintf(tx->reason, sizeof(tx->reason), "banned by banirq");
 		return tx->reason;

@@ -12,7 +12,9 @@
 # IRQTUNE_XPS=0 (through a capture's devices member) leaves that NIC. With
 # netdev netlink played by the fake kernel (DIR/sim.napi): threads matched
 # by the IRQ netlink names, a busy-polling thread left, deferred IRQs
-# reported; netlink without IRQs falls back to names and says why.
+# reported; netlink without IRQs falls back to names and says why. A NIC
+# whose systemd-udevd .link file sets its IRQ affinity is left (its IRQs,
+# XPS and threads), saying why, in text and JSON.
 #
 # Prints "PASS name" or "FAIL name: why" per test.
 set -u
@@ -199,3 +201,49 @@ run -v -w 0.5 -n
 why="$OUT"; check "netlink without irq: matched by names, saying netlink named no IRQ" \
 	sh -c 'printf "%s\n" "$1" | grep -q "eth0: NAPI threads matched by their names: netlink names no IRQ of its NAPIs" &&
 	       printf "%s\n" "$1" | grep -q "napi/eth0-8193 (pid 9100) 0-15 -> [0-9]*, would set"' _ "$OUT"
+
+### systemd-udevd .link files: a NIC whose [Link] sets IRQAffinityPolicy=,
+### IRQAffinity= or IRQAffinityNUMA= is the admin's: its IRQs, XPS and
+### threads are left, saying why. udevd's database is shown to libudev in
+### a private mount namespace (/run/udev/data/nIFINDEX: ID_NET_LINK_FILE).
+link_run() {	# link_run LINK-FILE-TEXT ARGS...: irqtune with eth0's .link
+	local text=$1 idx; shift
+	idx=$(cat "$D/sys/class/net/eth0/ifindex")
+	printf '%b' "$text" >"$work/10-eth0.link"
+	unshare -m sh -c '
+		mount -t tmpfs none /run && mkdir -p /run/udev/data &&
+		printf "I:1\nE:ID_NET_LINK_FILE=%s\n" "$1" >"/run/udev/data/n$2" || exit 99
+		shift 2
+		exec "$@"' _ "$work/10-eth0.link" "$idx" env UMOCKDEV_DIR="$D" LD_PRELOAD="$PRELOAD" \
+		"$top/irqtune" "$@" >"$D.out" 2>"$D.err"
+	RC=$?
+	OUT=$(cat "$D.out"); ERR=$(cat "$D.err")
+}
+if ! unshare -m true 2>/dev/null; then
+	skip "link files" "no private mount namespace here (unshare -m failed)"
+else
+	setup
+	n0=$(irq_of eth0-TxRx-0) before=$(aff "$(irq_of eth0-TxRx-0)")
+	link_run '[Match]\nOriginalName=eth0\nIRQAffinity=7\n\n[Link]\n# spread, as the admin asked\nIRQAffinityPolicy=spread\n' -v -w 0.5
+	why="exit $RC: $ERR"; check "link file: the run exits 1 (eth1's refused queue only)" [ "$RC" = 1 ]
+	why="$OUT"; check "link file: eth0's IRQs are left as systemd-udevd's, saying which setting in which file" \
+		sh -c '[ "$2" = "$3" ] && printf "%s\n" "$1" | grep -Eq "^ *$4 +eth0-TxRx-0 .*banned \(systemd-udevd sets its affinity: IRQAffinityPolicy=spread in $5\)"' \
+		_ "$OUT" "$(aff "$n0")" "$before" "$n0" "$work/10-eth0.link"
+	why="$OUT"; check "link file: eth0's XPS and threads are left, and said so" \
+		sh -c '[ "$2" = ffff ] && [ "$3" = 0-15 ] &&
+		       printf "%s\n" "$1" | grep -q "network path: eth0: XPS and NAPI threads left: systemd-udevd sets its IRQ affinity (IRQAffinityPolicy=spread in "' \
+		_ "$OUT" "$(xps eth0 0)" "$(allowed 9100)"
+	cpu=$(aff "$(irq_of eth1-TxRx-0)")
+	why=$(xps eth1 0); check "link file: eth1 (no .link) still follows" [ "$(xps eth1 0)" = "$(cpumask "$cpu")" ]
+	link_run '[Link]\nIRQAffinityNUMA=yes\n' -n -w 0.5 --json
+	got=$(printf '%s\n' "$OUT" | jq -r --argjson n "$n0" '.irqs[] | select(.irq == $n) | .outcome + "|" + .reason')
+	why="$got"; check "link file: JSON says banned, and why" \
+		[ "$got" = "banned|systemd-udevd sets its affinity: IRQAffinityNUMA=yes in $work/10-eth0.link" ]
+	got=$(printf '%s\n' "$OUT" | jq -r '[.netpath.notes[] | select(.interface == "eth0") | .note] | join("|")')
+	why="$got"; check "link file: JSON netpath notes say eth0's path is left to udevd" \
+		sh -c 'printf "%s\n" "$1" | grep -q "XPS and NAPI threads left: systemd-udevd sets its IRQ affinity (IRQAffinityNUMA=yes"' _ "$got"
+	# an empty assignment resets it: then the NIC is irqtune's
+	link_run '[Link]\nIRQAffinity=1-3\nIRQAffinity=\n' -n -v -w 0.5
+	why="$OUT"; check "link file: an emptied setting leaves the NIC irqtune's" \
+		sh -c '! printf "%s\n" "$1" | grep -q "systemd-udevd" && printf "%s\n" "$1" | grep -q "eth0 tx-0 xps_cpus 0-15 -> [0-9]*, would set"' _ "$OUT"
+fi
