@@ -17,13 +17,13 @@ WERROR   ?=
 ifeq ($(CI),true)
 WERROR    = -Werror
 endif
-PKGS      = libudev argtable2 inih json-c libbpf libarchive
+PKGS      = libudev argtable2 inih json-c libbpf libarchive libmnl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libarchive is not linked: capture.c opens it for --capture and --replay
 # only (what it links cost every run 1.2 ms of CPU). dlopen(3) is libc's
 # from glibc 2.34; -ldl is for older ones.
 LINK_PKGS  = $(filter-out libarchive,$(PKGS))
-PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null || echo -ludev -largtable2 -linih -ljson-c -lbpf -lelf -lz) -ldl
+PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null || echo -ludev -largtable2 -linih -ljson-c -lbpf -lelf -lz -lmnl) -ldl
 # Every build product but the program itself goes under build/, in the
 # tree's shape (build/lib/cpuset.o from lib/cpuset.c), so that the tree
 # shows sources only. The program stays ./irqtune: the README and the man
@@ -56,7 +56,7 @@ LIB_SRCS  = topology.c sample.c apply.c \
 LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/%.o)
 UNIT      = appload kubelet policy cpuset topology sample estimate measure costs state history devfit plan config compat capture irqthread \
             report replay window strutil netpath planrun loadstep machine output runcapture vectors \
-            pack packstate loadsrc
+            pack packstate loadsrc netpathio
 TESTS     = $(UNIT:%=$(B)/tests/test_%)
 
 all: irqtune

@@ -703,6 +703,9 @@ static int plan(struct run *run)
 	if (r < 0)
 		return r;
 	run->nr = run->win.b.intr->nr_rows;
+	/* IRQs whose writes the kernel refused on earlier runs of this boot
+	 * and kernel (6.1's managed NVMe queues): kernel-managed, unwritten. */
+	loadstep_mark_refused(&run->load, run->map);
 	r = planrun_build(&(struct planrun_parts){ .map = run->map, .act = run->load.act,
 						  .pol = &run->pol, .topo = run->topo,
 						  .nr = run->nr },
@@ -729,11 +732,28 @@ static int follow_network(struct run *run)
 		.xps = run->cfg.xps != CONFIG_FOLLOW_OFF,
 		.napi = run->cfg.napi_threads != CONFIG_FOLLOW_OFF,
 		.dry_run = run->opt->dry_run, .src = &run->fs,
+		.counts_only = !loadsrc_measured(&run->src),
 	};
 	int r = netfollow_run(&ctx, &run->net);
 
 	if (r < 0)
 		log_msg(LOG_ERR, "cannot follow the network path: %s", strerror(-r));
+	return r;
+}
+
+/* The IRQs whose writes the kernel refused as kernel-managed in this run
+ * though their files are writable, remembered for the next runs. */
+static int remember_refused(struct run *run)
+{
+	bool *refused = calloc(run->nr + 1, sizeof(*refused));
+	int r;
+
+	if (!refused)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < run->nr; i++)
+		refused[i] = run->out[i] == OUT_MANAGED && !run->map->irqs[i].managed;
+	r = loadstep_refused(&run->load, run->map, refused);
+	free(refused);
 	return r;
 }
 
@@ -748,6 +768,9 @@ static int apply(struct run *run)
 	if (r < 0)
 		return r;
 	run->planned = true;
+	r = remember_refused(run);
+	if (r < 0)
+		return r;
 	/* After the IRQs, whatever became of some of them: the network
 	 * path follows those that were placed. */
 	r = follow_network(run);

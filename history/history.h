@@ -15,6 +15,7 @@
 
 #include "estimate.h"
 #include "irqclass.h"
+#include "state.h"
 
 #define HISTORY_HALF_LIFE	4	/* runs: a window's weight halves in four */
 /* A window this long (from cron, the minute since the last run) is
@@ -103,6 +104,12 @@ struct history {
 	unsigned int nr_app_var;
 
 	/* the rest is the module's */
+	/* IRQs that refused a write on earlier runs (the state's), of which
+	 * those of this kernel @release count. */
+	struct state_refusal *refused;
+	unsigned int nr_refused;
+	char release[STATE_KEY_MAX];
+	struct state *saved;		/* what history_end() kept, for history_refused() */
 	bool on;
 	bool keep;			/* history_end() saves it: not a dry run's */
 	char path[PATH_MAX];
@@ -138,6 +145,18 @@ int history_long(struct history *h, const struct snapshot *a, const struct snaps
  * load, and restarts when the CPU ids changed or its CPU was offline. A
  * history that cannot be kept is left in @h->warn. 0 or -ENOMEM. */
 int history_end(struct history *h, const struct history_window *w, const char *boot);
+
+/* Mark the IRQs of @map that refused a write on an earlier run of this
+ * boot and kernel, the same device's IRQ of that number with that name:
+ * kernel-managed (not written again) and refused_before (the report says
+ * so). The number marked. */
+unsigned int history_mark_refused(const struct history *h, struct device_map *map);
+/* After the writes: remember the IRQs of @map whose writes the kernel
+ * refused as kernel-managed in this run (@refused, per IRQ), in the state
+ * history_end() kept, saved again when that adds any. 0, or the save's
+ * -errno (left in @h->warn too). */
+int history_refused(struct history *h, const struct device_map *map, const bool *refused,
+		    const char *boot);
 
 /* One IRQ of a plan as its evidence is weighed: the history's own terms,
  * which the run's load step fills from the planner's input. */

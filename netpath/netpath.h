@@ -49,6 +49,7 @@ struct netpath_napi {
 	int irq;		/* from netdev netlink (napi-get); -1 unknown */
 	bool bound;		/* PF_NO_SETAFFINITY: the kernel binds it */
 	const struct cpuset *now;	/* its CPUs now; NULL unknown */
+	bool busy_poll;		/* netlink: threaded busy polling, it spins */
 };
 
 struct netpath_nic {
@@ -141,7 +142,24 @@ struct netfollow_note {
 	char text[NETPATH_REASON_MAX];
 };
 
+/* One NIC's NAPIs as netdev netlink told them: how its threads were
+ * matched to IRQs, which busy-poll, and the per-NAPI settings (6.13) that
+ * take interrupts away while the poll work stays. */
+struct netfollow_nic {
+	char ifname[DEVICE_NAME_MAX];
+	const char *matched_by;		/* "netlink", "names"; NULL: no NAPI threads */
+	char netlink[NETPATH_REASON_MAX];	/* why not by netlink; "" when it was */
+	unsigned int nr_threads, nr_busy_poll;
+	/* The largest over its NAPIs; -1 not said (before 6.13). */
+	int defer_hard_irqs;
+	int64_t gro_flush_timeout, irq_suspend_timeout;	/* ns */
+	unsigned int nr_deferred;	/* NAPIs deferring or suspending their IRQ */
+};
+
 struct netfollow_result {
+	unsigned int nr_nics;
+	struct netfollow_nic *nics;	/* those with NAPI threads or settings */
+	bool counts_only;		/* the ctx's: /proc cannot see poll work */
 	unsigned int nr, nr_notes;
 	struct netfollow_change *changes;
 	struct netfollow_note *notes;
@@ -155,5 +173,7 @@ void netfollow_result_free(struct netfollow_result *res);
 const char *netfollow_outcome_text(enum netfollow_outcome o);
 /* "written", "would_write", "kept", "left", "failed", "gone" */
 const char *netfollow_outcome_key(enum netfollow_outcome o);
+/* Whether the proc source missed @nic's poll work (its IRQs deferred). */
+bool netfollow_poll_unseen(const struct netfollow_result *res, const struct netfollow_nic *nic);
 
 #endif

@@ -245,6 +245,9 @@ static const char *fixed_reason(const struct report_input *in, unsigned int i,
 		if (po->ban == BAN_UDEV && g)
 			snprintf(tx->reason, sizeof(tx->reason), "banned by IRQTUNE_BAN on %s",
 				 g->ban_from);
+		else if (po->ban == BAN_LINK && g)
+			snprintf(tx->reason, sizeof(tx->reason),
+				 "systemd-udevd sets its affinity: %s", g->link_policy);
 		else
 			snprintf(tx->reason, sizeof(tx->reason), "banned by banirq");
 		return tx->reason;
@@ -253,7 +256,9 @@ static const char *fixed_reason(const struct report_input *in, unsigned int i,
 			 po->source);
 		return tx->reason;
 	case OUT_MANAGED:
-		return "the kernel places it";
+		return in->map->irqs[i].refused_before ?
+		       "it refused a write on an earlier run of this kernel: skipped as remembered" :
+		       "the kernel places it";
 	default:
 		return report_outcome_text(in->out[i]);
 	}

@@ -450,3 +450,16 @@ void loadstep_release(struct loadstep *ls)
 	free(ls->target);
 	appload_release(&ls->app);
 }
+
+unsigned int loadstep_mark_refused(const struct loadstep *ls, struct device_map *map)
+{
+	return history_mark_refused(&ls->hist, map);
+}
+
+int loadstep_refused(struct loadstep *ls, const struct device_map *map, const bool *refused)
+{
+	int r = history_refused(&ls->hist, map, refused, ls->boot);
+
+	history_said(ls);
+	return r == -ENOMEM ? r : 0;
+}

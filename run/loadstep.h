@@ -97,4 +97,12 @@ int loadstep_evidence(struct loadstep *ls, const struct plan_irq *pi, unsigned i
 
 void loadstep_release(struct loadstep *ls);
 
+/* The IRQs of @map that refused a write on an earlier run of this boot
+ * and kernel, marked kernel-managed (history_mark_refused()); and, after
+ * the writes, those that refused in this run (@refused, per IRQ of @map)
+ * remembered in the state kept (history_refused(), warning if it cannot
+ * be saved). 0 or -ENOMEM. */
+unsigned int loadstep_mark_refused(const struct loadstep *ls, struct device_map *map);
+int loadstep_refused(struct loadstep *ls, const struct device_map *map, const bool *refused);
+
 #endif

@@ -23,6 +23,7 @@ struct netfollow_ctx {
 	bool xps, napi;				/* xps, napi-threads = auto */
 	bool dry_run;
 	struct source *src;			/* NULL: live */
+	bool counts_only;			/* the load is /proc's interrupt counts */
 };
 
 /* Gather, plan and (unless a dry run) write. 0 or -ENOMEM; a refused

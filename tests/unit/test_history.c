@@ -706,7 +706,7 @@ static void test_app_noise_smoothed(void **state)
 		if (i > 0)
 			worst = fmax(worst, fabs(app[1] - 0.5));
 	}
-	assert_string_equal(head, "irqtune-state " STR(STATE_VERSION) "\n");
+	assert_string_equal(head, "irqtune-state " STR(STATE_VERSION_APP) "\n");
 	/* windows 10% off, the planned load from the second run on 2.3%
 	 * at most (0.4957 .. 0.5113 of a CPU) */
 	assert_true(worst_window >= 0.05);
