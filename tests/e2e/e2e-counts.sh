@@ -7,7 +7,12 @@
 # the run says it went back to /proc/interrupts. Each machine's second
 # sample is rendered ahead, as make bench-speed freezes its machines, and
 # tests/bench/benchshim.so turns the window into a swap of the three files,
-# so that both runs see one and the same window.
+# so that both runs see one and the same window: its monotonic clock moves
+# only by the sleeps, so the window is exactly the one asked for however
+# late a loaded machine wakes the run (both reports say 1 s), the planner
+# has no clock and no time budget (plan_improve's is a count of moves),
+# and the machine is on this suite's own /dev/shm directory. Two plans
+# that still differ are reported with what differed (plans_differ).
 . "$(dirname "$0")/../lib.sh"
 e2e_setup counts
 
