@@ -132,7 +132,7 @@ __u64 stop_ns = ~0ULL;
 #define IRQLOAD_USE_CTX 0
 #endif
 
-static __always_inline struct acct_cpu *state(__u64 now)
+static __always_inline struct acct_cpu *cpu_acct(__u64 now)
 {
 	__u32 zero = 0;
 	struct acct_cpu *s;
@@ -178,7 +178,7 @@ static __always_inline struct irqload_irq_val *irq_entry(__u32 irq)
 static __always_inline void on_hard_entry(__u32 irq)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct acct_cpu *s = state(now);
+	struct acct_cpu *s = cpu_acct(now);
 
 	if (s)
 		acct_hard_entry(s, irq, now);
@@ -188,7 +188,7 @@ static __always_inline void on_hard_entry(__u32 irq)
 static __always_inline void on_hard_exit(__u32 irq, struct irqaction *action)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct acct_cpu *s = state(now);
+	struct acct_cpu *s = cpu_acct(now);
 	struct irqload_irq_val *v;
 	__u64 d;
 
@@ -208,7 +208,7 @@ static __always_inline void on_hard_exit(__u32 irq, struct irqaction *action)
 static __always_inline void on_soft_entry(__u32 vec)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct acct_cpu *s = state(now);
+	struct acct_cpu *s = cpu_acct(now);
 
 	if (s && vec < IRQLOAD_NR_SOFTIRQS)
 		acct_soft_entry(s, vec, now);
@@ -217,7 +217,7 @@ static __always_inline void on_soft_entry(__u32 vec)
 static __always_inline void on_soft_exit(__u32 vec)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct acct_cpu *s = state(now);
+	struct acct_cpu *s = cpu_acct(now);
 	struct irqload_soft_val *v;
 	__u64 d;
 
@@ -234,7 +234,7 @@ static __always_inline void on_soft_exit(__u32 vec)
 static __always_inline void on_napi_poll(struct napi_struct *napi)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct acct_cpu *s = state(now);
+	struct acct_cpu *s = cpu_acct(now);
 	struct irqload_napi_key k = {};
 	struct irqload_napi_val *v;
 	__u64 d;
@@ -362,7 +362,7 @@ static __always_inline void app_out(struct acct_cpu *s, struct task_struct *prev
 static __always_inline void on_switch(struct task_struct *prev, struct task_struct *next)
 {
 	__u64 now = bpf_ktime_get_ns(), d = 0;
-	struct acct_cpu *s = state(now);
+	struct acct_cpu *s = cpu_acct(now);
 	__u32 out_irq = 0;
 	__s32 irq;
 
@@ -521,7 +521,7 @@ SEC("fentry/irq_enter_rcu")
 int BPF_PROG(ctx_enter)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct acct_cpu *s = state(now);
+	struct acct_cpu *s = cpu_acct(now);
 
 	if (s)
 		acct_ctx_enter(s, now);
@@ -532,7 +532,7 @@ SEC("fentry/irq_exit_rcu")
 int BPF_PROG(ctx_exit)
 {
 	__u64 now = bpf_ktime_get_ns(), d;
-	struct acct_cpu *s = state(now);
+	struct acct_cpu *s = cpu_acct(now);
 	struct irqload_irq_val *v;
 	__s32 irq;
 
