@@ -312,10 +312,13 @@ measured() {
 	if [ "$build" = - ]; then irqtune "$@"; else env IRQTUNE_BPF_BUILD="$build" irqtune "$@"; fi \
 		>/tmp/$name.out 2>/tmp/$name.err
 	say rc "$name $?"
+	say t "$name ran $(cut -d' ' -f1 /proc/uptime)"
 	[ -n "$pids" ] && { sleep 0.1; kill $smpid; wait $smpid; }
 	trace_stop "$name"
 	stop_load
+	say t "$name stopped $(cut -d' ' -f1 /proc/uptime)"
 	reference "$name" >/tmp/$name.ref
+	say t "$name referenced $(cut -d' ' -f1 /proc/uptime)"
 	say overrun "$name $(cat /tmp/$name.overrun)"
 	say tracelines "$name $(wc -l </tmp/$name.trace)"
 	rm -f /tmp/$name.trace

@@ -32,6 +32,9 @@ if ! grep -qx done "$f/facts"; then
 	fail boot "the guest did not finish (last step: $(awk '$1 == "step" { s = $2 } END { print s ? s : "none" }' "$f/facts"))"
 fi
 info "kernel $(fact kernel), cpus $(fact cpus), $(fact nodes) NUMA nodes, BTF $(fact btf)"
+# Where the guest's time went: seconds per step, by its uptime ("boot" is
+# the kernel and /init up to the first step).
+info "steps (s): $(awk '$1 == "step" { if (p != "") printf "%s %.1f, ", p, $3 - t; else printf "boot %.1f, ", $3; p = $2; t = $3 }' "$f/facts")"
 
 # The devices the checks are about, from the guest's own sysfs: per PCI
 # function "ADDR DRIVER CLASS IRQ...", only IRQs /proc/interrupts lists.

@@ -130,8 +130,15 @@ timeout -k 5 "$limit" "${in_ns[@]}" qemu-system-x86_64 "${common[@]}" "${cpus[@]
 	>"$dir/qemu.log" 2>&1 &
 qpid=$!
 
-served=0
+# QEMU's CPU time (user + system, clock ticks), kept up to date in DIR/cpu:
+# one single-threaded TCG guest's need of a host core, whatever else the
+# host runs (the suite's time table)
+served=0 qp=
 while kill -0 "$qpid" 2>/dev/null; do
+	[ -n "$qp" ] || qp=$(cat "$dir/qemu.pid" 2>/dev/null)
+	if [ -n "$qp" ] && read -r -a st <"/proc/$qp/stat" 2>/dev/null; then
+		echo "$((st[13] + st[14]))" >"$dir/cpu"
+	fi
 	n=$(grep -c '^@@UNPLUG nvme' "$dir/results.txt" 2>/dev/null)
 	if [ "${n:-0}" -gt "$served" ]; then
 		echo "device_del nvme0" | socat - "UNIX-CONNECT:$dir/mon.sock" >>"$dir/monitor.log" 2>&1
