@@ -112,7 +112,8 @@ resolve() {
 		apt-get update -qq >/dev/null 2>&1
 		pkg=$(apt-cache depends "$meta" 2>/dev/null | awk '$1 == "Depends:" { print $2; exit }')
 	fi
-	[ -n "$pkg" ] || die "$meta${s#-}: apt-cache depends names no image package (apt-get update first?)"
+	[ "$s" = - ] && in= || in=" of $s"
+	[ -n "$pkg" ] || die "$meta$in: apt-cache depends names no image package (apt-get update first?)"
 	if [ "$s" = - ]; then echo "$pkg"; else echo "$s:$pkg"; fi
 }
 
