@@ -25,6 +25,9 @@ finish() { echo "@@DONE" >&3; sync; poweroff -f; }
 trap finish EXIT
 
 machine=$(sed -n 's/.*irqtune\.machine=\([a-z]\).*/\1/p' /proc/cmdline)
+# the second hub NIC's model: e1000e, or virtio where the kernel has no
+# e1000e driver (tests/vm/machine.sh VM_PEER_NIC)
+peerkind=$(sed -n 's/.*irqtune\.peer=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
 # iproute2's ip: busybox sh runs its own applet for a bare "ip", which
 # has no netns.
 IP=/usr/sbin/ip
@@ -38,6 +41,7 @@ say version "$(uname -v)"
 say cpus "$(cat /sys/devices/system/cpu/online)"
 say nodes "$(ls -d /sys/devices/system/node/node* 2>/dev/null | wc -l)"
 say btf "$([ -e /sys/kernel/btf/vmlinux ] && echo yes || echo no)"
+say peerkind "${peerkind:-e1000e}"
 say irqtune "$(irqtune --version 2>&1 | head -1)"
 [ -e /mods/order ] && say modules "$(tr '\n' ' ' </mods/order)"
 
@@ -94,15 +98,25 @@ step classify
 run classify --dry-run --json -w 1 --no-state
 run verbose --dry-run -v -w 1 --no-state
 
-### the loads: O_DIRECT|O_DSYNC writes to both drives; UDP between the NICs,
-### one of them in a namespace of its own, over IPv6 link-local addresses
-vnic= enic=
+### the loads: O_DIRECT|O_DSYNC writes to both drives; UDP between the hub
+### NICs (virtio-net and the e1000e, or a second virtio-net), one of them in
+### a namespace of its own, over IPv6 link-local addresses. A virtio-net
+### with more than one transmit queue is one of machine b's multi-queue
+### NICs (mqnics), flooded on their own bridge (mqflood below).
+vnic= enic= mqnics=
 while read -r _ addr drv nets _; do
+	n=${nets%%,*}
 	case "$drv" in
-	virtio_net) vnic=${nets%%,*} ;;
-	e1000e) enic=${nets%%,*} ;;
+	virtio_net)
+		if [ "$(ls -d /sys/class/net/$n/queues/tx-* 2>/dev/null | wc -l)" -gt 1 ]; then
+			mqnics="$mqnics $n"
+		elif [ -z "$vnic" ]; then vnic=$n
+		elif [ "$peerkind" = virtio ]; then enic=$n
+		fi ;;
+	e1000e) enic=$n ;;
 	esac
 done </tmp/devmap
+say mqnics "${mqnics# }"
 nvme=$(ls /dev/nvme0n1 2>/dev/null)
 vblk=$(ls /dev/vda 2>/dev/null)
 say loaddevs "nvme=${nvme:--} vblk=${vblk:--} vnic=${vnic:--} enic=${enic:--}"
@@ -298,15 +312,71 @@ measured() {
 	if [ "$build" = - ]; then irqtune "$@"; else env IRQTUNE_BPF_BUILD="$build" irqtune "$@"; fi \
 		>/tmp/$name.out 2>/tmp/$name.err
 	say rc "$name $?"
+	say t "$name ran $(cut -d' ' -f1 /proc/uptime)"
 	[ -n "$pids" ] && { sleep 0.1; kill $smpid; wait $smpid; }
 	trace_stop "$name"
 	stop_load
+	say t "$name stopped $(cut -d' ' -f1 /proc/uptime)"
 	reference "$name" >/tmp/$name.ref
+	say t "$name referenced $(cut -d' ' -f1 /proc/uptime)"
 	say overrun "$name $(cat /tmp/$name.overrun)"
 	say tracelines "$name $(wc -l </tmp/$name.trace)"
 	rm -f /tmp/$name.trace
 	for f in out err ref threads sched; do put "$name.$f" /tmp/$name.$f; done
 	cat /tmp/send.out /tmp/sink.out 2>/dev/null | tr '\n' ' ' | sed 's/^/@@ net /' >&3; echo >&3
+}
+
+### 7. the network path: NAPI threads and XPS follow the IRQs.
+### netpath_step NIC...: threaded NAPI on for those NICs, one real run, then
+### one with xps and napi-threads off.
+netpath_step() {
+	step netpath
+	# The e1000e back in this namespace (deleting the namespace returns a
+	# physical NIC to the initial one): irqtune sees the interfaces of its
+	# own namespace only.
+	$IP netns del peer 2>/dev/null
+	sleep 1
+	for n in "$@"; do
+		ip link set "$n" up
+		echo 1 >/sys/class/net/$n/threaded 2>/tmp/threaded.err || say threaded "$n refused: $(cat /tmp/threaded.err)"
+	done
+	sleep 1
+	# "PID COMM CPUS" per NAPI thread; "IF/tx-N MASK" per transmit queue
+	napis() {
+		for p in /proc/[0-9]*; do
+			c=$(cat "$p/comm" 2>/dev/null)
+			case "$c" in napi/*)
+				echo "${p##*/} $c $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$p/status")" ;;
+			esac
+		done
+	}
+	xpsmasks() {
+		for q in /sys/class/net/*/queues/tx-*; do
+			[ -e "$q" ] || continue
+			m=$(cat "$q/xps_cpus" 2>&1) || m="unreadable:$(echo "$m" | sed 's/.*: //' | tr ' ' _)"
+			echo "$(echo "$q" | cut -d/ -f5)/${q##*/} $m"
+		done
+	}
+	napis >/tmp/napi.before
+	xpsmasks >/tmp/xps.before
+	run netpath --json -w 1 --no-state
+	napis >/tmp/napi.after
+	xpsmasks >/tmp/xps.after
+	affinities /tmp/netpath.aff
+	# With both keys off nothing of the network path is written: every
+	# thread first on every CPU, then a run that must leave them so.
+	for p in $(cut -d' ' -f1 /tmp/napi.after); do taskset -pc "$(cat /sys/devices/system/cpu/online)" "$p" >/dev/null 2>&1; done
+	printf 'xps = off\nnapi-threads = off\n' >/tmp/off.conf
+	napis >/tmp/napi.off.before
+	xpsmasks >/tmp/xps.off.before
+	run netoff --json -w 1 --no-state -c /tmp/off.conf
+	napis >/tmp/napi.off.after
+	xpsmasks >/tmp/xps.off.after
+	for f in napi.before xps.before napi.after xps.after netpath.aff napi.off.before xps.off.before \
+		 napi.off.after xps.off.after; do
+		put "$f" "/tmp/$f"
+	done
+	put netpath.interrupts /proc/interrupts
 }
 
 if [ "$machine" = a ]; then
@@ -470,53 +540,60 @@ if [ "$machine" = a ]; then
 	put unplug.err /tmp/unplug.err
 	put unplug.interrupts /proc/interrupts
 
-	### 7. the network path: NAPI threads and XPS follow the IRQs
-	step netpath
-	# The e1000e back in this namespace (deleting the namespace returns a
-	# physical NIC to the initial one): irqtune sees the interfaces of its
-	# own namespace only.
-	$IP netns del peer 2>/dev/null
-	sleep 1
-	for n in $vnic $enic; do
-		ip link set "$n" up
-		echo 1 >/sys/class/net/$n/threaded 2>/tmp/threaded.err || say threaded "$n refused: $(cat /tmp/threaded.err)"
+fi
+
+if [ "$machine" = a ]; then
+	netpath_step $vnic $enic
+fi
+
+### 9. machine b's multi-queue NICs: a flood between the two, one of them in
+### a namespace of its own, over their bridge (in a namespace of the host's
+### made for this guest: nothing leaves it); one sender per CPU and
+### direction, so that every transmit queue (chosen by the sending CPU) and
+### every receive queue (chosen by the tap's flow hash) has work. Then both
+### back in this namespace, where irqtune sees them, for the network path.
+# lladdr [NS] IF: its IPv6 link-local address, once it has one
+lladdr() {
+	local ns= a
+	[ $# = 2 ] && { ns="$IP netns exec $1"; shift; }
+	for _ in $(seq 40); do
+		a=$($ns $IP -6 addr show dev "$1" scope link | sed -n 's/.*inet6 \(fe80[^/]*\)\/.*/\1/p' | head -1)
+		[ -n "$a" ] && { echo "$a"; return 0; }
+		sleep 0.5
 	done
-	sleep 1
-	# "PID COMM CPUS" per NAPI thread; "IF/tx-N MASK" per transmit queue
-	napis() {
-		for p in /proc/[0-9]*; do
-			c=$(cat "$p/comm" 2>/dev/null)
-			case "$c" in napi/*)
-				echo "${p##*/} $c $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$p/status")" ;;
-			esac
+	return 1
+}
+mqflood() {	# NIC-A NIC-B
+	local a=$1 b=$2 a6 b6 c
+	step mqflood
+	$IP netns add mqpeer && $IP link set "$b" netns mqpeer &&
+		$IP netns exec mqpeer $IP link set "$b" up && $IP netns exec mqpeer $IP link set lo up ||
+		{ say mqflood "cannot put $b into a namespace"; return; }
+	ip link set "$a" up
+	a6=$(lladdr "$a") b6=$(lladdr mqpeer "$b")
+	say mqpeer "$a $a6 $b $b6"
+	cp /proc/interrupts /tmp/mq.intr1
+	if [ -n "$a6" ] && [ -n "$b6" ]; then
+		$IP netns exec mqpeer loadgen sink 9998 4 >/tmp/mq.sinkb &
+		loadgen sink 9997 4 >/tmp/mq.sinka &
+		sleep 0.3
+		for c in $(seq 0 $(($(nproc) - 1))); do
+			taskset -c "$c" loadgen send6 "$b6" "$a" 9998 2 >>/tmp/mq.send 2>&1 &
+			$IP netns exec mqpeer taskset -c "$c" loadgen send6 "$a6" "$b" 9997 2 >>/tmp/mq.send 2>&1 &
 		done
-	}
-	xpsmasks() {
-		for q in /sys/class/net/*/queues/tx-*; do
-			[ -e "$q" ] || continue
-			m=$(cat "$q/xps_cpus" 2>&1) || m="unreadable:$(echo "$m" | sed 's/.*: //' | tr ' ' _)"
-			echo "$(echo "$q" | cut -d/ -f5)/${q##*/} $m"
-		done
-	}
-	napis >/tmp/napi.before
-	xpsmasks >/tmp/xps.before
-	run netpath --json -w 1 --no-state
-	napis >/tmp/napi.after
-	xpsmasks >/tmp/xps.after
-	affinities /tmp/netpath.aff
-	# With both keys off nothing of the network path is written: every
-	# thread first on every CPU, then a run that must leave them so.
-	for p in $(cut -d' ' -f1 /tmp/napi.after); do taskset -pc "$(cat /sys/devices/system/cpu/online)" "$p" >/dev/null 2>&1; done
-	printf 'xps = off\nnapi-threads = off\n' >/tmp/off.conf
-	napis >/tmp/napi.off.before
-	xpsmasks >/tmp/xps.off.before
-	run netoff --json -w 1 --no-state -c /tmp/off.conf
-	napis >/tmp/napi.off.after
-	xpsmasks >/tmp/xps.off.after
-	for f in napi.before xps.before napi.after xps.after netpath.aff napi.off.before xps.off.before \
-		 napi.off.after xps.off.after; do
-		put "$f" "/tmp/$f"
-	done
-	put netpath.interrupts /proc/interrupts
+		wait
+	fi
+	cp /proc/interrupts /tmp/mq.intr2
+	say mqnet "$(cat /tmp/mq.sinka /tmp/mq.sinkb 2>/dev/null | tr '\n' ' ')sent: $(awk '{ s += $2 } END { print s + 0 }' /tmp/mq.send 2>/dev/null)"
+	put mq.intr1 /tmp/mq.intr1
+	put mq.intr2 /tmp/mq.intr2
+	# deleting the namespace returns the NIC to this one
+	$IP netns del mqpeer
+	for _ in $(seq 20); do [ -e "/sys/class/net/$b" ] && break; sleep 0.2; done
+}
+if [ "$machine" = b ]; then
+	set -- $mqnics
+	[ $# = 2 ] && mqflood "$1" "$2"
+	netpath_step $vnic $enic $mqnics
 fi
 step done

@@ -32,6 +32,9 @@ if ! grep -qx done "$f/facts"; then
 	fail boot "the guest did not finish (last step: $(awk '$1 == "step" { s = $2 } END { print s ? s : "none" }' "$f/facts"))"
 fi
 info "kernel $(fact kernel), cpus $(fact cpus), $(fact nodes) NUMA nodes, BTF $(fact btf)"
+# Where the guest's time went: seconds per step, by its uptime ("boot" is
+# the kernel and /init up to the first step).
+info "steps (s): $(awk '$1 == "step" { if (p != "") printf "%s %.1f, ", p, $3 - t; else printf "boot %.1f, ", $3; p = $2; t = $3 }' "$f/facts")"
 
 # The devices the checks are about, from the guest's own sysfs: per PCI
 # function "ADDR DRIVER CLASS IRQ...", only IRQs /proc/interrupts lists.
@@ -61,7 +64,10 @@ classify() {
 			esac
 		done
 	done <"$f/devices"
-	for drv in nvme virtio_blk virtio_net e1000e; do
+	# a kernel without the e1000e driver has a second virtio-net instead
+	want="nvme virtio_blk virtio_net e1000e"
+	[ "$(fact peerkind)" = virtio ] && want="nvme virtio_blk virtio_net"
+	for drv in $want; do
 		grep -q " $drv " "$f/devices" || bad="$bad no $drv device with IRQs;"
 	done
 	if [ -z "$bad" ] && [ "$n" -gt 0 ]; then pass classify; else fail classify "${bad:-no IRQ}"; fi
@@ -239,10 +245,16 @@ reached() { awk -v a="$1" 'BEGIN { exit !(a >= 0.0005) }'; }
 ### 7. the network path, after one real run with threaded NAPI on.
 # Which IRQ a NAPI thread serves, from the kernel's names alone: the
 # e1000e's one NAPI is its rx vector's ("IF-rx-0"); virtio-net's receive
-# NAPIs (ids from 8193) are its "input.N" vectors' and its transmit ones
-# (id 0: never hashed) its "output.N" vectors' (one queue pair here).
+# NAPIs are its "input.N" vectors', N the rank of the thread's NAPI id among
+# the NIC's (virtio-net adds, and from 6.13 enables, its receive NAPIs in
+# queue order, and ids are handed out in that order); its transmit NAPIs
+# (id 0: never hashed) are its "output.N" vectors'. With one queue pair
+# that is output.0; with more, the id-0 threads cannot be told apart, and
+# the report must say each was left. However irqtune matched (names, or
+# netdev netlink's napi-get irq/pid from 6.8), the outcome is judged: a
+# thread's CPU is its queue's IRQ's.
 netpath_checks() {
-	local bad="" n=0 rc
+	local bad="" n=0 rc left=0 nleft=0 napiq=""
 	rc=$(rc_of netpath)
 	[ "$rc" = 0 ] || bad="$bad exit $rc: $(head -2 "$f/netpath.err" | tr '\n' ' ');"
 	while read -r pid comm cpus; do
@@ -250,7 +262,19 @@ netpath_checks() {
 		drv=$(awk -v i="$ifn" '$1 == "dev" && index("," $4, "," i ",") { print $3 }' "$f/devmap")
 		case "$drv" in
 		e1000e) want="$ifn-rx-0" ;;
-		virtio_net) if [ "$id" = 0 ]; then want="-output.0"; else want="-input.0"; fi ;;
+		virtio_net)
+			if [ "$id" = 0 ]; then
+				if [ "$(grep -c " napi/$ifn-0 " "$f/napi.after")" -gt 1 ]; then
+					nleft=$((nleft + 1))
+					o=$(jq -r --argjson p "$pid" '[.netpath.changes[]? | select(.kind == "napi_thread" and .pid == $p) | .outcome][0] // "absent"' "$f/netpath.out" 2>/dev/null)
+					if [ "$o" = left ]; then left=$((left + 1)); else bad="$bad $comm (pid $pid, one of several id-0 threads of $ifn) reported '$o', not left;"; fi
+					continue
+				fi
+				want="-output.0"
+			else
+				want="-input.$(awk -v i="$ifn" -v id="$id" '{ n = split($2, a, "-"); x = a[n]; sub("^napi/", "", $2) }
+					$2 ~ ("^" i "-[0-9]+$") && x + 0 > 0 && x + 0 < id + 0 { r++ } END { print r + 0 }' "$f/napi.after")"
+			fi ;;
 		*) continue ;;
 		esac
 		n=$((n + 1))
@@ -260,17 +284,29 @@ netpath_checks() {
 		if [ -z "$irq" ]; then bad="$bad $comm: no IRQ named *$want;"
 		elif [[ "$cpus" == *[,-]* ]]; then bad="$bad $comm on CPUs $cpus, not one;"
 		elif [ "$aff" != "$cpus" ]; then bad="$bad $comm on CPU $cpus, its IRQ $irq on $aff;"
+		else napiq="$napiq $comm=${want#-}:irq$irq@$cpus"
 		fi
 	done <"$f/napi.after"
 	info "netpath: $n NAPI threads of the NICs; before $(cut -d' ' -f2- "$f/napi.before" | tr '\n' ';') after $(cut -d' ' -f2- "$f/napi.after" | tr '\n' ';'); matched by $(jq -r '.netpath.napi_matched_by // "-"' "$f/netpath.out" 2>/dev/null)"
 	[ "$n" -gt 0 ] || bad="$bad no NAPI thread of the NICs ($(fact threaded));"
+	info "netpath-napi: $n threads on their queue's IRQ CPU:$napiq; $left of $nleft indistinguishable id-0 threads reported left"
+	if [ -n "$(fact mqnics)" ]; then
+		# machine b: every receive queue of the multi-queue NICs proven,
+		# and their transmit threads reported left
+		for m in $(fact mqnics); do
+			k=$(echo "$napiq" | tr ' ' '\n' | grep -c "^napi/$m-[1-9][0-9]*=input\.")
+			[ "$k" -ge 4 ] || bad="$bad $m: $k receive NAPI threads proven, want 4;"
+		done
+		[ "$nleft" -ge 4 ] || bad="$bad $nleft id-0 threads of the multi-queue NICs, want 4 or more;"
+	fi
 	if [ -z "$bad" ]; then pass netpath-napi; else fail netpath-napi "$bad"; fi
 
 	# XPS: a transmit queue whose mask can be read holds its completion
 	# IRQ's CPU; one that cannot (a NIC with one transmit queue: ENOENT)
 	# is left as it was, and the report says why. QEMU 7.2's hub ports
-	# give every NIC a single queue pair, so here it is the second case.
-	bad=""
+	# give every NIC a single queue pair, so there it is the second case;
+	# machine b's multi-queue NICs the first, 4 queues each.
+	bad="" xpsq=""
 	while read -r q m; do
 		ifn=${q%%/*}
 		drv=$(awk -v i="$ifn" '$1 == "dev" && index("," $4, "," i ",") { print $3 }' "$f/devmap")
@@ -287,9 +323,18 @@ netpath_checks() {
 				awk -v n="$n" -v intr="$f/netpath.interrupts" '{ l = " " $0 } END { while ((getline x < intr) > 0) { split(x, a, " "); i = a[1]; sub(":", "", i); if (index(l, " " i " ") && (x ~ ("(output|tx)[.-]" n "$") || x ~ ("TxRx-" n "$"))) { print i; exit } } }')
 			cpu=$(awk -v i="$irq" '$1 == i { print $2 }' "$f/netpath.aff")
 			want=$(awk -v c="$cpu" 'BEGIN { if (c ~ /^[0-9]+$/) printf "%x", 2 ^ c }')
-			[ -n "$want" ] && [ "$((16#${m//,/}))" = "$((16#$want))" ] || bad="$bad $q mask $m, its IRQ ${irq:-?} on ${cpu:-?};"
+			if [ -n "$want" ] && [ "$((16#${m//,/}))" = "$((16#$want))" ]; then
+				xpsq="$xpsq $q:$m=irq$irq@$cpu"
+			else
+				bad="$bad $q mask $m, its IRQ ${irq:-?} on ${cpu:-?};"
+			fi
 		fi
 	done <"$f/xps.after"
+	info "netpath-xps: transmit queues holding their completion IRQ's CPU:${xpsq:- none}"
+	for m in $(fact mqnics); do
+		k=$(echo "$xpsq" | tr ' ' '\n' | grep -c "^$m/tx-")
+		[ "$k" -ge 4 ] || bad="$bad $m: $k transmit queues proven, want 4;"
+	done
 	if [ -z "$bad" ]; then pass netpath-xps; else fail netpath-xps "$bad"; fi
 
 	# xps = off, napi-threads = off: nothing of the network path written
@@ -509,6 +554,21 @@ if [ "$machine" = a ]; then
 fi
 
 if [ "$machine" = b ]; then
+	### 9. the multi-queue NICs: their flood reached every queue's vector
+	mq_flood() {
+		local m bad="" fig
+		[ -n "$(fact mqnics)" ] || { fail mq-nics "no virtio-net NIC with more than one transmit queue: $(fact mqnics)"; return; }
+		fig=$(awk 'FNR == 1 { k++ } $NF ~ /-(input|output)\.[0-9]+$/ { i = $1; s = 0
+				for (c = 2; c <= NF && $c ~ /^[0-9]+$/; c++) s += $c; n[k, i] = s; name[i] = $NF }
+			END { for (i in name) printf "%s:%d ", name[i], n[2, i] - n[1, i] }' "$f/mq.intr1" "$f/mq.intr2" | tr ' ' '\n' | sort -V | tr '\n' ' ')
+		info "mq-nics: $(fact mqnics); $(fact mqpeer); flood $(fact mqnet); interrupts per vector in the flood: $fig"
+		for m in $(fact mqnics); do
+			[ "$(awk -v m="$m" '$1 ~ ("^" m "/tx-")' "$f/xps.after" | wc -l)" -ge 4 ] || bad="$bad $m has fewer than 4 transmit queues;"
+		done
+		if [ -z "$bad" ]; then pass mq-nics; else fail mq-nics "$bad"; fi
+	}
+	mq_flood
+	netpath_checks
 	### the core and sibling rules: a device's busy queues (0.05% of a CPU
 	### or more, irqtune(8) PLACEMENT) on distinct
 	### cores while it has no more of them than there are cores

@@ -11,6 +11,17 @@
 # powered off, 3 QEMU could not start, 4 the time limit killed it, 5 the
 # guest kernel panicked; the cause is on stderr.
 #
+# VM_PEER_NIC (e1000e, the default, or virtio) is the model of the second
+# hub NIC: a kernel without an e1000e driver (Debian's cloud flavour) gets a
+# second virtio-net there instead.
+#
+# Machine b also has two 4-queue virtio-net NICs (mq=on, 10 vectors: 4
+# receive, 4 transmit, config and control) on multi-queue taps joined by a
+# bridge, all in a network namespace made for this guest alone
+# (VM_NETNS, default irqtune-vm-PID) and removed when it ends, however it
+# ends; QEMU runs inside it. That namespace has no other interface, so no
+# frame leaves it.
+#
 # While it runs it serves the guest's requests: a line "@@UNPLUG nvme" on
 # ttyS1 has the monitor unplug the NVMe drive (device_del).
 #
@@ -25,8 +36,9 @@
 #
 # Always single-threaded TCG: QEMU 7.2's multi-threaded TCG locks up every
 # vCPU when kernel text is patched (tracefs events, BPF attach) under
-# interrupt load. No network leaves QEMU: -nodefaults (no default NIC), and
-# the two NICs are ports of a QEMU-internal hub only.
+# interrupt load. No network leaves QEMU: -nodefaults (no default NIC), the
+# two hub NICs are ports of a QEMU-internal hub, and machine b's taps are in
+# a namespace of their own.
 set -u
 machine=$1 kernel=$2 initrd=$3 dir=$4 limit=$5
 
@@ -41,14 +53,26 @@ devices=(-device pcie-root-port,id=rp1,bus=pcie.0,chassis=1,slot=1
 	-drive "file=$dir/vblk.img,if=none,id=vb0,format=raw"
 	-device virtio-blk-pci,drive=vb0,num-queues=4
 	-netdev hubport,id=n0,hubid=0 -device virtio-net-pci,netdev=n0
-	-netdev hubport,id=n1,hubid=0 -device e1000e,netdev=n1)
+	-netdev hubport,id=n1,hubid=0)
+case "${VM_PEER_NIC:-e1000e}" in
+virtio)	devices+=(-device virtio-net-pci,netdev=n1) ;;
+*)	devices+=(-device e1000e,netdev=n1) ;;
+esac
+netns=""
+in_ns=()
 case "$machine" in
 a)	# 4 vCPUs, 2 sockets, each its own NUMA node
 	cpus=(-smp 4,sockets=2,cores=2,threads=1
 		-object memory-backend-ram,id=m0,size=512M -object memory-backend-ram,id=m1,size=512M
 		-numa node,nodeid=0,cpus=0-1,memdev=m0 -numa node,nodeid=1,cpus=2-3,memdev=m1) ;;
 b)	# 8 vCPUs: 4 cores of 2 SMT threads
-	cpus=(-smp 8,sockets=1,cores=4,threads=2) ;;
+	cpus=(-smp 8,sockets=1,cores=4,threads=2)
+	netns=${VM_NETNS:-irqtune-vm-$$}
+	in_ns=(ip netns exec "$netns")
+	for i in 0 1; do
+		devices+=(-netdev "tap,id=mq$i,ifname=mqtap$i,queues=4,script=no,downscript=no,vhost=off"
+			-device "virtio-net-pci,netdev=mq$i,mq=on,vectors=10")
+	done ;;
 *)	echo "machine.sh: no machine '$machine' (a or b)" >&2; exit 64 ;;
 esac
 
@@ -58,6 +82,15 @@ truncate -s 64M "$dir/nvme.img" "$dir/vblk.img"
 : >"$dir/results.txt"
 
 qpid=
+netns_made=
+netns_del() {	# the taps and the bridge, then the namespace
+	[ -n "$netns_made" ] || return 0
+	ip -n "$netns" link del mqtap0 2>/dev/null
+	ip -n "$netns" link del mqtap1 2>/dev/null
+	ip -n "$netns" link del mqbr 2>/dev/null
+	ip netns del "$netns" 2>/dev/null
+	netns_made=
+}
 stop() {	# the launcher (timeout), then QEMU itself by its pid file
 	[ -n "$qpid" ] && kill -TERM "$qpid" 2>/dev/null
 	local p
@@ -68,11 +101,28 @@ stop() {	# the launcher (timeout), then QEMU itself by its pid file
 	fi
 	[ -n "$qpid" ] && wait "$qpid" 2>/dev/null
 	qpid=
+	netns_del
 }
 trap 'stop; exit 130' INT TERM
 trap stop EXIT
 
-timeout -k 5 "$limit" qemu-system-x86_64 "${common[@]}" "${cpus[@]}" "${devices[@]}" \
+if [ -n "$netns" ]; then
+	# the bridge of two multi-queue taps, nothing else: no route out
+	netns_made=1
+	if ! err=$({ ip netns add "$netns" &&
+		ip -n "$netns" link add mqbr type bridge &&
+		ip -n "$netns" tuntap add dev mqtap0 mode tap multi_queue &&
+		ip -n "$netns" tuntap add dev mqtap1 mode tap multi_queue &&
+		ip -n "$netns" link set mqtap0 master mqbr &&
+		ip -n "$netns" link set mqtap1 master mqbr &&
+		ip -n "$netns" link set mqtap0 up &&
+		ip -n "$netns" link set mqtap1 up &&
+		ip -n "$netns" link set mqbr up; } 2>&1); then
+		echo "cannot make the network namespace $netns of the multi-queue taps: $err" >&2
+		exit 3
+	fi
+fi
+timeout -k 5 "$limit" "${in_ns[@]}" qemu-system-x86_64 "${common[@]}" "${cpus[@]}" "${devices[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 quiet panic=-1 noirqdebug no_timer_check ${VM_APPEND:-}" \
 	-serial "file:$dir/console.log" -serial "file:$dir/results.txt" \
@@ -80,8 +130,15 @@ timeout -k 5 "$limit" qemu-system-x86_64 "${common[@]}" "${cpus[@]}" "${devices[
 	>"$dir/qemu.log" 2>&1 &
 qpid=$!
 
-served=0
+# QEMU's CPU time (user + system, clock ticks), kept up to date in DIR/cpu:
+# one single-threaded TCG guest's need of a host core, whatever else the
+# host runs (the suite's time table)
+served=0 qp=
 while kill -0 "$qpid" 2>/dev/null; do
+	[ -n "$qp" ] || qp=$(cat "$dir/qemu.pid" 2>/dev/null)
+	if [ -n "$qp" ] && read -r -a st <"/proc/$qp/stat" 2>/dev/null; then
+		echo "$((st[13] + st[14]))" >"$dir/cpu"
+	fi
 	n=$(grep -c '^@@UNPLUG nvme' "$dir/results.txt" 2>/dev/null)
 	if [ "${n:-0}" -gt "$served" ]; then
 		echo "device_del nvme0" | socat - "UNIX-CONNECT:$dir/mon.sock" >>"$dir/monitor.log" 2>&1
