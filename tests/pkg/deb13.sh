@@ -11,7 +11,8 @@
 # clang compile the tree without a warning, and that its debhelper lays
 # the package out as Debian 13 wants (/usr/lib: debian/rules). That costs
 # a couple of minutes on 2 cores; the package built on Debian 12 (make deb)
-# installs there too (issue 32), and check-deb tests that one.
+# installs there too (issue 32), and check-deb tests that one. The one
+# built here is kept as dist/debian13/irqtune_VERSION_ARCH.deb.
 #
 # Two roots, cached as zstd tarballs under $DEB13_CACHE (/var/tmp/irqtune-deb13):
 #   base   debootstrap --variant=minbase trixie, plus systemd: a fresh
@@ -22,7 +23,9 @@
 # package lists or the archive change, or when a tarball does not match
 # the checksums written after it was complete (a cut or damaged cache is
 # rebuilt, never trusted). Each run unpacks copies into a directory of its
-# own and removes it at the end.
+# own and removes it at the end: a tmpfs (up to $DEB13_TMPFS, 6g; it holds
+# 2 GB for a few minutes) mounted in this script's own mount namespace,
+# so that a killed run leaves no files behind either.
 #
 # Everything runs in a private mount namespace: /proc, /sys and /dev are
 # bound into the fresh root for the dry run only and unmounted by a trap;
@@ -34,6 +37,7 @@
 # Prints "PASS name", "FAIL name: why" or "SKIP name: why", and the time
 # each step took.
 set -u
+export IRQTUNE_DEB13_T0=${IRQTUNE_DEB13_T0:-$(date +%s)}
 cd "$(dirname "$0")/../.." || exit 1
 top=$PWD
 . tests/lib.sh		# pass, fail, skip, check
@@ -56,8 +60,8 @@ if [ -z "${IRQTUNE_DEB13_NS:-}" ]; then
 	exec unshare -m --propagation private env IRQTUNE_DEB13_NS=1 bash "$0" "$@"
 fi
 
-t0=$(date +%s)
 now() { date +%s; }
+t0=${IRQTUNE_DEB13_T0:-$(now)}
 
 if ! out=$(tools/deps deb13 2>&1); then
 	skip "deb13" "debootstrap cannot be installed here: $out"
@@ -128,29 +132,39 @@ cache_bad() {	# prints why the cache cannot be used, if it cannot
 
 # Only what this script made, and never through a mount: --one-file-system.
 scrub() { [ -e "$1" ] && rm -rf --one-file-system -- "$1"; }
-# Unmount whatever is mounted under $1, deepest first.
+# Unmount whatever is mounted under $1, deepest first, and $1 with -a.
 unmount_under() {
 	local m
 	findmnt -rn -o TARGET | awk -v p="$1/" 'index($0, p) == 1' | sort -r |
 	while read -r m; do
 		umount "$m" 2>/dev/null || umount -l "$m"
 	done
+	if [ "${2:-}" = -a ] && mountpoint -q "$1"; then
+		umount "$1" 2>/dev/null || umount -l "$1"
+	fi
+}
+# A scratch directory DIR on a tmpfs of its own (in this namespace only).
+scratch() {
+	mkdir -p "$1" && mount -t tmpfs -o "size=${DEB13_TMPFS:-6g},mode=0700" tmpfs "$1"
 }
 mounted_under() { findmnt -rn -o TARGET | awk -v p="$1/" 'index($0, p) == 1'; }
 
 new=$cache/new
 run=
 cleanup() {
+	local t=$(now)
 	for d in "$new" "$run"; do
 		[ -n "$d" ] || continue
-		unmount_under "$d"
+		unmount_under "$d" -a
 		scrub "$d"
 	done
+	rm -f "$cache"/*.new
+	echo "deb13: removed the copies in $(( $(now) - t ))s; $(( $(now) - t0 ))s in all"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
-for d in "$cache"/run.*; do	# left by a run that was killed (we hold the lock)
-	[ -e "$d" ] && unmount_under "$d" && scrub "$d"
+for d in "$cache"/run.* "$new"; do	# left by a run that was killed (we hold the lock)
+	[ -e "$d" ] && unmount_under "$d" -a && scrub "$d"
 done
 
 pack() {	# pack ROOT TARBALL
@@ -159,7 +173,7 @@ pack() {	# pack ROOT TARBALL
 
 build_cache() {
 	local r=$new/root log=$new/make.log
-	scrub "$new"; mkdir -p "$new" || return 1
+	scratch "$new" || return 1
 	echo "deb13: debootstrap --variant=minbase --include=systemd $suite from $mirror"
 	if ! debootstrap --variant=minbase --include=systemd "$suite" "$r" "$mirror" >"$log" 2>&1; then
 		fail "deb13: debootstrap makes a Debian 13 root from $mirror" "$(tail -20 "$log")"
@@ -169,7 +183,7 @@ build_cache() {
 	# The chroot's daemons never start (invoke-rc.d(8)); no systemd runs there either.
 	printf '#!/bin/sh\nexit 101\n' >"$r/usr/sbin/policy-rc.d" && chmod 755 "$r/usr/sbin/policy-rc.d"
 	inroot "$r" apt-get clean
-	pack "$r" "$new/base.tar.zst" || return 1
+	pack "$r" "$cache/base.tar.zst.new" || return 1
 	cp tools/deps "$r/tmp/deps"
 	mount -t proc proc "$r/proc"
 	inroot "$r" sh /tmp/deps build deb >>"$log" 2>&1
@@ -180,14 +194,15 @@ build_cache() {
 	[ "$rc" -eq 0 ] || return 1
 	rm -f "$r/tmp/deps"
 	inroot "$r" apt-get clean
-	pack "$r" "$new/build.tar.zst" || return 1
-	echo "$key" >"$new/key"
-	(cd "$new" && sha256sum base.tar.zst build.tar.zst key >SHA256SUMS.new) || return 1
+	pack "$r" "$cache/build.tar.zst.new" || return 1
 	# The checksums go last: a cache without them is one never finished.
 	rm -f "$cache/SHA256SUMS"
-	mv -f "$new/base.tar.zst" "$new/build.tar.zst" "$new/key" "$cache/" &&
-		mv -f "$new/SHA256SUMS.new" "$cache/SHA256SUMS"
-	scrub "$new"
+	echo "$key" >"$cache/key"
+	mv -f "$cache/base.tar.zst.new" "$cache/base.tar.zst" &&
+		mv -f "$cache/build.tar.zst.new" "$cache/build.tar.zst" &&
+		(cd "$cache" && sha256sum base.tar.zst build.tar.zst key >SHA256SUMS.new) &&
+		mv -f "$cache/SHA256SUMS.new" "$cache/SHA256SUMS" || return 1
+	unmount_under "$new" -a; scrub "$new"
 }
 
 t=$(now)
@@ -208,7 +223,7 @@ fi
 echo "deb13: root cache: $cache_how"
 
 t=$(now)
-run=$(mktemp -d "$cache/run.XXXXXX") || exit 1
+run=$(mktemp -d "$cache/run.XXXXXX") && scratch "$run" || exit 1
 b=$run/build f=$run/fresh
 mkdir -p "$b" "$f"
 zstd -q -dc "$cache/build.tar.zst" | tar --numeric-owner -C "$b" -xf - &&
@@ -237,6 +252,9 @@ why="exit $rc: $(tail -30 "$run/build.log")"
 check "deb13: dpkg-buildpackage builds the package on Debian 13 (its Build-Depends resolve there)" \
 	sh -c '[ "$1" -eq 0 ] && [ -f "$2" ]' _ "$rc" "$b/build/$debname"
 [ -f "$b/build/$debname" ] || exit 1
+# Kept, for an admin on Debian 13 (make deb's is Debian 12's).
+mkdir -p dist/debian13 && cp "$b/build/$debname" dist/debian13/ &&
+	echo "deb13: dist/debian13/$debname"
 t_build=$(( $(now) - t ))
 cc=$(inroot "$b" gcc -dumpfullversion)
 clang=$(inroot "$b" clang -dumpversion)
@@ -264,14 +282,27 @@ rc=$?
 why="exit $rc: $(grep -E '^(E|W):' "$run/resolve.log")"
 check "deb13: every package tools/deps names ($groups) resolves on Debian 13, all together" \
 	[ "$rc" -eq 0 ]
+# systemd-analyze verify runs man(1) for each Documentation= page: man-db
+# first, apart, so that the next install lists the package's own dependencies.
+inroot "$f" apt-get install -y --no-install-recommends man-db >>"$run/install.log" 2>&1
 cp "$b/build/$debname" "$f/tmp/"
-inroot "$f" apt-get install -y --no-install-recommends "/tmp/$debname" >>"$run/install.log" 2>&1
+inroot "$f" apt-get install -y --no-install-recommends "/tmp/$debname" >"$run/install2.log" 2>&1
 rc=$?
-got=$(sed -n 's/^Setting up \([^:]*\)[: ].*/\1/p' "$run/install.log" | grep -vx irqtune | tr '\n' ' ')
+cat "$run/install2.log" >>"$run/install.log"
+got=$(sed -n 's/^Setting up \([^: ]*\).*/\1/p' "$run/install2.log" | grep -vx irqtune | tr '\n' ' ')
 why="exit $rc: $(tail -20 "$run/install.log")"
 check "deb13: apt-get installs it on a fresh Debian 13 root, with its dependencies from the archive (${got% })" \
 	sh -c '[ "$1" -eq 0 ] && [ -x "$2/usr/sbin/irqtune" ]' _ "$rc" "$f"
 t_install=$(( $(now) - t ))
+
+### the installed package, with this host's /proc, /sys and /dev: systemctl
+### and systemd-analyze want them, and the dry run reads this host's IRQs
+t=$(now)
+affinities() { grep -H . /proc/irq/*/smp_affinity_list 2>/dev/null; }
+before=$(affinities)
+for m in proc sys dev; do
+	mount --bind "/$m" "$f/$m" || { fail "deb13: bind /$m into the root" "mount failed"; exit 1; }
+done
 en=$(inroot "$f" systemctl is-enabled irqtune.timer 2>&1)
 why="$en"; check "deb13: the package enabled irqtune.timer" [ "$en" = enabled ]
 sv=$(inroot "$f" systemd-analyze --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')
@@ -282,19 +313,12 @@ why="exit $rc: $(cat "$run/verify.log")"
 check "deb13: systemd $sv's systemd-analyze verify accepts the unit and timer, no warnings" \
 	sh -c '[ "$1" -eq 0 ] && [ ! -s "$2" ]' _ "$rc" "$run/verify.log"
 
-### the dry run, with this host's /proc, /sys and /dev
-t=$(now)
-affinities() { grep -H . /proc/irq/*/smp_affinity_list 2>/dev/null; }
-before=$(affinities)
-for m in proc sys dev; do
-	mount --bind "/$m" "$f/$m" || { fail "deb13: bind /$m into the root" "mount failed"; exit 1; }
-done
 inroot "$f" /usr/sbin/irqtune --dry-run --no-state -v >"$run/dry.log" 2>&1
 rc=$?
 unmount_under "$f"
 after=$(affinities)
 left=$(mounted_under "$run")
-sed 's/^/deb13: irqtune: /' "$run/dry.log" | head -12
+grep '^irqtune: ' "$run/dry.log" | head -6 | sed 's/^/deb13: /'
 src_line=$(grep -m1 -iE 'load source|source:' "$run/dry.log")
 why="exit $rc: $(tail -5 "$run/dry.log")"
 check "deb13: irqtune --dry-run --no-state runs in the Debian 13 root on this host's kernel${src_line:+ ($src_line)}" \
@@ -305,5 +329,5 @@ why="$left"; check "deb13: /proc, /sys and /dev are unmounted again" [ -z "$left
 t_dry=$(( $(now) - t ))
 
 echo "deb13: time: root cache $cache_how; unpack ${t_unpack}s, build ${t_build}s," \
-	"lintian ${t_lint}s, install ${t_install}s, dry run ${t_dry}s; total $(( $(now) - t0 ))s"
+	"lintian ${t_lint}s, install ${t_install}s, verify and dry run ${t_dry}s; total $(( $(now) - t0 ))s"
 exit 0
