@@ -39,7 +39,6 @@
 set -u
 export IRQTUNE_DEB13_T0=${IRQTUNE_DEB13_T0:-$(date +%s)}
 cd "$(dirname "$0")/../.." || exit 1
-top=$PWD
 . tests/lib.sh		# pass, fail, skip, check
 
 suite=trixie
@@ -152,7 +151,8 @@ mounted_under() { findmnt -rn -o TARGET | awk -v p="$1/" 'index($0, p) == 1'; }
 new=$cache/new
 run=
 cleanup() {
-	local t=$(now)
+	local t
+	t=$(now)
 	for d in "$new" "$run"; do
 		[ -n "$d" ] || continue
 		unmount_under "$d" -a
