@@ -17,13 +17,13 @@ WERROR   ?=
 ifeq ($(CI),true)
 WERROR    = -Werror
 endif
-PKGS      = libudev argtable2 inih json-c libbpf libarchive
+PKGS      = libudev argtable2 inih json-c libbpf libarchive libmnl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libarchive is not linked: capture.c opens it for --capture and --replay
 # only (what it links cost every run 1.2 ms of CPU). dlopen(3) is libc's
 # from glibc 2.34; -ldl is for older ones.
 LINK_PKGS  = $(filter-out libarchive,$(PKGS))
-PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null || echo -ludev -largtable2 -linih -ljson-c -lbpf -lelf -lz) -ldl
+PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null || echo -ludev -largtable2 -linih -ljson-c -lbpf -lelf -lz -lmnl) -ldl
 # Every build product but the program itself goes under build/, in the
 # tree's shape (build/lib/cpuset.o from lib/cpuset.c), so that the tree
 # shows sources only. The program stays ./irqtune: the README and the man
@@ -32,7 +32,7 @@ B         = build
 # Headers are included by name ("cpuset.h") from the folder of each layer;
 # -iquote, so that they come before the libraries' own (json-c's pkg-config
 # directory has a json.h too) and never stand in for a <system> header.
-SRC_DIRS  = lib input capture load history plan netpath report
+SRC_DIRS  = lib capture input load history plan netpath report run
 INCLUDES  = -iquote . $(SRC_DIRS:%=-iquote %) -iquote $(B)
 HEADERS   = $(wildcard *.h $(SRC_DIRS:%=%/*.h))
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 $(WERROR) \
@@ -42,19 +42,21 @@ LDLIBS   += $(PKG_LIBS) -lm
 # The pure and parsing modules; everything but main.
 LIB_SRCS  = topology.c sample.c apply.c \
             lib/fileio.c lib/cpuset.c lib/lock.c lib/log.c lib/strutil.c \
-            input/procfs.c input/device.c input/config.c input/compat.c input/machine.c \
+            input/procfs.c input/device.c input/config.c input/compat.c \
             input/vectors.c input/kubelet.c \
-            capture/capture.c capture/source.c capture/replay.c capture/runcapture.c \
+            capture/capture.c capture/source.c \
             load/estimate.c load/measure.c load/bpfload.c load/irqthread.c load/loadsrc.c load/costs.c load/devfit.c \
-            load/loadstep.c load/appload.c \
+            load/appload.c load/bpfsrc.c load/procsrc.c \
             history/state.c history/history.c history/packstate.c \
-            plan/plan.c plan/plan_index.c plan/plan_improve.c plan/policy.c plan/planrun.c plan/pack.c plan/packrun.c \
-            netpath/netpath.c netpath/netpathio.c netpath/netfollow.c \
-            report/report.c report/json.c report/metrics.c report/output.c
+            plan/plan.c plan/plan_index.c plan/plan_improve.c plan/policy.c plan/pack.c \
+            netpath/netpath.c netpath/netpathio.c \
+            report/report.c report/json.c report/metrics.c \
+            run/machine.c run/runcapture.c run/replay.c run/loadstep.c run/planrun.c run/packrun.c \
+            run/netfollow.c run/output.c
 LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/%.o)
 UNIT      = appload kubelet policy cpuset topology sample estimate measure costs state history devfit plan config compat capture irqthread \
             report replay window strutil netpath planrun loadstep machine output runcapture vectors \
-            pack packstate
+            pack packstate loadsrc netpathio
 TESTS     = $(UNIT:%=$(B)/tests/test_%)
 
 all: irqtune

@@ -17,7 +17,7 @@ FUZZ_OUT      = tests/out/fuzz
 FUZZ_REALDATA ?= $(or $(IRQTUNE_REALDATA),$(abspath ..)/shared/realdata)
 # The config and udev property parsers join when their module exists.
 FUZZ_CONFIG  := $(and $(wildcard input/config.c),$(wildcard plan/policy.c),$(wildcard tests/fuzz/fuzz_config.c),config)
-FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology costs state packstate $(FUZZ_CONFIG) compat capture kubelet
+FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology costs state packstate $(FUZZ_CONFIG) compat capture kubelet netlink
 # sample.c and procfs.c read through source.c, which keeps and serves capture
 # members.
 FUZZ_LIBSRC   = lib/fileio.c lib/strutil.c lib/cpuset.c sample.c input/procfs.c load/estimate.c load/devfit.c capture/source.c capture/capture.c
@@ -33,11 +33,14 @@ FUZZ_SRC_kubelet = input/kubelet.c
 # --replay's reader and every parser a replay runs on a capture's members.
 # replay.c parses the kept configuration; report.c names the planner's
 # reasons (plan.c).
-FUZZ_SRC_capture = capture/replay.c topology.c input/device.c load/measure.c input/compat.c report/report.c load/costs.c \
+FUZZ_SRC_capture = run/replay.c topology.c input/device.c load/measure.c input/compat.c report/report.c load/costs.c \
 		   input/config.c input/vectors.c plan/plan.c plan/plan_index.c plan/plan_improve.c
 FUZZ_LIBS_capture = $(shell pkg-config --libs libudev inih 2>/dev/null || echo -ludev -linih)
 FUZZ_LIBS_config = $(shell pkg-config --libs inih 2>/dev/null || echo -linih)
 FUZZ_LIBS_kubelet = $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
+# netdev netlink's replies (netpathio.c reads NAPI threads through irqthread.c).
+FUZZ_SRC_netlink  = netpath/netpathio.c load/irqthread.c
+FUZZ_LIBS_netlink = $(shell pkg-config --libs libmnl 2>/dev/null || echo -lmnl)
 FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(INCLUDES) -Itests/fuzz -g -O1 \
 		-fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all
@@ -53,7 +56,7 @@ FUZZ_SEEDS_estimate   = $(FUZZ_OUT)/seeds/estimate
 fuzz-deps:
 	tests/fuzz/deps
 
-$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c capture/replay.c input/device.c load/measure.c $(wildcard input/config.c plan/policy.c input/compat.c input/kubelet.c) $(HEADERS) | fuzz-deps
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c run/replay.c input/device.c load/measure.c $(wildcard input/config.c plan/policy.c input/compat.c input/kubelet.c) $(HEADERS) | fuzz-deps
 	@mkdir -p $(FUZZ_OUT)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBSRC) $(FUZZ_SRC_$*) -lm $(FUZZ_LIBS_$*) $(FUZZ_LIBS_ALL)
 
@@ -73,6 +76,7 @@ fuzz: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/fuzz_%) $(FUZZ_OUT)/seeds/estimate
 		state) max=65536 ;; \
 		topology) max=16384 ;; \
 		capture) max=262144 ;; \
+		netlink) max=16384 ;; \
 		interrupts) max=65536; seeds="$$seeds $(FUZZ_SEEDS_interrupts)" ;; \
 		stat) max=65536; seeds="$$seeds $(FUZZ_SEEDS_stat)" ;; \
 		softirqs) max=65536; seeds="$$seeds $(FUZZ_SEEDS_softirqs)" ;; \
@@ -93,7 +97,7 @@ FUZZ_REGRESS_CC     ?= $(CC)
 FUZZ_REGRESS_CFLAGS ?= -std=gnu11 -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(INCLUDES) -Itests/fuzz -g -O1 \
 		-fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all
-$(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c capture/replay.c input/device.c load/measure.c $(wildcard input/config.c plan/policy.c input/compat.c input/kubelet.c) $(HEADERS)
+$(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c run/replay.c input/device.c load/measure.c $(wildcard input/config.c plan/policy.c input/compat.c input/kubelet.c) $(HEADERS)
 	@mkdir -p $(FUZZ_OUT)
 	$(FUZZ_REGRESS_CC) $(FUZZ_REGRESS_CFLAGS) -o $@ $< tests/fuzz/standalone.c $(FUZZ_LIBSRC) $(FUZZ_SRC_$*) -lm $(FUZZ_LIBS_$*) $(FUZZ_LIBS_ALL)
 
@@ -112,7 +116,8 @@ fuzz-regress: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/replay_%) $(FUZZ_OUT)/seeds/estimate
 # Line coverage of the product sources by each target's corpus (what the
 # fuzzing reached), with clang's source-based coverage.
 FUZZ_COV_SRC = sample.c input/procfs.c lib/strutil.c load/estimate.c lib/cpuset.c lib/fileio.c topology.c $(wildcard input/config.c plan/policy.c) input/compat.c load/costs.c \
-	       history/state.c capture/capture.c capture/source.c capture/replay.c input/device.c input/kubelet.c
+	       history/state.c capture/capture.c capture/source.c run/replay.c input/device.c input/kubelet.c \
+	       netpath/netpathio.c
 fuzz-coverage: $(FUZZ_OUT)/seeds/estimate | fuzz-deps
 	@mkdir -p $(FUZZ_OUT)/cov
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -122,7 +127,8 @@ fuzz-coverage: $(FUZZ_OUT)/seeds/estimate | fuzz-deps
 			config) echo input/config.c plan/policy.c ;; \
 			compat) echo input/compat.c report/report.c ;; \
 			kubelet) echo input/kubelet.c $(FUZZ_LIBS_kubelet) ;; \
-			capture) echo $(FUZZ_SRC_capture) $(FUZZ_LIBS_capture) ;; esac) \
+			capture) echo $(FUZZ_SRC_capture) $(FUZZ_LIBS_capture) ;; \
+			netlink) echo $(FUZZ_SRC_netlink) $(FUZZ_LIBS_netlink) ;; esac) \
 			-lm $(FUZZ_LIBS_ALL) \
 			$$([ $$t = config ] && echo "$(FUZZ_LIBS_config)"); \
 		set --; for d in $(FUZZ_OUT)/corpus/$$t tests/fuzz/seeds/$$t tests/fuzz/regress/$$t; do \
