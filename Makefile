@@ -74,7 +74,7 @@ all: irqtune
 # make deps installs every package the build and the tests need (as root,
 # with apt-get; irqbalance with its daemon disabled and masked). make run
 # and make check start with it, so that each does all set-up on a fresh
-# Debian 12 machine.
+# Debian 12 or 13 machine.
 deps:
 	tools/deps build check
 	@touch .deps.stamp

@@ -41,7 +41,9 @@ uncommented=$(awk '/^#/ { c = 1; next } /./ { if (!c) print; c = 0 }' debian/*li
 why="$uncommented"; check "deb: every lintian override ($over) has a comment saying why" [ -z "$uncommented" ]
 
 ### what it holds
-dpkg-deb -c "$deb" | awk '{ print $1, $6 }' >"$work/contents"
+# Built on Debian 13, what goes under /lib is shipped under /usr/lib
+# (debian/rules: dh_movetousr): the same place on a merged-/usr system.
+dpkg-deb -c "$deb" | awk '{ print $1, $6 }' | sed 's|^\([^ ]* \)\./usr/lib/|\1./lib/|' >"$work/contents"
 bad=
 while read -r mode path; do
 	grep -qx -- "$mode \\./${path#/}" "$work/contents" || bad="$bad $path($mode)"
@@ -65,9 +67,11 @@ dpkg-deb -e "$deb" "$work/control"
 conff=$(sort "$work/control/conffiles" | tr '\n' ' ')
 why="$conff"; check "deb: /etc/irqtune.conf, the cron job and the hooks are conffiles" \
 	[ "$conff" = "/etc/NetworkManager/dispatcher.d/90-irqtune /etc/cron.d/irqtune /etc/irqtune.conf /etc/network/if-up.d/irqtune " ]
-why="$(grep ExecStart "$root/lib/systemd/system/irqtune.service")"
+unit=$root/lib/systemd/system/irqtune.service
+[ -e "$unit" ] || unit=$root/usr/lib/systemd/system/irqtune.service
+why="$(grep ExecStart "$unit")"
 check "deb: the unit runs /usr/sbin/irqtune" \
-	grep -qx 'ExecStart=/usr/sbin/irqtune --quiet' "$root/lib/systemd/system/irqtune.service"
+	grep -qx 'ExecStart=/usr/sbin/irqtune --quiet' "$unit"
 line=$(grep -v -e '^#' -e '^[A-Z]*=' -e '^$' "$root/etc/cron.d/irqtune")
 why="$line"; check "deb: the cron job stands down where systemd runs" \
 	[ "$line" = "* * * * * root test -e /run/systemd/system || /usr/sbin/irqtune -q" ]
