@@ -98,6 +98,19 @@ struct ctx {
 	 * every plan and says nothing about where IRQs should go, while it
 	 * would hide every difference between plans below it. */
 	double *lvl;
+	/* Where some core has two online CPUs or more (smt): per CPU, what
+	 * the plan is judged on there, its load plus half the load of the
+	 * rest of its core, as score_of() counts a heavy IRQ's CPU. Two busy
+	 * threads of a core each run slower, so improve(), revert_moves()
+	 * and settle() judge a CPU by this, as the first placement does: a
+	 * move that lowers a CPU's own load by piling onto a busy core is no
+	 * gain. lvl is then eff where the CPU carries a busy movable IRQ.
+	 * NULL without SMT, and every comparison is of load as before.
+	 * core_tmp: settle()'s scratch, per core leader id. */
+	double *eff;
+	double *core_tmp;
+	double *core_app;	/* per core leader id: app_w summed, has_app */
+	bool smt;		/* eff is kept and judged by */
 	/* Some eligible CPU is full (app_full()): rank_cpus() scans, and
 	 * where a class has cores with room (rank_index.cls_room), its full
 	 * CPUs count as cores already holding a device's share of queues
@@ -155,6 +168,20 @@ static inline unsigned int gc_get(struct ctx *c, int group, int core)
 	}
 	return 0;
 }
+
+/* What the plan is judged on at @cpu (struct ctx, eff). */
+static inline double cost(const struct ctx *c, int cpu)
+{
+	return c->smt ? c->eff[cpu] : c->load[cpu];
+}
+
+/* A change of one CPU's load for peak_after(): @d of weighed load, @mob
+ * busy movable IRQs. */
+struct delta {
+	int cpu;
+	double d;
+	int mob;
+};
 
 /* What IRQ @pi weighs on @cpu. */
 static inline double lw(const struct ctx *c, const struct plan_irq *pi, int cpu)
@@ -251,6 +278,8 @@ enum plan_reason forced_reason(const struct ctx *c, const struct plan_irq *pi);
 void reset(struct ctx *c);
 void spread_idle(struct ctx *c);
 double peak_of(const struct ctx *c, const double *load);
+void eff_core(struct ctx *c, int core);
+double peak_after(const struct ctx *c, const struct delta *dv, unsigned int n);
 double level_of(const struct ctx *c);
 double irq_base(const struct ctx *c);
 double above(const struct ctx *c, double level, double base, double share);
