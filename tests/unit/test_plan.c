@@ -1589,6 +1589,71 @@ static void test_plan_matches_reference(void **state)
 	one_thread = false;
 }
 
+/* The best busiest CPU counting half the siblings' load over every
+ * placement of @n IRQs of no device on the 4 CPUs of machine(1, 2, 2, 1)
+ * (cores: 0 and 2, 1 and 3): exhaustive. */
+static double smt_best4(const struct plan_irq *v, unsigned int n)
+{
+	double best = -1;
+	unsigned int all = 1;
+
+	for (unsigned int i = 0; i < n; i++)
+		all *= 4;
+	for (unsigned int code = 0; code < all; code++) {
+		double l[4] = { 0 }, p = 0;
+		unsigned int x = code;
+
+		for (unsigned int i = 0; i < n; i++, x /= 4)
+			l[x % 4] += v[i].load;
+		for (unsigned int c = 0; c < 4; c++)
+			if (l[c] + l[c ^ 2] / 2 > p)
+				p = l[c] + l[c ^ 2] / 2;
+		if (best < 0 || p < best)
+			best = p;
+	}
+	return best;
+}
+
+/* Issue 34: the improvement steps judge a CPU as the first placement does,
+ * by its load plus half its SMT sibling's. On two cores of two threads,
+ * 5 to 7 IRQs of unequal loads all starting on CPU 0: by that measure,
+ * the plan is within 15% of the exhaustive best, 36 of the 40 within 5%,
+ * and a second run moves nothing. The planner is a heuristic (greedy,
+ * then moves, swaps and two-step moves): two of the 40 end 6% and 12%
+ * above, where only a reshuffle of both cores helps. Judged by a CPU's
+ * own load (before issue 34), 20 of the 40 ended more than 5% above and
+ * the worst 33%: moves that lowered the busiest thread loaded its
+ * sibling's. */
+static void test_smt_objective_kept(void **state)
+{
+	unsigned int x = 34, near = 0;
+
+	(void)state;
+	for (unsigned int round = 0; round < 40; round++) {
+		struct topology *t = machine(1, 2, 2, 1);
+		unsigned int n = 5 + round % 3;
+		struct plan_irq v[8];
+		struct plan_result res;
+		double best;
+
+		for (unsigned int i = 0; i < n; i++) {
+			x = x * 1103515245u + 12345u;
+			v[i] = irq(30 + i, CLASS_OTHER, -1, 0, 0, 0.02 + (x >> 16) % 280 / 1000.0);
+		}
+		best = smt_best4(v, n);
+		plan_ok(t, v, n, &res);
+		assert_true(smt_peak(&res, t) <= best * 1.15);
+		near += smt_peak(&res, t) <= best * 1.05;
+		plan_result_release(&res);
+		settle_in(v, n);
+		plan_ok(t, v, n, &res);
+		assert_int_equal(res.nr_moves, 0);
+		plan_result_release(&res);
+		topology_free(t);
+	}
+	assert_true(near >= 36);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1629,6 +1694,7 @@ int main(void)
 		cmocka_unit_test(test_app_zero_plans_as_without),
 		cmocka_unit_test(test_vectors_bound_arrivals),
 		cmocka_unit_test(test_vectors_plenty_plans_as_before),
+		cmocka_unit_test(test_smt_objective_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
