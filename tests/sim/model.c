@@ -3008,7 +3008,7 @@ static bool eligible(const struct sim_cpu *c)
 /* The busiest online CPU counting half of its SMT siblings' @load (two
  * busy threads of a core each run slower; irqtune plans by this, issue 34):
  * the measure the oracle's oracle_smt_* figures are on. */
-static double smt_peak(const struct sim *s, const double *load)
+double sim_smt_peak(const struct sim *s, const double *load)
 {
 	double max = 0;
 
@@ -3168,7 +3168,7 @@ void sim_score(const struct sim *s, FILE *out, bool verbose)
 	fprintf(out, "total_load %.6f\n", total);
 	fprintf(out, "max_load %.6f\n", max);
 	fprintf(out, "max_load_cpu %d\n", max_cpu);
-	fprintf(out, "smt_max_load %.6f\n", smt_peak(s, load));
+	fprintf(out, "smt_max_load %.6f\n", sim_smt_peak(s, load));
 	fprintf(out, "heaviest_irq_load %.6f\n", hmax);
 	fprintf(out, "lower_bound %.6f\n", lb_local);
 	fprintf(out, "lower_bound_any_node %.6f\n", lb_any);
