@@ -169,11 +169,11 @@ quality() {
 }
 
 # Tolerance under the SMT objective: the 5% target, but on noacct, where
-# irqtune's rules (NIC queues on distinct cores, no two NICs on a core
-# while one is free, busy IRQs off busy NIC CPUs' siblings), which the
-# oracle does not know, leave the planner on true loads 13.5% above the
-# oracle (0.143 against 0.126): the rules' price there, not a step that
-# undoes the objective.
+# the planner fed the true loads (planprobe) is 13.5% above the oracle
+# (0.143 against 0.126), before issue 34's change as after it. The oracle
+# does not know irqtune's NIC rules (no two NICs on a core while one is
+# free, busy IRQs off busy NIC CPUs' siblings), which likely make most of
+# that; not yet shown.
 smt_slack() {
 	case $1 in
 	noacct) echo 1.15 ;;
