@@ -55,6 +55,12 @@
  * and settle() says how stability is judged. Without application load
  * none of this runs, and plans are what they always were.
  *
+ * On machines with SMT one objective runs from start to finish: every
+ * pass above, and the stability rule, judges a CPU by its load plus half
+ * its SMT siblings' load, as the first placement ranks it (struct ctx,
+ * eff), and the level counts a CPU whose core carries a busy movable IRQ.
+ * Without SMT that is the CPU's own load, and plans are as they were.
+ *
  * This file holds the rules, the tallies they are judged on, the two
  * builds and the choice between them; plan_index.c ranks CPUs for one IRQ
  * without looking at every CPU; plan_improve.c holds the passes over a
