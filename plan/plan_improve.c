@@ -349,6 +349,25 @@ static double move_peak(const struct ctx *c, const struct plan_irq *pi, int m, i
 	return peak;
 }
 
+/* The same of a swap: @pi from @m to @to, @pj back. */
+static double swap_peak(const struct ctx *c, const struct plan_irq *pi,
+			const struct plan_irq *pj, int m, int to)
+{
+	double a = c->load[m] - lw(c, pi, m) + lw(c, pj, m);
+	double b = c->load[to] - lw(c, pj, to) + lw(c, pi, to);
+
+	if (c->smt) {
+		int mj = is_heavy(c, pj) ? 1 : 0;
+		struct delta dv[2] = {
+			{ m, a - c->load[m], mj - 1 },
+			{ to, b - c->load[to], 1 - mj },
+		};
+
+		return peak_after(c, dv, 2);
+	}
+	return a > b ? a : b;
+}
+
 /* Lower the busiest CPU by single moves or swaps until it is at most @stop
  * (0: as far as they go). Bounded; a CPU nothing can be taken from is set
  * aside so the next busiest gets its turn. */
@@ -422,23 +441,11 @@ int improve(struct ctx *c, double stop)
 				}
 				for (int j = c->head[to]; j >= 0; j = c->next[j]) {
 					struct plan_irq *pj = &c->irqs[j];
-					double a, b;
 
 					if (pj->fixed || pj->load >= pi->load ||
 					    !is_candidate(c, pj, m))
 						continue;
-					a = c->load[m] - lw(c, pi, m) + lw(c, pj, m);
-					b = c->load[to] - lw(c, pj, to) + lw(c, pi, to);
-					peak = a > b ? a : b;
-					if (c->smt) {
-						int mj = is_heavy(c, pj) ? 1 : 0;
-						struct delta dv[2] = {
-							{ m, a - c->load[m], mj - 1 },
-							{ to, b - c->load[to], 1 - mj },
-						};
-
-						peak = peak_after(c, dv, 2);
-					}
+					peak = swap_peak(c, pi, pj, m, to);
 					if ((best_to < 0 ? peak < best_peak :
 					     peak < best_peak - c->eps) &&
 					    swap_ok(c, (unsigned int)i, (unsigned int)j)) {
