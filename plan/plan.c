@@ -55,6 +55,12 @@
  * and settle() says how stability is judged. Without application load
  * none of this runs, and plans are what they always were.
  *
+ * On machines with SMT one objective runs from start to finish: every
+ * pass above, and the stability rule, judges a CPU by its load plus half
+ * its SMT siblings' load, as the first placement ranks it (struct plan_ctx,
+ * eff), and the level counts a CPU whose core carries a busy movable IRQ.
+ * Without SMT that is the CPU's own load, and plans are as they were.
+ *
  * This file holds the rules, the tallies they are judged on, the two
  * builds and the choice between them; plan_index.c ranks CPUs for one IRQ
  * without looking at every CPU; plan_improve.c holds the passes over a
@@ -96,7 +102,64 @@ void plan_tally(struct plan_ctx *c, unsigned int i, int cpu, int sign)
 		else if (sign < 0 && e->count == 0)
 			plan_gcl_del(c, (unsigned int)pi->group, e);
 	}
+	if (c->eff)
+		plan_eff_core(c, core);
 	mark_dirty(c, core);
+}
+
+/* Bring eff (and lvl) of the eligible CPUs of @core up to the tallies. */
+void plan_eff_core(struct plan_ctx *c, int core)
+{
+	unsigned int mob = 0;
+
+	for (unsigned int t = c->ix.core_first[core]; t < c->ix.core_first[core + 1]; t++) {
+		int cpu = c->ix.core_cpu[t];
+
+		c->eff[cpu] = c->load[cpu] + (c->core_load[core] - c->load[cpu]) / 2;
+		mob += c->mob ? c->mob[cpu] : 0;
+	}
+	for (unsigned int t = c->ix.core_first[core]; c->lvl && t < c->ix.core_first[core + 1]; t++)
+		c->lvl[c->ix.core_cpu[t]] = mob ? c->eff[c->ix.core_cpu[t]] : 0;
+}
+
+/* The highest eff (or with application load, lvl) among the CPUs of the
+ * cores that @dv's changes touch, as it would be after them: what a move,
+ * a swap or a chain of moves leaves on top. Other cores do not change. */
+double plan_peak_after(const struct plan_ctx *c, const struct plan_delta *dv, unsigned int n)
+{
+	double peak = 0;
+
+	for (unsigned int a = 0; a < n; a++) {
+		int core = core_of(c, dv[a].cpu), mob = 0;
+		double dc = 0;
+		bool seen = false;
+
+		for (unsigned int b = 0; b < n; b++) {
+			if (core_of(c, dv[b].cpu) != core)
+				continue;
+			seen = seen || b < a;
+			dc += dv[b].d;
+			mob += dv[b].mob;
+		}
+		if (seen)
+			continue;
+		for (unsigned int t = c->ix.core_first[core]; t < c->ix.core_first[core + 1]; t++)
+			mob += c->mob ? (int)c->mob[c->ix.core_cpu[t]] : 0;
+		if (c->has_app && mob <= 0)
+			continue;
+		for (unsigned int t = c->ix.core_first[core]; t < c->ix.core_first[core + 1]; t++) {
+			int cpu = c->ix.core_cpu[t];
+			double l = c->load[cpu], e;
+
+			for (unsigned int b = 0; b < n; b++)
+				if (dv[b].cpu == cpu)
+					l += dv[b].d;
+			e = l + (c->core_load[core] + dc - l) / 2;
+			if (e > peak)
+				peak = e;
+		}
+	}
+	return peak;
 }
 
 void plan_account(struct plan_ctx *c, unsigned int i, int cpu, int sign)
@@ -308,6 +371,11 @@ void plan_reset(struct plan_ctx *c)
 			c->core_load[core_of(c, (int)k)] += c->app_w[k];
 		}
 	}
+	for (unsigned int k = 0; c->eff && k < c->nr_all; k++) {
+		int cpu = c->all[k];
+
+		c->eff[cpu] = c->load[cpu] + (c->core_load[core_of(c, cpu)] - c->load[cpu]) / 2;
+	}
 	for (unsigned int i = 0; i < c->nr; i++) {
 		struct plan_irq *pi = &c->irqs[i];
 
@@ -428,7 +496,16 @@ static double peak_of(const struct plan_ctx *c, const double *load)
  * load the busiest CPU carrying a busy movable IRQ (see struct plan_ctx). */
 double plan_level_of(const struct plan_ctx *c)
 {
-	return c->has_app ? peak_of(c, c->lvl) : peak_of(c, c->load);
+	return c->has_app ? peak_of(c, c->lvl) : peak_of(c, c->smt ? c->eff : c->load);
+}
+
+/* @cpu's application load as eff counts it: its own and half of the
+ * rest of its core's (core_app). */
+static double with_siblings_app(const struct plan_ctx *c, int cpu)
+{
+	double own = c->app_w[cpu];
+
+	return own + (c->core_app[core_of(c, cpu)] - own) / 2;
 }
 
 /* What relative margins above the level are shares of: the level itself,
@@ -445,9 +522,13 @@ static double irq_base(const struct plan_ctx *c)
 		return peak_of(c, c->load);
 	for (unsigned int k = 0; k < c->nr_all; k++) {
 		int cpu = c->all[k];
+		double irq = c->load[cpu] - c->app_w[cpu];
 
-		if (c->mob[cpu] && c->load[cpu] - c->app_w[cpu] > base)
-			base = c->load[cpu] - c->app_w[cpu];
+		/* with SMT, of eff: the IRQ part of it */
+		if (c->smt)
+			irq = c->eff[cpu] - with_siblings_app(c, cpu);
+		if (c->mob[cpu] && irq > base)
+			base = irq;
 	}
 	return base;
 }
@@ -457,6 +538,14 @@ static double irq_base(const struct plan_ctx *c)
 static double above(const struct plan_ctx *c, double level, double base, double share)
 {
 	return c->has_app ? level + share * base : level * (1 + share);
+}
+
+/* @own, the weighed load of @cpu in the current placement, as the plan
+ * judges it: with half the rest of its core's (core_tmp, filled by
+ * settle()) where there is SMT. */
+static double with_siblings(const struct plan_ctx *c, int cpu, double own)
+{
+	return c->smt ? own + (c->core_tmp[core_of(c, cpu)] - own) / 2 : own;
 }
 
 /* The level of the current placement, from @before (IRQ load in CPUs,
@@ -481,10 +570,24 @@ static double level_before(const struct plan_ctx *c, const double *before, doubl
 		    (unsigned int)cpu >= c->topo->nr_ids ||
 		    !c->topo->cpus[cpu].online || c->topo->cpus[cpu].avoid)
 			continue;
-		l = before[cpu] * c->w[cpu] + c->app_w[cpu];
-		if (l > level) {
-			level = l;
-			at = cpu;
+		if (!c->smt) {
+			l = before[cpu] * c->w[cpu] + c->app_w[cpu];
+			if (l > level) {
+				level = l;
+				at = cpu;
+			}
+			continue;
+		}
+		/* with SMT, every CPU of its core (as lvl) */
+		for (unsigned int t = c->ix.core_first[core_of(c, cpu)];
+		     t < c->ix.core_first[core_of(c, cpu) + 1]; t++) {
+			int s = c->ix.core_cpu[t];
+
+			l = with_siblings(c, s, before[s] * c->w[s] + c->app_w[s]);
+			if (l > level) {
+				level = l;
+				at = s;
+			}
 		}
 	}
 	*app = at >= 0 ? c->app_w[at] - floor : 0;
@@ -496,9 +599,13 @@ static double peak_weighted(const struct plan_ctx *c, const double *load)
 {
 	double peak = 0;
 
-	for (unsigned int k = 0; k < c->nr_all; k++)
-		if (load[c->all[k]] * c->w[c->all[k]] > peak)
-			peak = load[c->all[k]] * c->w[c->all[k]];
+	for (unsigned int k = 0; k < c->nr_all; k++) {
+		int cpu = c->all[k];
+		double l = with_siblings(c, cpu, load[cpu] * c->w[cpu]);
+
+		if (l > peak)
+			peak = l;
+	}
 	return peak;
 }
 
@@ -565,8 +672,17 @@ static void settle(struct plan_ctx *c, struct plan_result *res, double best,
 	 * and without this every other run would chase that. */
 	double bar = c->pol->stability > 0 ? c->pol->stability : c->pol->threshold;
 
-	double app = 0, now = c->has_app ? level_before(c, res->before, &app) :
-				   peak_weighted(c, res->before);
+	double app = 0, now;
+
+	/* the cores' loads now, for with_siblings() */
+	if (c->smt) {
+		memset(c->core_tmp, 0, c->topo->nr_ids * sizeof(*c->core_tmp));
+		for (unsigned int k = 0; k < c->topo->nr_ids; k++)
+			if (c->topo->cpus[k].online)
+				c->core_tmp[core_of(c, (int)k)] += res->before[k] * c->w[k] +
+					(c->has_app ? c->app_w[k] : 0);
+	}
+	now = c->has_app ? level_before(c, res->before, &app) : peak_weighted(c, res->before);
 
 	/* ... and with application load, a CPU's whole load is two figures,
 	 * each known to a clock tick */
@@ -667,13 +783,45 @@ static void init_room(struct plan_ctx *c)
 		c->full_any = app_full(c, c->all[k]);
 }
 
+/* Whether some core has two online CPUs or more: then c->eff (struct
+ * ctx). Without, nothing is allocated and every path is as it was. */
+static int init_smt(struct plan_ctx *c)
+{
+	const struct topology *t = c->topo;
+	unsigned int ids = t->nr_ids;
+	unsigned int *n = calloc(ids, sizeof(*n));
+	bool smt = false;
+
+	if (!n)
+		return -ENOMEM;
+	for (unsigned int k = 0; k < ids && !smt; k++)
+		if (t->cpus[k].online)
+			smt = ++n[core_of(c, (int)k)] > 1;
+	free(n);
+	if (!smt)
+		return 0;
+	c->eff = calloc(ids, sizeof(*c->eff));
+	c->core_tmp = calloc(ids, sizeof(*c->core_tmp));
+	c->smt = true;
+	if (!c->eff || !c->core_tmp)
+		return -ENOMEM;
+	if (!c->has_app)
+		return 0;
+	c->core_app = calloc(ids, sizeof(*c->core_app));
+	if (!c->core_app)
+		return -ENOMEM;
+	for (unsigned int k = 0; k < ids; k++)
+		c->core_app[core_of(c, (int)k)] += c->app_w[k];
+	return 0;
+}
+
 static int ctx_init(struct plan_ctx *c, const struct topology *topo,
 		    struct plan_irq *irqs, unsigned int nr,
 		    const struct plan_policy *pol)
 {
 	unsigned int ids = topo->nr_ids, nodes = topo->nr_nodes > 0 ?
 			   (unsigned int)topo->nr_nodes : 1;
-	int max_group = -1;
+	int max_group = -1, r;
 
 	memset(c, 0, sizeof(*c));
 	c->topo = topo;
@@ -742,7 +890,8 @@ static int ctx_init(struct plan_ctx *c, const struct topology *topo,
 		if (!irqs[i].fixed && irqs[i].group >= 0 && is_heavy(c, &irqs[i]))
 			c->group_busy[irqs[i].group]++;
 	init_room(c);
-	return plan_classes_init(c);
+	r = plan_classes_init(c);
+	return r < 0 ? r : init_smt(c);
 }
 
 static void ctx_release(struct plan_ctx *c)
@@ -757,6 +906,9 @@ static void ctx_release(struct plan_ctx *c)
 	free(c->all);
 	free(c->load);
 	free(c->core_load);
+	free(c->eff);
+	free(c->core_tmp);
+	free(c->core_app);
 	free(c->count);
 	free(c->netq);
 	free(c->head);

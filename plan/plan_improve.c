@@ -178,13 +178,14 @@ static void heap_remove(struct cpu_heap *h, int cpu)
 	heap_fix(h, last);
 }
 
-/* Keyed by load, or with application load by level (struct plan_ctx): a CPU
+/* Keyed by load (eff where there is SMT), or with application load by
+ * level (struct plan_ctx): a CPU
  * whose load is all fixed can neither be lowered nor is it what the plan
  * is judged on, and put on top it would end plan_improve() where the CPUs
  * that carry IRQs are still uneven. */
 static int heap_init(struct cpu_heap *h, const struct plan_ctx *c)
 {
-	h->load = c->has_app ? c->lvl : c->load;
+	h->load = c->has_app ? c->lvl : c->smt ? c->eff : c->load;
 	h->n = 0;
 	h->cpu = malloc((c->nr_all + 1) * sizeof(*h->cpu));
 	h->pos = malloc(c->topo->nr_ids * sizeof(*h->pos));
@@ -205,6 +206,20 @@ static void heap_release(struct cpu_heap *h)
 	free(h->pos);
 }
 
+/* Every CPU whose key changed when @cpu's load did: itself, and with
+ * SMT the rest of its core, whose eff counts half of it. */
+static void heap_fix_core(struct plan_ctx *c, struct cpu_heap *h, int cpu)
+{
+	int core = core_of(c, cpu);
+
+	if (!c->smt) {
+		heap_fix(h, cpu);
+		return;
+	}
+	for (unsigned int t = c->ix.core_first[core]; t < c->ix.core_first[core + 1]; t++)
+		heap_fix(h, c->ix.core_cpu[t]);
+}
+
 static void move_irq(struct plan_ctx *c, unsigned int i, int to)
 {
 	struct plan_irq *pi = &c->irqs[i];
@@ -214,8 +229,8 @@ static void move_irq(struct plan_ctx *c, unsigned int i, int to)
 	plan_account(c, i, to, +1);
 	for (int h = 0; h < 2; h++) {
 		if (c->heap[h]) {
-			heap_fix(c->heap[h], from);
-			heap_fix(c->heap[h], to);
+			heap_fix_core(c, c->heap[h], from);
+			heap_fix_core(c, c->heap[h], to);
 		}
 	}
 	pi->target = to;
@@ -277,6 +292,19 @@ static bool chain_move(struct plan_ctx *c, int m, double limit)
 				ly = c->load[y] + lw(c, pk, y);
 				if (ly >= best)
 					continue;
+				/* With SMT the three cores as they would be:
+				 * the loads above are their lower bounds. */
+				if (c->smt) {
+					struct plan_delta dv[3] = {
+						{ m, -lw(c, pi, m), -1 },
+						{ x, lw(c, pi, x) - lw(c, pk, x), 0 },
+						{ y, lw(c, pk, y), 1 },
+					};
+
+					lx = plan_peak_after(c, dv, 3);
+					if (lx >= best)
+						continue;
+				}
 				/* the rules, move by move */
 				if (!spread_ok(c, (unsigned int)k, y))
 					continue;
@@ -286,6 +314,8 @@ static bool chain_move(struct plan_ctx *c, int m, double limit)
 					best = lx > ly ? lx : ly;
 					if (c->load[m] - lw(c, pi, m) > best)
 						best = c->load[m] - lw(c, pi, m);
+					if (c->smt)
+						best = lx;
 					bi = i;
 					bk = k;
 					bx = x;
@@ -301,6 +331,41 @@ static bool chain_move(struct plan_ctx *c, int m, double limit)
 	move_irq(c, (unsigned int)bk, by);
 	move_irq(c, (unsigned int)bi, bx);
 	return true;
+}
+
+/* The peak a move of @pi from @m to @to leaves among the CPUs it
+ * changes: the higher of their loads, or with SMT of their cores' eff. */
+static double move_peak(const struct plan_ctx *c, const struct plan_irq *pi, int m, int to)
+{
+	double peak = c->load[to] + lw(c, pi, to);
+
+	if (c->smt) {
+		struct plan_delta dv[2] = { { m, -lw(c, pi, m), -1 }, { to, lw(c, pi, to), 1 } };
+
+		return plan_peak_after(c, dv, 2);
+	}
+	if (peak < c->load[m] - lw(c, pi, m))
+		peak = c->load[m] - lw(c, pi, m);
+	return peak;
+}
+
+/* The same of a swap: @pi from @m to @to, @pj back. */
+static double swap_peak(const struct plan_ctx *c, const struct plan_irq *pi,
+			const struct plan_irq *pj, int m, int to)
+{
+	double a = c->load[m] - lw(c, pi, m) + lw(c, pj, m);
+	double b = c->load[to] - lw(c, pj, to) + lw(c, pi, to);
+
+	if (c->smt) {
+		int mj = is_heavy(c, pj) ? 1 : 0;
+		struct plan_delta dv[2] = {
+			{ m, a - c->load[m], mj - 1 },
+			{ to, b - c->load[to], 1 - mj },
+		};
+
+		return plan_peak_after(c, dv, 2);
+	}
+	return a > b ? a : b;
 }
 
 /* Lower the busiest CPU by single moves or swaps until it is at most @stop
@@ -332,10 +397,10 @@ int plan_improve(struct plan_ctx *c, double stop)
 			break;
 		/* Below a peak nothing can lower, evening out must not load the
 		 * siblings of busy CPUs: it gains nothing on the peak. */
-		below = c->load[m] < top - c->eps;
+		below = cost(c, m) < top - c->eps;
 		/* A move must lower the peak by more than noise. */
 		step = (c->pol->threshold / 10) * irq_part(c, m);
-		best_peak = c->load[m] - step - c->eps;
+		best_peak = cost(c, m) - step - c->eps;
 		for (int i = c->head[m]; i >= 0; i = c->next[i]) {
 			struct plan_irq *pi = &c->irqs[i];
 			unsigned int n;
@@ -353,14 +418,12 @@ int plan_improve(struct plan_ctx *c, double stop)
 
 				if (to == m || !allowed(pi, to))
 					continue;
-				if (below && eff > c->load[m] - lw(c, pi, m) + c->eps)
+				if (below && eff > cost(c, m) - lw(c, pi, m) + c->eps)
 					continue;
-				peak = c->load[to] + lw(c, pi, to);
-				if (peak < c->load[m] - lw(c, pi, m))
-					peak = c->load[m] - lw(c, pi, m);
+				peak = move_peak(c, pi, m, to);
 				if (c->vec && !vec_room(c, pi, to, NULL) &&
 				    (vec_i < 0 || peak < vec_peak - c->eps) &&
-				    peak < c->load[m] - step - c->eps &&
+				    peak < cost(c, m) - step - c->eps &&
 				    rules_ok(c, (unsigned int)i, to)) {
 					vec_peak = peak;
 					vec_to = to;
@@ -378,14 +441,11 @@ int plan_improve(struct plan_ctx *c, double stop)
 				}
 				for (int j = c->head[to]; j >= 0; j = c->next[j]) {
 					struct plan_irq *pj = &c->irqs[j];
-					double a, b;
 
 					if (pj->fixed || pj->load >= pi->load ||
 					    !plan_is_candidate(c, pj, m))
 						continue;
-					a = c->load[m] - lw(c, pi, m) + lw(c, pj, m);
-					b = c->load[to] - lw(c, pj, to) + lw(c, pi, to);
-					peak = a > b ? a : b;
+					peak = swap_peak(c, pi, pj, m, to);
 					if ((best_to < 0 ? peak < best_peak :
 					     peak < best_peak - c->eps) &&
 					    swap_ok(c, (unsigned int)i, (unsigned int)j)) {
@@ -703,6 +763,16 @@ static int revert_cmp(const void *pa, const void *pb)
 	return (a->irq > b->irq) - (a->irq < b->irq);
 }
 
+/* What an IRQ's return from @from to @to leaves on @to's core (and on
+ * @from's, which only go down): with SMT its siblings rise by half of it,
+ * and a return that lifts one above the goal is no return to take. */
+static double revert_peak(const struct plan_ctx *c, const struct plan_irq *pi, int from, int to)
+{
+	struct plan_delta dv[2] = { { from, -lw(c, pi, from), -1 }, { to, lw(c, pi, to), 1 } };
+
+	return plan_peak_after(c, dv, 2);
+}
+
 /* Take back moves of a fresh plan that it does not need: an IRQ returns to
  * its current CPU when that keeps every CPU within @goal, its device's
  * share of the core, the NIC rule, and (idle IRQs) the count margin. Passes
@@ -741,7 +811,8 @@ int plan_revert_moves(struct plan_ctx *c, double goal)
 				s_from = plan_score_of(c, pi, from);
 				s_to = plan_score_of(c, pi, to);
 				plan_tally(c, i, from, +1);
-				ok = s_to.load - s_to.sibling / 2 <= goal + c->eps &&
+				ok = (c->smt ? revert_peak(c, pi, from, to) :
+				      s_to.load - s_to.sibling / 2) <= goal + c->eps &&
 				     s_to.same_dev < plan_spread_cap(c, pi) &&
 				     s_to.other_nic <= s_from.other_nic;
 			} else {

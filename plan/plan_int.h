@@ -139,6 +139,19 @@ struct plan_ctx {
 	 * every plan and says nothing about where IRQs should go, while it
 	 * would hide every difference between plans below it. */
 	double *lvl;
+	/* Where some core has two online CPUs or more (smt): per CPU, what
+	 * the plan is judged on there, its load plus half the load of the
+	 * rest of its core, as plan_score_of() counts a heavy IRQ's CPU. Two busy
+	 * threads of a core each run slower, so plan_improve(), plan_revert_moves()
+	 * and settle() judge a CPU by this, as the first placement does: a
+	 * move that lowers a CPU's own load by piling onto a busy core is no
+	 * gain. lvl is then eff where the CPU carries a busy movable IRQ.
+	 * NULL without SMT, and every comparison is of load as before.
+	 * core_tmp: settle()'s scratch, per core leader id. */
+	double *eff;
+	double *core_tmp;
+	double *core_app;	/* per core leader id: app_w summed, has_app */
+	bool smt;		/* eff is kept and judged by */
 	/* Some eligible CPU is full (app_full()): plan_rank_cpus() scans, and
 	 * where a class has cores with room (rank_index.cls_room), its full
 	 * CPUs count as cores already holding a device's share of queues
@@ -196,6 +209,20 @@ static inline unsigned int gc_get(struct plan_ctx *c, int group, int core)
 	}
 	return 0;
 }
+
+/* What the plan is judged on at @cpu (struct plan_ctx, eff). */
+static inline double cost(const struct plan_ctx *c, int cpu)
+{
+	return c->smt ? c->eff[cpu] : c->load[cpu];
+}
+
+/* A change of one CPU's load for plan_peak_after(): @d of weighed load, @mob
+ * busy movable IRQs. */
+struct plan_delta {
+	int cpu;
+	double d;
+	int mob;
+};
 
 /* What IRQ @pi weighs on @cpu. */
 static inline double lw(const struct plan_ctx *c, const struct plan_irq *pi, int cpu)
@@ -290,6 +317,8 @@ unsigned int plan_spread_cap(const struct plan_ctx *c, const struct plan_irq *pi
 enum plan_reason plan_forced_reason(const struct plan_ctx *c, const struct plan_irq *pi);
 void plan_reset(struct plan_ctx *c);
 void plan_spread_idle(struct plan_ctx *c);
+void plan_eff_core(struct plan_ctx *c, int core);
+double plan_peak_after(const struct plan_ctx *c, const struct plan_delta *dv, unsigned int n);
 double plan_level_of(const struct plan_ctx *c);
 unsigned int plan_vec_over(const struct plan_ctx *c);
 

@@ -3005,6 +3005,29 @@ static bool eligible(const struct sim_cpu *c)
 	return c->online && !avoided(c);
 }
 
+/* The busiest online CPU counting half of its SMT siblings' @load (two
+ * busy threads of a core each run slower; irqtune plans by this, issue 34):
+ * the measure the oracle's oracle_smt_* figures are on. */
+double sim_smt_peak(const struct sim *s, const double *load)
+{
+	double max = 0;
+
+	for (unsigned int c = 0; c < s->nr_cpus; c++) {
+		double e;
+
+		if (!s->cpu[c].online)
+			continue;
+		e = load[c];
+		for (unsigned int o = 0; o < s->nr_cpus; o++)
+			if (o != c && s->cpu[o].online && s->cpu[o].package == s->cpu[c].package &&
+			    s->cpu[o].core == s->cpu[c].core)
+				e += load[o] / 2;
+		if (e > max)
+			max = e;
+	}
+	return max;
+}
+
 void sim_score(const struct sim *s, FILE *out, bool verbose)
 {
 	unsigned int n = s->nr_cpus, nodes = 0;
@@ -3145,6 +3168,7 @@ void sim_score(const struct sim *s, FILE *out, bool verbose)
 	fprintf(out, "total_load %.6f\n", total);
 	fprintf(out, "max_load %.6f\n", max);
 	fprintf(out, "max_load_cpu %d\n", max_cpu);
+	fprintf(out, "smt_max_load %.6f\n", sim_smt_peak(s, load));
 	fprintf(out, "heaviest_irq_load %.6f\n", hmax);
 	fprintf(out, "lower_bound %.6f\n", lb_local);
 	fprintf(out, "lower_bound_any_node %.6f\n", lb_any);

@@ -460,4 +460,8 @@ const char *sim_errno_name(int err);
 int sim_errno_parse(const char *name);	/* positive errno, SIM_ERR_SHORT, or 0 */
 extern const char *const sim_sirq_names[SIRQ_NR];
 
+/* The busiest online CPU counting half of its SMT siblings' @load (per
+ * CPU id): irqtune's objective on SMT machines (issue 34). */
+double sim_smt_peak(const struct sim *s, const double *load);
+
 #endif

@@ -1151,6 +1151,233 @@ out:
 	return r;
 }
 
+/* ---- the SMT objective (issue 34) -------------------------------------- *
+ * irqtune judges a CPU by its load plus half its SMT siblings' (two busy
+ * threads of a core each run slower). The model runs every thread at full
+ * speed, so this is a measure, not a simulation: the best placement under
+ * the same rules that minimises the busiest CPU by it, found by local
+ * search (moves and swaps) from several starts; an upper bound on the
+ * optimum, not a proof of it. */
+
+struct smt {
+	double *cs;		/* per core: load summed over its online CPUs */
+	unsigned int *first;	/* per core: into cpu[] */
+	unsigned int *cpu;	/* online CPUs, core by core */
+};
+
+static void smt_free(struct smt *m)
+{
+	free(m->cs);
+	free(m->first);
+	free(m->cpu);
+}
+
+static int smt_init(const struct inst *in, struct smt *m)
+{
+	unsigned int *fill;
+
+	m->cs = calloc(in->ncores + 1, sizeof(*m->cs));
+	m->first = calloc(in->ncores + 2, sizeof(*m->first));
+	m->cpu = malloc((in->n + 1) * sizeof(*m->cpu));
+	fill = calloc(in->ncores + 1, sizeof(*fill));
+	if (!m->cs || !m->first || !m->cpu || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (unsigned int c = 0; c < in->n; c++)
+		if (in->s->cpu[c].online)
+			m->first[in->core[c] + 1]++;
+	for (unsigned int k = 0; k < in->ncores; k++)
+		m->first[k + 1] += m->first[k];
+	for (unsigned int c = 0; c < in->n; c++)
+		if (in->s->cpu[c].online)
+			m->cpu[m->first[in->core[c]] + fill[in->core[c]]++] = c;
+	free(fill);
+	return 0;
+}
+
+static void smt_sums(const struct inst *in, struct smt *m, const double *load)
+{
+	memset(m->cs, 0, in->ncores * sizeof(*m->cs));
+	for (unsigned int c = 0; c < in->n; c++)
+		if (in->s->cpu[c].online)
+			m->cs[in->core[c]] += load[c];
+}
+
+static double smt_eff(const struct inst *in, const struct smt *m, const double *load,
+		      unsigned int c)
+{
+	return load[c] + (m->cs[in->core[c]] - load[c]) / 2;
+}
+
+static int smt_busiest(const struct inst *in, const struct smt *m, const double *load)
+{
+	int b = -1;
+
+	for (unsigned int c = 0; c < in->n; c++)
+		if (in->s->cpu[c].online &&
+		    (b < 0 || smt_eff(in, m, load, c) > smt_eff(in, m, load, (unsigned int)b) + EPS))
+			b = (int)c;
+	return b;
+}
+
+/* The highest eff on the cores of @x and @y after their loads change by
+ * @dx and @dy. */
+static double smt_after(const struct inst *in, const struct smt *m, const double *load,
+			unsigned int x, double dx, unsigned int y, double dy)
+{
+	unsigned int cores[2] = { in->core[x], in->core[y] };
+	double peak = 0;
+
+	for (int k = 0; k < (cores[0] == cores[1] ? 1 : 2); k++) {
+		double cs = m->cs[cores[k]] + (in->core[x] == cores[k] ? dx : 0) +
+			    (in->core[y] == cores[k] ? dy : 0);
+
+		for (unsigned int t = m->first[cores[k]]; t < m->first[cores[k] + 1]; t++) {
+			unsigned int c = m->cpu[t];
+			double l = load[c] + (c == x ? dx : 0) + (c == y ? dy : 0);
+			double e = l + (cs - l) / 2;
+
+			if (e > peak)
+				peak = e;
+		}
+	}
+	return peak;
+}
+
+/* local_search() under the SMT objective. */
+static void smt_search(const struct inst *in, struct smt *m, struct asg *a)
+{
+	for (unsigned int round = 0; round < 100000; round++) {
+		int mc, bj = -1, bk = -1, bc = -1;
+		double best;
+
+		smt_sums(in, m, a->load);
+		mc = smt_busiest(in, m, a->load);
+		if (mc < 0 || !in->elig[mc])
+			return;
+		best = smt_eff(in, m, a->load, (unsigned int)mc) - 1e-9;
+		for (unsigned int j = 0; j < in->nj; j++) {
+			const struct job *jb = &in->job[j];
+			double dm = -on(in, jb, (unsigned int)mc);
+
+			if (a->where[j] != mc)
+				continue;
+			for (unsigned int k = 0; k < in->ncpus[jb->set]; k++) {
+				unsigned int c = in->cpus[jb->set][k];
+				double np;
+
+				if ((int)c == mc)
+					continue;
+				np = smt_after(in, m, a->load, (unsigned int)mc, dm, c, on(in, jb, c));
+				if (np < best && vec_fits(in, a, c) && spread_fits(in, a, j, c)) {
+					best = np;
+					bj = (int)j;
+					bc = (int)c;
+					bk = -1;
+				}
+			}
+			for (unsigned int k = 0; k < in->nj; k++) {
+				const struct job *kb = &in->job[k];
+				int c = a->where[k];
+				double np;
+
+				if (c == mc || c < 0 || kb->p >= jb->p - EPS ||
+				    !allowed(in, jb, (unsigned int)c) ||
+				    !allowed(in, kb, (unsigned int)mc))
+					continue;
+				np = smt_after(in, m, a->load, (unsigned int)mc,
+					       dm + on(in, kb, (unsigned int)mc), (unsigned int)c,
+					       on(in, jb, (unsigned int)c) - on(in, kb, (unsigned int)c));
+				if (np >= best)
+					continue;
+				if (in->spread) {
+					int cj = a->where[j];
+
+					if (!try_swap(in, a, j, k))
+						continue;
+					put(in, a, j, cj);	/* undo */
+					put(in, a, k, c);
+				}
+				best = np;
+				bj = (int)j;
+				bc = c;
+				bk = (int)k;
+			}
+		}
+		if (bj < 0)
+			return;
+		put(in, a, (unsigned int)bj, bc);
+		if (bk >= 0)
+			put(in, a, (unsigned int)bk, mc);
+	}
+}
+
+/* Heaviest first, each job where its CPU's eff ends lowest (as irqtune's
+ * first placement ranks a CPU). */
+static void smt_lpt(const struct inst *in, struct smt *m, struct asg *a)
+{
+	asg_reset(in, a);
+	smt_sums(in, m, a->load);
+	for (unsigned int j = 0; j < in->nj; j++) {
+		const struct job *jb = &in->job[j];
+		double bv = 0;
+		int best = -1;
+
+		for (unsigned int k = 0; k < in->ncpus[jb->set]; k++) {
+			unsigned int c = in->cpus[jb->set][k];
+			double v = smt_after(in, m, a->load, c, on(in, jb, c), c, 0);
+
+			if ((best < 0 || v < bv - EPS) && vec_fits(in, a, c) &&
+			    spread_fits(in, a, j, c)) {
+				best = (int)c;
+				bv = v;
+			}
+		}
+		put(in, a, j, best);
+		if (best >= 0)
+			m->cs[in->core[best]] += on(in, jb, (unsigned int)best);
+	}
+}
+
+/* prefix_max_load: the best busiest-CPU eff found, from @start (a plan
+ * of the plain objective) and from smt_lpt(). */
+static int smt_oracle(const struct inst *in, const struct asg *start, FILE *out,
+		      const char *prefix)
+{
+	struct asg a = { 0 }, b = { 0 };
+	struct smt m = { 0 };
+	double va, vb;
+	int r = asg_init(in, &a);
+
+	if (r == 0)
+		r = asg_init(in, &b);
+	if (r == 0)
+		r = smt_init(in, &m);
+	if (r < 0)
+		goto out;
+	asg_copy(in, &a, start);
+	smt_search(in, &m, &a);
+	smt_sums(in, &m, a.load);
+	va = smt_eff(in, &m, a.load, (unsigned int)smt_busiest(in, &m, a.load));
+	smt_lpt(in, &m, &b);
+	for (unsigned int j = 0; j < in->nj; j++)
+		if (b.where[j] < 0)
+			goto print;	/* a job fit nowhere: the first start only */
+	smt_search(in, &m, &b);
+	smt_sums(in, &m, b.load);
+	vb = smt_eff(in, &m, b.load, (unsigned int)smt_busiest(in, &m, b.load));
+	if (vb < va)
+		va = vb;
+print:
+	fprintf(out, "%s_max_load %.6f\n", prefix, va);
+out:
+	smt_free(&m);
+	asg_free(&a);
+	asg_free(&b);
+	return r;
+}
+
 int sim_oracle(const struct sim *s, FILE *out, bool verbose)
 {
 	struct inst in;
@@ -1209,6 +1436,14 @@ int sim_oracle(const struct sim *s, FILE *out, bool verbose)
 	fprintf(out, "oracle_moves_lb %d\n", mv_lb);
 	fprintf(out, "oracle_moves_greedy %d\n", mv_greedy);
 	fprintf(out, "oracle_jobs %u\n", in.nj);
+	r = smt_oracle(&in, &best, out, "oracle_smt");
+	if (r == 0) {
+		in.spread = true;
+		r = smt_oracle(&in, &sbest, out, "oracle_smt_spread");
+		in.spread = false;
+	}
+	if (r < 0)
+		goto out;
 	if (s->nr_threads)
 		r = whole_oracle(s, &in, out, "oracle", verbose);
 	if (s->nr_threads && r == 0) {

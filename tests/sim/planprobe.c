@@ -8,7 +8,9 @@
  * prints "key value" lines: probe_max_load (busiest online CPU under the
  * plan, managed load included), probe_ratio (over the score's lower_bound,
  * like load_ratio), probe_moves, and probe_moves_second (what a second run
- * under the same load would move: 0 for a stable planner). It writes
+ * under the same load would move: 0 for a stable planner), and
+ * probe_smt_max_load (the busiest CPU counting half its SMT siblings'
+ * load, irqtune's objective on SMT machines: issue 34). It writes
  * nothing. The planner sees what irqtune would: CPUs and their cores and
  * nodes, each IRQ's class from its device kind, its device as the group, the
  * device's node (else the IRQ's /proc/irq/N/node, as device.c reads it), its
@@ -127,7 +129,7 @@ int main(int argc, char **argv)
 	struct topology *t = NULL;
 	struct plan_irq *v = NULL;
 	struct sim *s = NULL;
-	double *load = NULL, *app = NULL, *app_w = NULL, peak, lb;
+	double *load = NULL, *app = NULL, *app_w = NULL, peak, smt, lb;
 	double pct = 0, on_app = 0, whole = 0;
 	int whole_cpu = -1;
 	unsigned int moves, moves2;
@@ -186,6 +188,7 @@ int main(int argc, char **argv)
 	moves = res.nr_moves;
 	plan_result_release(&res);
 	peak = plan_peak(s, v, load);
+	smt = sim_smt_peak(s, load);
 	if (app)
 		sim_app_figures(s, load, app, &pct, &on_app, &whole, &whole_cpu);
 	/* the plan applied: what would the next run do? It sees the
@@ -208,6 +211,7 @@ int main(int argc, char **argv)
 	lb = sim_lower_bound(s);
 	printf("probe_max_load %.6f\n", peak);
 	printf("probe_ratio %.6f\n", lb > 0 ? peak / lb : 1.0);
+	printf("probe_smt_max_load %.6f\n", smt);
 	printf("probe_moves %u\n", moves);
 	printf("probe_moves_second %u\n", moves2);
 	if (app) {

@@ -90,6 +90,27 @@ static double peak(const struct plan_result *res, unsigned int ids)
 	return p;
 }
 
+/* The busiest CPU as the planner judges it on SMT machines: its load plus
+ * half of the rest of its core's (plan_int.h, struct ctx). */
+static double smt_peak(const struct plan_result *res, const struct topology *t)
+{
+	double p = 0;
+
+	for (unsigned int c = 0; c < t->nr_ids; c++) {
+		double e = res->after[c];
+
+		if (!t->cpus[c].online || t->cpus[c].avoid)
+			continue;
+		for (unsigned int s = 0; s < t->nr_ids; s++)
+			if (s != c && t->cpus[s].online && t->cpus[s].core == t->cpus[c].core &&
+			    t->cpus[s].package == t->cpus[c].package)
+				e += res->after[s] / 2;
+		if (e > p)
+			p = e;
+	}
+	return p;
+}
+
 /* The classic router: two NICs x 8 queues of NAPI-heavy work, an HBA with
  * cheap interrupts, a few idle legacy IRQs; everything starts on CPU 0. */
 static void test_router(void **state)
@@ -541,19 +562,28 @@ static void test_crowded_cpus_plan_and_settle(void **state)
 	topology_free(t);
 }
 
-/* A load shift on one node: the plan gets within 5% of the best (0.1806)
- * and moves only IRQs of that node, and few of them. Regression: plan_improve()
- * used to reorder a CPU's IRQ list while walking it (a spreading check
- * unlinked and relinked the IRQ) and looped forever here. */
+/* A load shift on one node: the plan gets within the stability margin of
+ * the best the planner finds from scratch, judged as it judges an SMT
+ * machine (smt_peak; by a CPU's own load alone the oracle's best is
+ * 0.1806, and this shift is 20% above it, but 6% counted with half the
+ * siblings' load, under the 10% threshold), and moves only IRQs of that
+ * node, and few of them. Regression: plan_improve() used to reorder a CPU's
+ * IRQ list while walking it (a spreading check unlinked and relinked the
+ * IRQ) and looped forever here. */
 static void test_shift_repairs_with_few_moves(void **state)
 {
 	static const double eth1[4] = { 0.0740, 0.0592, 0.0444, 0.0296 };
 	struct topology *t = machine(2, 4, 2, 2);
-	struct plan_irq v[40];
+	struct plan_irq v[40], w[40];
 	struct plan_result res;
 	unsigned int n, moved = 0;
+	double best;
 
 	(void)state;
+	n = mixed(w, mixed_eth1, NULL);
+	plan_ok(t, w, n, &res);
+	best = smt_peak(&res, t);
+	plan_result_release(&res);
 	n = mixed(v, eth1, NULL);
 	plan_ok(t, v, n, &res);
 	plan_result_release(&res);
@@ -561,7 +591,7 @@ static void test_shift_repairs_with_few_moves(void **state)
 	for (int q = 0; q < 4; q++)
 		v[8 + q].load = mixed_eth1[q];
 	plan_ok(t, v, n, &res);
-	assert_true(peak(&res, t->nr_ids) <= 0.1806 * 1.05);
+	assert_true(smt_peak(&res, t) <= best * (1 + PLAN_DEFAULT_THRESHOLD));
 	for (unsigned int i = 0; i < n; i++) {
 		if (!plan_moves(&v[i]))
 			continue;
@@ -589,9 +619,12 @@ static void test_forced_move_moves_one(void **state)
 	(void)state;
 	t->cpus[7].avoid = AVOID_ISOLATED;
 	topology_update_sets(t);
-	/* seven queues of unequal load, one per eligible CPU */
+	/* seven queues of unequal load, one per eligible CPU; the heaviest
+	 * alone on the core whose other thread is isolated, each of the
+	 * next two beside a light one: the best placement there is,
+	 * counting half the siblings' load */
 	for (unsigned int i = 0; i < 7; i++)
-		v[i] = irq(40 + i, CLASS_NET, 0, 0, (int)i, 0.10 + 0.01 * (i % 3));
+		v[i] = irq(40 + i, CLASS_NET, 0, 0, (int)i, i == 3 ? 0.12 : i < 2 ? 0.11 : 0.10);
 	v[7] = irq(60, CLASS_STORAGE, 1, 0, 7, 0.02);
 	plan_ok(t, v, 8, &res);
 	assert_int_equal(res.nr_moves, 1);
@@ -901,8 +934,13 @@ static void test_app_poller_cpus_are_left(void **state)
 static void test_app_alike_plans_as_without(void **state)
 {
 	(void)state;
-	for (unsigned int seed = 1; seed <= 6; seed++) {
-		struct topology *t = machine(1, 4, 2, 1);
+	for (unsigned int round = 0; round < 12; round++) {
+		unsigned int seed = round % 6 + 1;
+		/* With SMT, a core whose load is all fixed and idle IRQs' is
+		 * in the plain plan's peak but not in the level (struct ctx,
+		 * lvl), so plans may differ there by a tie's worth. */
+		bool smt = round >= 6;
+		struct topology *t = smt ? machine(1, 4, 2, 1) : machine(1, 8, 1, 1);
 		struct plan_irq a[20], b[20];
 		struct plan_result ra, rb;
 		double app[8];
@@ -920,6 +958,14 @@ static void test_app_alike_plans_as_without(void **state)
 		memcpy(b, a, sizeof(a));
 		plan_ok(t, a, 20, &ra);
 		plan_app(t, b, 20, app, &rb);
+		if (smt) {
+			assert_true(fabs(smt_peak(&ra, t) - smt_peak(&rb, t)) <=
+				    smt_peak(&ra, t) * PLAN_DEFAULT_THRESHOLD / 4);
+			plan_result_release(&ra);
+			plan_result_release(&rb);
+			topology_free(t);
+			continue;
+		}
 		for (unsigned int i = 0; i < 20; i++) {
 			assert_int_equal(a[i].target, b[i].target);
 			assert_int_equal(a[i].reason, b[i].reason);
@@ -1247,8 +1293,11 @@ static void test_big_machine_plans_and_stays(void **state)
 	if (heaviest > bound)
 		bound = heaviest;
 
+	/* Every CPU has a busy sibling: counting half of it (smt_peak), the
+	 * busiest is at least 1.5 times the mean. */
+	bound = bound * 1.5 > heaviest ? bound * 1.5 : heaviest;
 	plan_ok(t, v, n, &res);
-	assert_true(peak(&res, t->nr_ids) <= bound * 1.10);
+	assert_true(smt_peak(&res, t) <= bound * 1.10);
 	for (unsigned int i = 0; i < DEVS * QUEUES; i++)
 		assert_int_equal(t->cpus[v[i].target].node, v[i].node);
 	for (unsigned int i = 0; i < n; i++)
@@ -1309,10 +1358,19 @@ static bool chance(unsigned int percent)
  * threads, numbered like x86 (threads after all cores) or consecutively;
  * no nodes, one, or one or two per package; some CPUs offline or avoided,
  * now and then a whole node. */
+/* The reference planner (plan_ref.c) predates the SMT objective of the
+ * improvement passes and the stability rule (plan_int.h, struct ctx: eff):
+ * on machines with SMT the two differ by design. It is compared on
+ * machines of one thread a core, where nothing changed. */
+static bool one_thread;
+
 static struct topology *random_machine(unsigned int max_cores)
 {
 	unsigned int pkgs = 1 + rnd(4), cores = 1 + rnd(max_cores / pkgs + 1);
 	unsigned int threads = chance(10) ? 4 : chance(60) ? 2 : 1;
+
+	if (one_thread)
+		threads = 1;
 	unsigned int per_pkg_nodes = chance(25) ? 2 : 1, nc = pkgs * cores;
 	unsigned int n = nc * threads + (chance(20) ? rnd(4) : 0);
 	bool x86 = chance(70);
@@ -1538,6 +1596,7 @@ static void test_plan_matches_reference(void **state)
 	unsigned int cases = env ? (unsigned int)strtoul(env, NULL, 10) : 3000;
 
 	(void)state;
+	one_thread = true;
 	for (unsigned int k = 0; k < cases; k++) {
 		uint64_t seed = 0x1f2e3d4c5b6a7988ull + k;
 		bool big = k % 200 == 199;
@@ -1551,6 +1610,72 @@ static void test_plan_matches_reference(void **state)
 		same_plan(&rc, seed, 2);
 		random_case_free(&rc);
 	}
+	one_thread = false;
+}
+
+/* The best busiest CPU counting half the siblings' load over every
+ * placement of @n IRQs of no device on the 4 CPUs of machine(1, 2, 2, 1)
+ * (cores: 0 and 2, 1 and 3): exhaustive. */
+static double smt_best4(const struct plan_irq *v, unsigned int n)
+{
+	double best = -1;
+	unsigned int all = 1;
+
+	for (unsigned int i = 0; i < n; i++)
+		all *= 4;
+	for (unsigned int code = 0; code < all; code++) {
+		double l[4] = { 0 }, p = 0;
+		unsigned int x = code;
+
+		for (unsigned int i = 0; i < n; i++, x /= 4)
+			l[x % 4] += v[i].load;
+		for (unsigned int c = 0; c < 4; c++)
+			if (l[c] + l[c ^ 2] / 2 > p)
+				p = l[c] + l[c ^ 2] / 2;
+		if (best < 0 || p < best)
+			best = p;
+	}
+	return best;
+}
+
+/* Issue 34: the improvement steps judge a CPU as the first placement does,
+ * by its load plus half its SMT sibling's. On two cores of two threads,
+ * 5 to 7 IRQs of unequal loads all starting on CPU 0: by that measure,
+ * the plan is within 15% of the exhaustive best, 36 of the 40 within 5%,
+ * and a second run moves nothing. The planner is a heuristic (greedy,
+ * then moves, swaps and two-step moves): two of the 40 end 6% and 12%
+ * above, where only a reshuffle of both cores helps. Judged by a CPU's
+ * own load (before issue 34), 20 of the 40 ended more than 5% above and
+ * the worst 33%: moves that lowered the busiest thread loaded its
+ * sibling's. */
+static void test_smt_objective_kept(void **state)
+{
+	unsigned int x = 34, near = 0;
+
+	(void)state;
+	for (unsigned int round = 0; round < 40; round++) {
+		struct topology *t = machine(1, 2, 2, 1);
+		unsigned int n = 5 + round % 3;
+		struct plan_irq v[8];
+		struct plan_result res;
+		double best;
+
+		for (unsigned int i = 0; i < n; i++) {
+			x = x * 1103515245u + 12345u;
+			v[i] = irq(30 + i, CLASS_OTHER, -1, 0, 0, 0.02 + (x >> 16) % 280 / 1000.0);
+		}
+		best = smt_best4(v, n);
+		plan_ok(t, v, n, &res);
+		assert_true(smt_peak(&res, t) <= best * 1.15);
+		near += smt_peak(&res, t) <= best * 1.05;
+		plan_result_release(&res);
+		settle_in(v, n);
+		plan_ok(t, v, n, &res);
+		assert_int_equal(res.nr_moves, 0);
+		plan_result_release(&res);
+		topology_free(t);
+	}
+	assert_true(near >= 36);
 }
 
 int main(void)
@@ -1593,6 +1718,7 @@ int main(void)
 		cmocka_unit_test(test_app_zero_plans_as_without),
 		cmocka_unit_test(test_vectors_bound_arrivals),
 		cmocka_unit_test(test_vectors_plenty_plans_as_before),
+		cmocka_unit_test(test_smt_objective_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
