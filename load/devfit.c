@@ -290,7 +290,7 @@ void devfit_solve_pooled(const struct devfit *f, enum devfit_kind k, const int *
 			 * error: one precise device does not set the class
 			 * alone (big's HBA for its eight NVMe drives) */
 			if (pi > 0)
-				pi = 1 / (1 / pi + DEVFIT_SPREAD * DEVFIT_SPREAD * m[i] * m[i]);
+				pi = 1 / (1 / pi + DEVFIT_SPREAD * DEVFIT_SPREAD * t[i] * t[i]);
 			sp += pi;
 			sm += pi * m[i];
 			st += t[i];
