@@ -17,13 +17,13 @@ WERROR   ?=
 ifeq ($(CI),true)
 WERROR    = -Werror
 endif
-PKGS      = libudev argtable2 inih json-c libbpf libarchive
+PKGS      = libudev argtable2 inih json-c libbpf libarchive libmnl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libarchive is not linked: capture.c opens it for --capture and --replay
 # only (what it links cost every run 1.2 ms of CPU). dlopen(3) is libc's
 # from glibc 2.34; -ldl is for older ones.
 LINK_PKGS  = $(filter-out libarchive,$(PKGS))
-PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null || echo -ludev -largtable2 -linih -ljson-c -lbpf -lelf -lz) -ldl
+PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null || echo -ludev -largtable2 -linih -ljson-c -lbpf -lelf -lz -lmnl) -ldl
 # Every build product but the program itself goes under build/, in the
 # tree's shape (build/lib/cpuset.o from lib/cpuset.c), so that the tree
 # shows sources only. The program stays ./irqtune: the README and the man
@@ -32,30 +32,35 @@ B         = build
 # Headers are included by name ("cpuset.h") from the folder of each layer;
 # -iquote, so that they come before the libraries' own (json-c's pkg-config
 # directory has a json.h too) and never stand in for a <system> header.
-SRC_DIRS  = lib input capture load history plan netpath report
+SRC_DIRS  = lib capture input load history plan netpath report run
 INCLUDES  = -iquote . $(SRC_DIRS:%=-iquote %) -iquote $(B)
 HEADERS   = $(wildcard *.h $(SRC_DIRS:%=%/*.h))
 ALL_CFLAGS = -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 $(WERROR) \
              -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(INCLUDES) $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDLIBS   += $(PKG_LIBS) -lm
 
-# The pure and parsing modules; everything but main.
-LIB_SRCS  = topology.c sample.c apply.c \
-            lib/fileio.c lib/cpuset.c lib/lock.c lib/log.c lib/strutil.c \
-            input/procfs.c input/device.c input/config.c input/compat.c input/machine.c \
-            input/vectors.c input/kubelet.c \
-            capture/capture.c capture/source.c capture/replay.c capture/runcapture.c \
-            load/estimate.c load/measure.c load/bpfload.c load/irqthread.c load/loadsrc.c load/costs.c load/devfit.c \
-            load/loadstep.c load/appload.c \
-            history/state.c history/history.c history/packstate.c \
-            plan/plan.c plan/plan_index.c plan/plan_improve.c plan/policy.c plan/planrun.c plan/pack.c plan/packrun.c \
-            netpath/netpath.c netpath/netpathio.c netpath/netfollow.c \
-            report/report.c report/json.c report/metrics.c report/output.c
+# The program's modules, everything but main: the three of the design card
+# at the top and every .c of the layers' folders (a module moved between
+# folders needs only SRC_DIRS to change). They are kept in archives that the
+# program, the unit tests, the fuzz targets and the benchmarks link against,
+# so each pulls in only the objects it uses and no link list is kept by hand.
+LIB_SRCS  = topology.c sample.c apply.c $(sort $(wildcard $(SRC_DIRS:%=%/*.c)))
+# The sources that embed the BPF skeletons (generated with clang and
+# bpftool) go into an archive of their own, so that a test that never
+# reaches them builds on a machine without those tools.
+BPF_LIB_SRCS := $(shell grep -l '^\#include "irqload_.*\.lskel\.h"' $(LIB_SRCS) /dev/null)
 LIB_OBJS  = $(LIB_SRCS:%.c=$(B)/%.o)
-UNIT      = appload kubelet policy cpuset topology sample estimate measure costs state history devfit plan config compat capture irqthread \
-            report replay window strutil netpath planrun loadstep machine output runcapture vectors \
-            pack packstate
+BPF_LIB_OBJS = $(BPF_LIB_SRCS:%.c=$(B)/%.o)
+LIB       = $(B)/libirqtune.a
+LIB_BPF   = $(B)/libirqtune-bpf.a
+# Linked as a group: the two archives call into each other.
+LINK_LIB  = -Wl,--start-group $(LIB) $(LIB_BPF) -Wl,--end-group
+# Every tests/unit/test_NAME.c is the unit test NAME; the other .c files
+# there are what some tests share (the reference planner), in an archive.
+UNIT      = $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
 TESTS     = $(UNIT:%=$(B)/tests/test_%)
+UNIT_HELP_OBJS = $(patsubst %.c,$(B)/%.o,$(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c)))
+UNIT_HELP = $(B)/tests/libunit.a
 
 all: irqtune
 
@@ -74,8 +79,16 @@ deps:
 	tools/deps build check
 	@touch .deps.stamp
 
-irqtune: $(B)/irqtune.o $(LIB_OBJS)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+irqtune: $(B)/irqtune.o $(LIB) $(LIB_BPF)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_LIB) $(LDLIBS)
+
+# Made anew each time, not updated: ar names a member by its file name
+# only, so an object left over from a module that moved away would stay.
+$(LIB): $(filter-out $(BPF_LIB_OBJS),$(LIB_OBJS))
+$(LIB_BPF): $(BPF_LIB_OBJS)
+$(LIB) $(LIB_BPF) $(UNIT_HELP):
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) qcs $@ $^
 
 # -MMD -MP: each object's header dependencies, written beside it as it is
 # compiled, so a changed header rebuilds exactly what includes it.
@@ -108,7 +121,7 @@ $(B)/irqload_%.bpf.o: load/bpf/irqload.bpf.c load/bpf/irqload.h load/bpf/acct.h 
 $(B)/irqload_%.lskel.h: $(B)/irqload_%.bpf.o
 	$(BPFTOOL) gen skeleton -L $< name irqload_$* >$@.tmp && mv -f $@.tmp $@
 
-$(B)/load/bpfload.o: $(BPF_SKELS)
+$(BPF_LIB_OBJS): $(BPF_SKELS)
 
 # The configuration file's path is compiled in.
 $(B)/irqtune.o: ALL_CFLAGS += -D_PATH_CONFIG='"$(SYSCONFDIR)/irqtune.conf"'
@@ -117,11 +130,33 @@ $(B)/tests/unit/%.o: tests/unit/%.c | .deps.stamp
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(shell pkg-config --cflags cmocka) -c -o $@ $<
 
-$(TESTS): $(B)/tests/test_%: $(B)/tests/unit/test_%.o $(LIB_OBJS)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cmocka)
+$(UNIT_HELP): $(UNIT_HELP_OBJS)
 
-# The planner's tests compare it with the planner it replaced.
-$(B)/tests/test_plan: $(B)/tests/unit/plan_ref.o
+# Which tests reach the BPF archive: the names (file names without folder
+# and suffix) of every file that includes, directly or through other
+# headers, a header of a BPF_LIB_SRCS module, to a fixed point. A test
+# whose name is not among them calls nothing there (it could not without
+# its header), so it is built without clang and bpftool.
+space    := $(subst ,, )
+INCLUDE_SCAN = $(LIB_SRCS) $(HEADERS) $(wildcard tests/unit/*.c tests/unit/*.h)
+includers = $(basename $(notdir $(shell grep -lE '^\#include "($(subst $(space),|,$(strip $(1))))\.h"' $(INCLUDE_SCAN) /dev/null)))
+include_closure = $(if $(filter-out $(1),$(call includers,$(1))),$(call include_closure,$(sort $(1) $(call includers,$(1)))),$(1))
+BPF_USERS := $(if $(BPF_LIB_SRCS),$(call include_closure,$(basename $(notdir $(BPF_LIB_SRCS)))))
+BPF_TESTS  = $(filter $(BPF_USERS:%=$(B)/tests/%),$(TESTS))
+
+$(TESTS): $(B)/tests/test_%: $(B)/tests/unit/test_%.o $(UNIT_HELP) $(LIB)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_HELP) \
+		$(if $(filter $@,$(BPF_TESTS)),$(LINK_LIB),$(LIB)) $(LDLIBS) $(shell pkg-config --libs cmocka)
+$(BPF_TESTS): $(LIB_BPF)
+
+# make test: every unit test; make test T=cpuset (or T="cpuset plan"):
+# those only, each built first. The output is cmocka's own. The parser and
+# topology tests read real captures, from where tests/run looks for them.
+TEST_REALDATA = $(or $(IRQTUNE_REALDATA),$(abspath ..)/shared/realdata)
+test: $(if $(T),$(filter $(T:%=$(B)/tests/test_%),$(TESTS)),$(TESTS))
+	@for t in $(filter-out $(UNIT),$(T)); do echo "make test: no unit test $$t (tests/unit/test_$$t.c)" >&2; done; \
+	[ -z "$(filter-out $(UNIT),$(T))" ] || exit 1; \
+	for t in $^; do echo "== $$t"; IRQTUNE_REALDATA=$(TEST_REALDATA) $$t || exit 1; done
 
 # The simulated machines: irqsim builds and scores them, fakekernel.so plays
 # their kernel under LD_PRELOAD (see tests/sim/README.md).
@@ -205,7 +240,7 @@ uninstall:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
-.PHONY: all deps run check check-tests clean install uninstall
+.PHONY: all deps run check check-tests test clean install uninstall
 # Kept, though only a pattern rule names them. Not every target: a missing
 # object must be rebuilt even when the program is newer than its source
 # (as after a module moves to its folder).

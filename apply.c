@@ -12,6 +12,7 @@
 #include "apply.h"
 #include "fileio.h"
 #include "pathnames.h"
+#include "strutil.h"
 
 /* /proc/irq/@irq/@file into @path (64 bytes), without snprintf(3): it
  * cost more than the write it names. */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* apply.h - writing planned affinities to /proc/irq/N/smp_affinity_list and
- * reporting what the kernel made of each write. Never decides placement. */
+ * reporting what the kernel made of each write. Never decides placement.
+ * With the outcome of each IRQ's placement, the vocabulary every layer
+ * above shares (docs/ARCHITECTURE.md). */
 #ifndef IRQTUNE_APPLY_H
 #define IRQTUNE_APPLY_H
 
@@ -9,6 +11,22 @@ enum apply_outcome {
 	APPLY_MANAGED,		/* the kernel refuses changes (EIO, EPERM) */
 	APPLY_GONE,		/* the IRQ vanished (ENOENT) */
 	APPLY_FAILED,		/* any other refusal; the IRQ is left as it was */
+};
+
+/* What became of one IRQ in a run, whether or not it was written: the
+ * outcome the run step produces (planrun.h), the network path reads
+ * (netfollow.h) and the report tells (report.h spells it). */
+enum report_outcome {
+	OUT_KEPT,		/* movable, stays where it is */
+	OUT_MOVED,		/* written */
+	OUT_WOULD_MOVE,		/* --dry-run: would be written */
+	OUT_MANAGED,		/* kernel-managed: the kernel places it */
+	OUT_GONE,		/* vanished during the run */
+	OUT_FAILED,		/* the write was refused */
+	OUT_BANNED,		/* --banirq, the configuration or IRQTUNE_BAN */
+	OUT_UNUSED,		/* no handler: not listed */
+	OUT_NOCPU,		/* its allowed CPUs are all ineligible: left */
+	OUT_NR
 };
 
 struct apply_result {

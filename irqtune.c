@@ -45,6 +45,7 @@
 #include "runcapture.h"
 #include "sample.h"
 #include "source.h"
+#include "strutil.h"
 #include "topology.h"
 #include "vectors.h"
 
@@ -82,7 +83,7 @@ struct options {
 	char *avoidcpus;
 	char *config;		/* NULL: _PATH_CONFIG if it exists */
 	char *metrics_file;
-	enum config_load_source load_source;	/* UNSET: not given */
+	const char *load_source;	/* NULL: not given */
 	enum bpfload_build bpf_build;	/* IRQTUNE_BPF_BUILD, a test switch */
 	char *capture;		/* --capture FILE */
 	char *replay;		/* --replay FILE */
@@ -275,10 +276,13 @@ static int options_from(const struct args *a, void **argtable, struct options *o
 	    (a->metrics->count && !(opt->metrics_file = strdup(a->metrics->sval[0]))))
 		return -ENOMEM;
 	if (a->source->count) {
-		opt->load_source = config_load_source_parse(a->source->sval[0]);
-		if (opt->load_source == CONFIG_LOAD_UNSET)
-			return usage_error(argtable, "--load-source '%s': must be auto, bpf or proc",
-					   a->source->sval[0]);
+		char words[128];
+
+		opt->load_source = config_load_source_parse(loadsrc_names, a->source->sval[0]);
+		config_load_source_words(loadsrc_names, false, words, sizeof(words));
+		if (!opt->load_source)
+			return usage_error(argtable, "--load-source '%s': must be %s",
+					   a->source->sval[0], words);
 	}
 	/* Read here, the edge: the modules take it as a parameter. */
 	if (bpfload_build_parse(getenv("IRQTUNE_BPF_BUILD"), &opt->bpf_build) < 0) {
@@ -362,6 +366,7 @@ static int load_config(struct run *run)
 	int r;
 
 	config_init(cfg);
+	cfg->load_sources = loadsrc_names;
 	if (opt->no_config)
 		return 0;
 	if (run->fs.mode == SOURCE_REPLAY && !opt->config) {
@@ -427,7 +432,7 @@ static int apply_options(struct run *run)
 	run->threshold_auto = cfg->threshold < 0;
 	if (cfg->threshold < 0)
 		cfg->threshold = PLAN_DEFAULT_THRESHOLD;
-	if (opt->load_source != CONFIG_LOAD_UNSET)
+	if (opt->load_source)
 		cfg->load_source = opt->load_source;
 	if (opt->nr_banirq >= 0) {
 		config_take_banirq(cfg, opt->banirq, (unsigned int)opt->nr_banirq);
@@ -698,6 +703,9 @@ static int plan(struct run *run)
 	if (r < 0)
 		return r;
 	run->nr = run->win.b.intr->nr_rows;
+	/* IRQs whose writes the kernel refused on earlier runs of this boot
+	 * and kernel (6.1's managed NVMe queues): kernel-managed, unwritten. */
+	loadstep_mark_refused(&run->load, run->map);
 	r = planrun_build(&(struct planrun_parts){ .map = run->map, .act = run->load.act,
 						  .pol = &run->pol, .topo = run->topo,
 						  .nr = run->nr },
@@ -724,11 +732,28 @@ static int follow_network(struct run *run)
 		.xps = run->cfg.xps != CONFIG_FOLLOW_OFF,
 		.napi = run->cfg.napi_threads != CONFIG_FOLLOW_OFF,
 		.dry_run = run->opt->dry_run, .src = &run->fs,
+		.counts_only = !loadsrc_measured(&run->src),
 	};
 	int r = netfollow_run(&ctx, &run->net);
 
 	if (r < 0)
 		log_msg(LOG_ERR, "cannot follow the network path: %s", strerror(-r));
+	return r;
+}
+
+/* The IRQs whose writes the kernel refused as kernel-managed in this run
+ * though their files are writable, remembered for the next runs. */
+static int remember_refused(struct run *run)
+{
+	bool *refused = calloc(run->nr + 1, sizeof(*refused));
+	int r;
+
+	if (!refused)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < run->nr; i++)
+		refused[i] = run->out[i] == OUT_MANAGED && !run->map->irqs[i].managed;
+	r = loadstep_refused(&run->load, run->map, refused);
+	free(refused);
 	return r;
 }
 
@@ -743,6 +768,9 @@ static int apply(struct run *run)
 	if (r < 0)
 		return r;
 	run->planned = true;
+	r = remember_refused(run);
+	if (r < 0)
+		return r;
 	/* After the IRQs, whatever became of some of them: the network
 	 * path follows those that were placed. */
 	r = follow_network(run);
@@ -882,7 +910,7 @@ static int build_report(const struct run *run, struct report_run *rr, struct rep
 		rr->counts_reason = run->win.reason;
 	}
 	if (run->src_chosen) {
-		rr->load_source = loadsrc_name(run->src.used);
+		rr->load_source = loadsrc_name(&run->src);
 		rr->load_source_reason = run->src.reason;
 		rr->history = run->load.note[0] ? run->load.note : NULL;
 	}

@@ -15,6 +15,7 @@
 
 /* Which boot this is: state of another boot is not this machine's now. */
 #define _PATH_BOOT_ID		"/proc/sys/kernel/random/boot_id"
+#define _PATH_OSRELEASE		"/proc/sys/kernel/osrelease"
 /* What runs leave for later runs (costs.c). */
 #define _PATH_RUN_DIR		"/run/irqtune"
 #define _PATH_COSTS		_PATH_RUN_DIR "/costs"

@@ -18,6 +18,7 @@
 
 #include "capture.h"
 #include "fileio.h"
+#include "strutil.h"
 
 struct capture *capture_new(void)
 {

@@ -21,6 +21,7 @@
 #include "fileio.h"
 #include "pathnames.h"
 #include "source.h"
+#include "strutil.h"
 
 static int member_name(char *buf, size_t len, const char *tag, const char *path)
 {

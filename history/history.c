@@ -22,13 +22,16 @@
 #include "fileio.h"
 #include "history.h"
 #include "pathnames.h"
-#include "plan.h"
 #include "sample.h"
+#include "source.h"
 #include "state.h"
+#include "strutil.h"
 
 void history_release(struct history *h)
 {
 	state_free(h->old);
+	state_free(h->saved);
+	free(h->refused);
 	devfit_free(h->fit);
 	free(h->row_dev);
 	free(h->dev_class);
@@ -47,7 +50,125 @@ static const char *group_key(const struct device_group *g)
 	return g->id[0] ? g->id : g->label;
 }
 
-/* Whether this run keeps a history, and the one it found. -ENOMEM only. */
+/* The refusals @h->old remembers, taken from it; an aged state (too old
+ * for its loads) is then no history at all. */
+static void take_refusals(struct history *h)
+{
+	h->refused = h->old->refused;
+	h->nr_refused = h->old->nr_refused;
+	h->old->refused = NULL;
+	h->old->nr_refused = 0;
+	if (h->old->aged) {
+		state_free(h->old);
+		h->old = NULL;
+	}
+}
+
+/* This kernel's release, which refusals are remembered for; "" unknown. */
+static void read_release(struct history *h)
+{
+	char buf[STATE_KEY_MAX];
+
+	if (source_read(NULL, _PATH_OSRELEASE, buf, sizeof(buf)) < 0)
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	str_copy(h->release, sizeof(h->release), buf);
+}
+
+static bool same_refusal(const struct state_refusal *f, const struct irq_info *ii,
+			 const char *device, const char *release)
+{
+	return f->irq == ii->irq && release[0] && strcmp(f->release, release) == 0 &&
+	       strcmp(f->device, device) == 0 && strcmp(f->name, ii->name) == 0;
+}
+
+static const char *irq_key(const struct device_map *map, const struct irq_info *ii)
+{
+	return ii->group >= 0 ? group_key(&map->groups[ii->group]) : "";
+}
+
+/* Whether @map's IRQ @ii is among the @nr refusals @v on this kernel. */
+static bool refused_in(const struct state_refusal *v, unsigned int nr,
+		       const struct device_map *map, const struct irq_info *ii,
+		       const char *release)
+{
+	for (unsigned int k = 0; k < nr; k++)
+		if (same_refusal(&v[k], ii, irq_key(map, ii), release))
+			return true;
+	return false;
+}
+
+unsigned int history_mark_refused(const struct history *h, struct device_map *map)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; h->on && i < map->nr_irqs; i++) {
+		struct irq_info *ii = &map->irqs[i];
+
+		if (ii->gone || !ii->name[0] ||
+		    !refused_in(h->refused, h->nr_refused, map, ii, h->release))
+			continue;
+		ii->managed = true;
+		ii->refused_before = true;
+		n++;
+	}
+	return n;
+}
+
+/* Into @now, the refusals of @map's IRQs: those remembered that still
+ * hold (same kernel, device and name), and those @refused in this run
+ * (NULL: none), ascending. false when out of memory. */
+static bool keep_refusals(const struct history *h, const struct device_map *map,
+			  const bool *refused, struct state *now)
+{
+	struct state_refusal *v = calloc(map->nr_irqs + 1, sizeof(*v));
+	unsigned int nr = 0;
+
+	if (!v)
+		return false;
+	for (unsigned int i = 0; i < map->nr_irqs && h->release[0]; i++) {
+		const struct irq_info *ii = &map->irqs[i];
+		struct state_refusal *f = &v[nr];
+
+		if (!(refused && refused[i]) &&
+		    !refused_in(h->refused, h->nr_refused, map, ii, h->release))
+			continue;
+		/* map->irqs follows /proc/interrupts: ascending */
+		if (nr && ii->irq <= v[nr - 1].irq)
+			continue;
+		f->irq = ii->irq;
+		str_copy(f->device, sizeof(f->device), irq_key(map, ii));
+		str_copy(f->name, sizeof(f->name), ii->name);
+		str_copy(f->release, sizeof(f->release), h->release);
+		nr++;
+	}
+	free(now->refused);
+	now->refused = v;
+	now->nr_refused = nr;
+	return true;
+}
+
+int history_refused(struct history *h, const struct device_map *map, const bool *refused,
+		    const char *boot)
+{
+	unsigned int before;
+	int r;
+
+	if (!h->on || !h->keep || !h->saved)
+		return 0;
+	before = h->saved->nr_refused;
+	if (!keep_refusals(h, map, refused, h->saved))
+		return -ENOMEM;
+	if (h->saved->nr_refused == before)
+		return 0;
+	r = state_save(h->path, h->saved, boot);
+	if (r < 0)
+		snprintf(h->warn, sizeof(h->warn), "cannot remember the refused IRQs in %s: %s",
+			 h->path, strerror(-r));
+	return r;
+}
+
+/* Whether this run keeps a history (@o), and the one it found. -ENOMEM only. */
 static int history_open(struct history *h, const struct history_opts *o, char *boot,
 			size_t len)
 {
@@ -75,6 +196,7 @@ static int history_open(struct history *h, const struct history_opts *o, char *b
 		return 0;
 	}
 	h->on = true;
+	read_release(h);
 	/* A dry run changes nothing on the host: it plans with the history
 	 * as a run that writes would, and leaves it as it was, unless a
 	 * state-dir was set, a history of the caller's own to keep. */
@@ -86,6 +208,8 @@ static int history_open(struct history *h, const struct history_opts *o, char *b
 	if (r < 0 && r != -ENOENT && r != -ESTALE)
 		snprintf(h->warn, sizeof(h->warn), "%s: %s; planning from this window alone",
 			 h->path, why);
+	if (r == 0)
+		take_refusals(h);
 	return 0;
 }
 
@@ -402,6 +526,10 @@ int history_end(struct history *h, const struct history_window *w, const char *b
 		now->snap = w->b;
 		now->snap_lent = true;
 	}
+	if (!keep_refusals(h, w->map, NULL, now)) {
+		r = -ENOMEM;
+		goto out;
+	}
 	end_note(h, w, now);
 	r = h->keep ? state_save(h->path, now, boot) : 0;
 	if (r < 0) {
@@ -411,6 +539,12 @@ int history_end(struct history *h, const struct history_window *w, const char *b
 		snprintf(h->note, sizeof(h->note), "not kept: %s: %s", h->path, strerror(-r));
 	}
 	r = 0;
+	/* Kept for history_refused(), after the writes (the window's end it
+	 * lends is still the run's then). */
+	state_free(h->saved);
+	h->saved = h->keep ? now : NULL;
+	if (h->saved)
+		now = NULL;
 out:
 	state_free(now);
 	free(smp);
@@ -421,13 +555,15 @@ out:
 /* With a history behind every busy IRQ, a plan is judged on the evidence
  * of several windows, not one: the loads are known to the standard error
  * of their weighted means (the busiest CPU's, as they sit now), not to a
- * clock tick of one window, and when no threshold was set a gain of
- * PLAN_EVIDENCE_THRESHOLD is worth a move. A load that shifted in the
- * minute since the last run is known from that minute as well as it was
- * before (history_mean_var); a new IRQ, or one that shifted within a short
- * window, has one window only, and the one-window rules stand. */
-int history_weigh_evidence(struct history *h, const struct plan_irq *pi, unsigned int nr,
-			   unsigned int nr_ids, bool threshold_auto, struct plan_policy *pol)
+ * clock tick of one window, and the caller may then hold the plan to a
+ * smaller threshold (plan.h's PLAN_EVIDENCE_THRESHOLD, where the site set
+ * none). A load that shifted in the minute since the last run is known
+ * from that minute as well as it was before (history_mean_var); a new
+ * IRQ, or one that shifted within a short window, has one window only,
+ * and the one-window rules stand. */
+int history_weigh_evidence(struct history *h, const struct history_placed *ip,
+			   unsigned int nr, unsigned int nr_ids, double idle_load,
+			   double stability, double *ret_resolution)
 {
 	double *var, worst = 0;
 	unsigned int busy = 0;
@@ -439,14 +575,14 @@ int history_weigh_evidence(struct history *h, const struct plan_irq *pi, unsigne
 	if (!var)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < nr; i++) {
-		if (pi[i].fixed || !(pi[i].load > pol->idle_load))
+		if (ip[i].fixed || !(ip[i].load > idle_load))
 			continue;
-		if (h->mean_var[i] < 0 || pi[i].served < 0 ||
-		    (unsigned int)pi[i].served >= nr_ids) {
+		if (h->mean_var[i] < 0 || ip[i].served < 0 ||
+		    (unsigned int)ip[i].served >= nr_ids) {
 			free(var);
 			return 0;
 		}
-		var[pi[i].served] += h->mean_var[i];
+		var[ip[i].served] += h->mean_var[i];
 		busy++;
 	}
 	/* A CPU's application load is known to its mean's standard error
@@ -460,13 +596,12 @@ int history_weigh_evidence(struct history *h, const struct plan_irq *pi, unsigne
 	/* An idle machine has nothing to judge: its IRQs spread by count. */
 	if (!busy)
 		return 0;
-	pol->resolution = sqrt(worst);
-	pol->stability = threshold_auto ? PLAN_EVIDENCE_THRESHOLD : pol->threshold;
+	*ret_resolution = sqrt(worst);
 	l = strlen(h->note);
 	snprintf(h->note + l, sizeof(h->note) - l,
 		 "; every busy IRQ has a history: plans judged to %.2f%% of a CPU, threshold %.0f%%",
-		 pol->resolution * 100, pol->stability * 100);
-	return 0;
+		 *ret_resolution * 100, stability * 100);
+	return 1;
 }
 
 /* The history's record of @x: the same number, device and name. */

@@ -15,6 +15,7 @@
 
 #include "estimate.h"
 #include "irqclass.h"
+#include "state.h"
 
 #define HISTORY_HALF_LIFE	4	/* runs: a window's weight halves in four */
 /* A window this long (from cron, the minute since the last run) is
@@ -36,8 +37,6 @@
 
 struct cpuset;
 struct device_map;
-struct plan_irq;
-struct plan_policy;
 struct snapshot;
 struct state;
 struct state_irq;
@@ -108,6 +107,12 @@ struct history {
 	unsigned int nr_app_var;
 
 	/* the rest is the module's */
+	/* IRQs that refused a write on earlier runs (the state's), of which
+	 * those of this kernel @release count. */
+	struct state_refusal *refused;
+	unsigned int nr_refused;
+	char release[STATE_KEY_MAX];
+	struct state *saved;		/* what history_end() kept, for history_refused() */
 	bool on;
 	bool keep;			/* history_end() saves it: not a dry run's */
 	char path[PATH_MAX];
@@ -144,16 +149,37 @@ int history_long(struct history *h, const struct snapshot *a, const struct snaps
  * history that cannot be kept is left in @h->warn. 0 or -ENOMEM. */
 int history_end(struct history *h, const struct history_window *w, const char *boot);
 
-/* With a history behind every busy IRQ of @pi (@nr of them, in the order
- * of history_end()'s map, so @pi[i]'s mean has @h->mean_var[i]; CPU ids
- * below @nr_ids), judge the plan on it: set @pol's resolution to the
- * standard error of the busiest CPU's loads (its IRQs' and its
- * application load's means), and its stability to
- * PLAN_EVIDENCE_THRESHOLD when @threshold_auto, else to its threshold, and
- * say so at the end of @h->note. Otherwise @pol and the note are left as
- * they are. 0 or -ENOMEM. */
-int history_weigh_evidence(struct history *h, const struct plan_irq *pi, unsigned int nr,
-			   unsigned int nr_ids, bool threshold_auto, struct plan_policy *pol);
+/* Mark the IRQs of @map that refused a write on an earlier run of this
+ * boot and kernel, the same device's IRQ of that number with that name:
+ * kernel-managed (not written again) and refused_before (the report says
+ * so). The number marked. */
+unsigned int history_mark_refused(const struct history *h, struct device_map *map);
+/* After the writes: remember the IRQs of @map whose writes the kernel
+ * refused as kernel-managed in this run (@refused, per IRQ), in the state
+ * history_end() kept, saved again when that adds any. 0, or the save's
+ * -errno (left in @h->warn too). */
+int history_refused(struct history *h, const struct device_map *map, const bool *refused,
+		    const char *boot);
+
+/* One IRQ of a plan as its evidence is weighed: the history's own terms,
+ * which the run's load step fills from the planner's input. */
+struct history_placed {
+	double load;		/* in CPUs, the history's weighted mean */
+	int served;		/* the CPU serving it, -1: none known */
+	bool fixed;		/* the plan leaves it where it is */
+};
+
+/* With a history behind every busy IRQ of @ip (above @idle_load and not
+ * fixed; @nr of them, in the order of history_end()'s map, so @ip[i]'s
+ * mean has @h->mean_var[i]; CPU ids below @nr_ids), judge the plan on it:
+ * the standard error of the busiest CPU's loads (its IRQs' and its
+ * application load's means) into *@ret_resolution, and say so, with the
+ * threshold @stability the plan will then be held to, at the end of
+ * @h->note. 1 when judged; 0 when some busy IRQ has no history, or none
+ * is busy (*@ret_resolution and the note untouched); -ENOMEM. */
+int history_weigh_evidence(struct history *h, const struct history_placed *ip,
+			   unsigned int nr, unsigned int nr_ids, double idle_load,
+			   double stability, double *ret_resolution);
 
 void history_release(struct history *h);
 

@@ -18,8 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpuset.h"
 #include "fileio.h"
 #include "packstate.h"
+#include "strutil.h"
+
+void pack_state_release(struct pack_state *st)
+{
+	for (unsigned int d = 0; st->nodes && d < st->nr_nodes; d++)
+		cpuset_free(st->nodes[d].cpus);
+	free(st->nodes);
+	memset(st, 0, sizeof(*st));
+}
 
 int packstate_format(const struct pack_state *st, const char *boot, double when, char **ret)
 {

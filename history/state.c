@@ -12,6 +12,9 @@
  *	app 5 0.1612 0.4986 0.0213 6	(CPU, the IRQ load it served, then as an
  *				 irq line from its mean: the pinned application
  *				 load's history; version 5)
+ *	refused 38 0000:02:00.0 nvme0q1 6.1.0-28-amd64	(an IRQ whose write the
+ *				 kernel refused as kernel-managed: number,
+ *				 device, name, kernel release; version 6)
  *	dev 0 0000:18:00.0 0	(index, id, class: the per-device fit's unknowns)
  *	fit 0 0 1 3.2e7		(kind 0 hard / 1 soft, row, column, value: the
  *	fitb 0 0 4.1e5		 weighted normal equations and their right
@@ -39,6 +42,7 @@ void state_free(struct state *st)
 		return;
 	free(st->irqs);
 	free(st->app);
+	free(st->refused);
 	free(st->devs);
 	devfit_free(st->fit);
 	if (!st->snap_lent) {
@@ -434,6 +438,24 @@ static void format_app(struct text *t, const struct state *st)
 	}
 }
 
+/* "refused IRQ DEVICE NAME RELEASE" per remembered refusal. */
+static void format_refused(struct text *t, const struct state *st)
+{
+	for (unsigned int i = 0; i < st->nr_refused; i++) {
+		const struct state_refusal *f = &st->refused[i];
+		char *p = text_room(t);
+
+		if (!p)
+			return;
+		p = put_u64((char *)memcpy(p, "refused", 7) + 7, f->irq);
+		p = put_word(p, f->device);
+		p = put_word(p, f->name);
+		p = put_word(p, f->release);
+		*p++ = '\n';
+		text_done(t, p);
+	}
+}
+
 int state_format(const struct state *st, const char *boot_id, char **ret)
 {
 	struct text t = { 0 };
@@ -442,10 +464,12 @@ int state_format(const struct state *st, const char *boot_id, char **ret)
 
 	if (!p)
 		return -ENOMEM;
-	/* Without application lines the file is a version 4's: the irqtune
-	 * before this one reads it. */
+	/* The oldest version that holds what the file has: without refusals
+	 * a 5's, without application lines too a 4's, which the irqtunes
+	 * before this one read. */
 	n = snprintf(p, LINE_MAX_BYTES, "irqtune-state %d\nboot %s\ntime %.0f\n",
-		     st->nr_app ? STATE_VERSION : STATE_VERSION_READ, boot_id, st->when);
+		     st->nr_refused ? STATE_VERSION : st->nr_app ? STATE_VERSION_APP : STATE_VERSION_READ,
+		     boot_id, st->when);
 	if (n < 0 || n >= LINE_MAX_BYTES) {
 		free(t.buf);
 		return -EINVAL;
@@ -463,6 +487,8 @@ int state_format(const struct state *st, const char *boot_id, char **ret)
 	}
 	if (st->nr_app)
 		format_app(&t, st);
+	if (st->nr_refused)
+		format_refused(&t, st);
 	if (st->fit)
 		format_fit(&t, st);
 	if (st->snap)
@@ -522,6 +548,40 @@ static int parse_irq_line(const char *line, struct state_irq *q, char *why, size
 }
 
 
+
+/* "refused IRQ DEVICE NAME RELEASE", IRQs ascending. */
+static int parse_refused_line(struct state *st, const char *line, unsigned int *cap,
+			      char *why, size_t len, unsigned int lineno)
+{
+	struct state_refusal f;
+	const char *p = line + 7;
+
+	if (!get_uint(&p, &f.irq, UINT_MAX) || !get_key(&p, f.device, sizeof(f.device)) ||
+	    !get_key(&p, f.name, sizeof(f.name)) || !get_key(&p, f.release, sizeof(f.release)) ||
+	    *p || !f.release[0]) {
+		snprintf(why, len, "line %u: not a refused IRQ", lineno);
+		return -EINVAL;
+	}
+	if (st->nr_refused && f.irq <= st->refused[st->nr_refused - 1].irq) {
+		snprintf(why, len, "line %u: refused IRQs out of order", lineno);
+		return -EINVAL;
+	}
+	if (st->nr_refused == STATE_MAX_REFUSED) {
+		snprintf(why, len, "more than %d refused IRQs", STATE_MAX_REFUSED);
+		return -EINVAL;
+	}
+	if (st->nr_refused == *cap) {
+		unsigned int c = *cap ? *cap * 2 : 16;
+		struct state_refusal *n = reallocarray(st->refused, c, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		st->refused = n;
+		*cap = c;
+	}
+	st->refused[st->nr_refused++] = f;
+	return 0;
+}
 
 /* "dev I ID CLASS" lines, in order, before any "fit" or "fitb" line,
  * whose indices must name them (or the base, I = nr). */
@@ -760,6 +820,7 @@ struct state_parser {
 	bool have_boot, have_time;
 	unsigned int lineno, cap;	/* cap: room in st->irqs */
 	unsigned int app_cap;		/* room in st->app */
+	unsigned int refused_cap;	/* room in st->refused */
 	int version;
 	struct snap_parse sp;
 	char *why;
@@ -839,6 +900,9 @@ static int parse_line(struct state_parser *p, const char *line)
 		   p->have_boot && p->have_time) {
 		if ((r = parse_app_line(st, line, &p->app_cap, why, len, lineno)) < 0)
 			return r;
+	} else if (strcmp(a, "refused") == 0 && p->version >= 6 && p->have_boot && p->have_time) {
+		if ((r = parse_refused_line(st, line, &p->refused_cap, why, len, lineno)) < 0)
+			return r;
 	} else if (strcmp(a, "dev") == 0 || strncmp(a, "fit", 3) == 0) {
 		if ((r = parse_fit_line(st, line, a, why, len, lineno)) < 0)
 			return r;
@@ -852,6 +916,29 @@ static int parse_line(struct state_parser *p, const char *line)
 		return r;
 	}
 	return 0;
+}
+
+/* Everything of @st but its refusals dropped: an aged state. */
+static void state_keep_refusals(struct state *st)
+{
+	struct state_refusal *f = st->refused;
+	unsigned int nr = st->nr_refused;
+	double when = st->when;
+
+	st->refused = NULL;
+	st->nr_refused = 0;
+	st->snap_lent = false;
+	free(st->irqs);
+	free(st->app);
+	free(st->devs);
+	devfit_free(st->fit);
+	snapshot_release(st->snap);
+	free(st->snap);
+	memset(st, 0, sizeof(*st));
+	st->when = when;
+	st->refused = f;
+	st->nr_refused = nr;
+	st->aged = true;
 }
 
 int state_parse(const char *text, const char *boot_id, double now,
@@ -891,7 +978,11 @@ int state_parse(const char *text, const char *boot_id, double now,
 		snprintf(why, len, "%s", p.st->when > now ? "written in the future" :
 			 "older than ten minutes: another load");
 		r = -ESTALE;
-		goto fail;
+		/* What the kernel refused stays refused on this boot: an
+		 * old file of it still says which IRQs not to write. */
+		if (p.st->when > now + 60 || !p.st->nr_refused)
+			goto fail;
+		state_keep_refusals(p.st);
 	}
 	*ret = p.st;
 	return 0;

@@ -10,13 +10,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define STATE_VERSION	5	/* 3: counters keep a hash of each IRQ's description;
+#define STATE_VERSION	6	/* 3: counters keep a hash of each IRQ's description;
 				 * 4: the fit's equations weighed, in built-in costs;
-				 * 5: per CPU, the pinned application load's history */
-/* The oldest version still read: a 4 is a 5 without application lines. A
- * file with none is written as a 4, so that an irqtune of before reads
- * it (a machine without pinned threads keeps its history either way). */
+				 * 5: per CPU, the pinned application load's history;
+				 * 6: the IRQs that refused a write ("refused") */
+/* The oldest version still read: a 4 is a 5 without application lines, a
+ * 5 a 6 without refusals. A file is written as the oldest version that
+ * holds what it has, so that an irqtune of before reads it (a machine
+ * without pinned threads or refusals keeps its history either way). */
 #define STATE_VERSION_READ	4
+#define STATE_VERSION_APP	5	/* a file with application lines, no refusals */
 #define STATE_MAX_AGE	600.0	/* seconds: older history is not this load */
 #define STATE_MAX_IRQS	65536
 #define STATE_FILE_MAX	(16u << 20)
@@ -41,6 +44,19 @@ struct state_irq {
 	/* A CPU's application load history only: the IRQ load the CPU
 	 * served in its last window, in CPUs. */
 	double cpu_irq;
+};
+
+/* An IRQ whose affinity write the kernel refused as kernel-managed (EIO
+ * or EPERM) though its file is writable: Linux 6.1's managed NVMe queues
+ * accept the open and refuse every write. Remembered for this boot and
+ * kernel release, and while the same device's IRQ of that number has
+ * that name, so that later runs do not write it again. */
+#define STATE_MAX_REFUSED	65536
+struct state_refusal {
+	unsigned int irq;
+	char device[STATE_KEY_MAX];	/* PCI address or label, "" for none */
+	char name[STATE_KEY_MAX];
+	char release[STATE_KEY_MAX];	/* /proc/sys/kernel/osrelease */
 };
 
 /* A device of the per-device fit (devfit.h), by its id. */
@@ -73,6 +89,11 @@ struct state {
 	unsigned int nr_dev;
 	struct state_dev *devs;
 	struct devfit *fit;		/* over devs; NULL: none */
+	unsigned int nr_refused;
+	struct state_refusal *refused;	/* ascending irq */
+	/* Read from a file of this boot too old for its loads: only the
+	 * refusals were kept (they do not age; a reboot forgets them). */
+	bool aged;
 };
 
 /* @old's fit over the devices @ids (@nr of them, with their classes):
@@ -86,7 +107,9 @@ void state_free(struct state *st);
 int state_format(const struct state *st, const char *boot_id, char **ret);
 /* Parse @text, written on boot @boot_id at most STATE_MAX_AGE before @now.
  * -EINVAL (malformed, foreign, newer version, too many IRQs) or -ESTALE
- * (another boot, too old, from the future) with the reason in @why. Pure. */
+ * (another boot, too old, from the future) with the reason in @why. A
+ * file of this boot too old for its loads that remembers refusals: 0, an
+ * aged state that holds only those. Pure. */
 int state_parse(const char *text, const char *boot_id, double now,
 		struct state **ret, char *why, size_t len);
 

@@ -368,24 +368,39 @@ static int set_class_cpus(struct parse *p, int c, const char *v)
 	return 1;
 }
 
-enum config_load_source config_load_source_parse(const char *s)
+const char *config_load_source_parse(const char *const *names, const char *s)
 {
 	if (strcmp(s, "auto") == 0)
-		return CONFIG_LOAD_AUTO;
-	if (strcmp(s, "bpf") == 0)
-		return CONFIG_LOAD_BPF;
-	if (strcmp(s, "proc") == 0)
-		return CONFIG_LOAD_PROC;
-	return CONFIG_LOAD_UNSET;
+		return "auto";
+	for (; names && *names; names++)
+		if (strcmp(s, *names) == 0)
+			return *names;
+	return NULL;
+}
+
+void config_load_source_words(const char *const *names, bool quote, char *buf, size_t len)
+{
+	const char *q = quote ? "'" : "";
+	size_t l;
+
+	snprintf(buf, len, "%sauto%s", q, q);
+	for (; names && *names; names++) {
+		l = strlen(buf);
+		snprintf(buf + l, len - l, "%s%s%s%s", names[1] ? ", " : " or ", q, *names, q);
+	}
 }
 
 static int set_load_source(struct parse *p, const char *v)
 {
+	char words[128];
+
 	if (!once(p, "load-source", &p->cfg->line_load_source))
 		return 0;
-	p->cfg->load_source = config_load_source_parse(v);
-	if (p->cfg->load_source == CONFIG_LOAD_UNSET)
-		return fail(p, "load-source '%s': must be 'auto', 'bpf' or 'proc'", v);
+	p->cfg->load_source = config_load_source_parse(p->cfg->load_sources, v);
+	if (!p->cfg->load_source) {
+		config_load_source_words(p->cfg->load_sources, true, words, sizeof(words));
+		return fail(p, "load-source '%s': must be %s", v, words);
+	}
 	return 1;
 }
 

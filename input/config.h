@@ -24,13 +24,6 @@ enum config_hint {
 	CONFIG_HINT_FOLLOW,
 };
 
-enum config_load_source {
-	CONFIG_LOAD_UNSET,
-	CONFIG_LOAD_AUTO,	/* the default: measure where possible */
-	CONFIG_LOAD_BPF,
-	CONFIG_LOAD_PROC,
-};
-
 enum config_balancer {
 	CONFIG_BALANCER_UNSET,
 	CONFIG_BALANCER_REFUSE,	/* the default: no writes while irqbalance runs */
@@ -70,7 +63,13 @@ struct config {
 	char **banname;			/* fnmatch(3) patterns on action names */
 	unsigned int nr_banname;
 	enum config_hint hint;
-	enum config_load_source load_source;
+	/* load-source: "auto" (the default: measure where possible) or a
+	 * word of @load_sources, as spelt there; NULL: not set. */
+	const char *load_source;
+	/* The load sources' names (loadsrc_names), NULL-terminated: the
+	 * words load-source takes besides "auto". The caller's, set after
+	 * config_init(); NULL: none. */
+	const char *const *load_sources;
 	struct cpuset *class_cpus[CLASS_NR];	/* NULL: any CPU */
 	char *irqbalance_env;		/* irqbalance's settings; NULL: the default files */
 	bool irqbalance_off;		/* irqbalance-env = off: neither file nor environment */
@@ -119,8 +118,12 @@ int config_load(const char *path, struct config *cfg, struct config_error *err);
 
 /* Whether IRQ @irq with action names @names (comma-separated, as in
  * struct irq_info) is banned by number or by a pattern of @cfg. */
-/* "auto", "bpf" or "proc" to its value; CONFIG_LOAD_UNSET for anything else. */
-enum config_load_source config_load_source_parse(const char *s);
+/* "auto" or the word of @names (NULL-terminated; NULL: none) that @s is,
+ * as spelt there; NULL for anything else. */
+const char *config_load_source_parse(const char *const *names, const char *s);
+/* The words config_load_source_parse() takes, for a message: "auto, bpf
+ * or proc", each in single quotes with @quote. */
+void config_load_source_words(const char *const *names, bool quote, char *buf, size_t len);
 
 bool config_irq_banned(const struct config *cfg, unsigned int irq,
 		       const char *names);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <libudev.h>
+#include <ini.h>
 
 #include "cpuset.h"
 #include "device.h"
@@ -49,7 +50,8 @@ struct scan {
 	size_t nr_usb;
 };
 
-enum irq_class device_class_from_pci(unsigned long pci_class)
+/* Class from a PCI class code (the 24-bit "class" sysfs value). */
+static enum irq_class device_class_from_pci(unsigned long pci_class)
 {
 	switch (pci_class >> 16) {
 	case 0x01:	/* mass storage controller */
@@ -125,11 +127,66 @@ static int add_pci_irqs(struct scan *sc, struct udev_device *dev,
 	return 0;
 }
 
+struct link_ctx {
+	char key[32];
+	char value[128];
+};
+
+static int link_key(void *user, const char *section, const char *name, const char *value)
+{
+	static const char *const keys[] = { "IRQAffinityPolicy", "IRQAffinity", "IRQAffinityNUMA" };
+	struct link_ctx *c = user;
+
+	if (strcmp(section, "Link") != 0)
+		return 1;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		if (strcmp(name, keys[k]) != 0)
+			continue;
+		/* systemd: a later assignment wins, an empty one resets */
+		str_copy(c->key, sizeof(c->key), value[0] ? name : "");
+		str_copy(c->value, sizeof(c->value), value);
+	}
+	return 1;
+}
+
+int device_link_policy(const char *path, char *ret, size_t len)
+{
+	struct link_ctx c = { "", "" };
+	FILE *f = fopen(path, "re");
+	int r;
+
+	if (!f)
+		return -errno;
+	r = ini_parse_file(f, link_key, &c);
+	fclose(f);
+	if (r != 0)
+		return r < 0 ? -EIO : -EINVAL;
+	if (!c.key[0])
+		return 0;
+	snprintf(ret, len, "%s=%s", c.key, c.value);
+	return 1;
+}
+
+/* @g's policy from the .link file @path udevd applied to its interface:
+ * the IRQ affinity setting and where. A file that cannot be read says
+ * nothing (udevd would not have applied it either). -ENOMEM only. */
+static int read_link_file(struct device_group *g, const char *path)
+{
+	char kv[160], text[160 + PATH_MAX];
+
+	if (device_link_policy(path, kv, sizeof(kv)) <= 0)
+		return 0;
+	snprintf(text, sizeof(text), "%s in %s", kv, path);
+	g->link_policy = strdup(text);
+	return g->link_policy ? 0 : -ENOMEM;
+}
+
 /* IRQTUNE_CPUS, IRQTUNE_BAN and IRQTUNE_XPS of @dev, each unless already
  * found (the PCI function is read first, then its children in child_kinds
  * order). */
 static int read_policy(struct device_group *g, struct udev_device *dev)
 {
+	const char *link = udev_device_get_property_value(dev, "ID_NET_LINK_FILE");
 	const char *cpus = udev_device_get_property_value(dev, "IRQTUNE_CPUS");
 	const char *ban = udev_device_get_property_value(dev, "IRQTUNE_BAN");
 	const char *xps = udev_device_get_property_value(dev, "IRQTUNE_XPS");
@@ -153,6 +210,8 @@ static int read_policy(struct device_group *g, struct udev_device *dev)
 			return -ENOMEM;
 		copy_name(g->xps_from, name ? name : "");
 	}
+	if (link && link[0] == '/' && !g->link_policy)
+		return read_link_file(g, link);
 	return 0;
 }
 
@@ -622,6 +681,7 @@ static void groups_free(struct device_group *groups, unsigned int n)
 		free(groups[i].policy_cpus);
 		free(groups[i].policy_ban);
 		free(groups[i].policy_xps);
+		free(groups[i].link_policy);
 	}
 	free(groups);
 }
@@ -825,12 +885,6 @@ static int scan_captured(struct source *src, struct scan *sc, unsigned int *ret_
 	if (r == 0 && sc->nr_owners)
 		qsort(sc->owners, sc->nr_owners, sizeof(*sc->owners), owner_cmp);
 	return r;
-}
-
-int device_scan(const struct interrupts *intr, unsigned int nr_ids,
-		struct device_map **ret_map)
-{
-	return device_scan_from(intr, nr_ids, NULL, ret_map, NULL);
 }
 
 int device_scan_from(const struct interrupts *intr, unsigned int nr_ids,

@@ -13,6 +13,7 @@
 #include "fileio.h"
 #include "kubelet.h"
 #include "source.h"
+#include "strutil.h"
 
 static void bad(struct kubelet_state *k, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -7,6 +7,7 @@
 #define IRQTUNE_VECTORS_H
 
 #include <limits.h>
+#include <stddef.h>
 
 #define VECTORS_UNKNOWN	UINT_MAX	/* a CPU the matrix has no row for */
 

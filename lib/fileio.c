@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* fileio.c - small-file reads, strict number parsing, and replacing a
- * file of ours atomically. */
+/* fileio.c - small-file reads, and replacing a file of ours atomically.
+ * The strict number parsers are strutil.c's. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -118,79 +118,6 @@ int fopen_trusted(const char *path, FILE **ret_f, char *why, size_t why_len)
 	}
 	*ret_f = f;
 	return 0;
-}
-
-int parse_u64(const char *s, uint64_t max, uint64_t *ret)
-{
-	uint64_t v = 0;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	for (; isdigit((unsigned char)*s); s++) {
-		unsigned int d = (unsigned int)(*s - '0');
-
-		if (v > (UINT64_MAX - d) / 10)
-			return -ERANGE;
-		v = v * 10 + d;
-	}
-	while (isspace((unsigned char)*s))
-		s++;
-	if (*s)
-		return -EINVAL;
-	if (v > max)
-		return -ERANGE;
-	*ret = v;
-	return 0;
-}
-
-int parse_int(const char *s, int min, int max, int *ret)
-{
-	uint64_t v;
-	int neg = 0, r;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (*s == '-') {
-		neg = 1;
-		s++;
-		/* "- 5" is not a number: the sign is the number's */
-		if (!isdigit((unsigned char)*s))
-			return -EINVAL;
-	}
-	r = parse_u64(s, (uint64_t)INT_MAX + 1, &v);
-	if (r < 0)
-		return r;
-	if (neg ? -(int64_t)v < min : (int64_t)v > max)
-		return -ERANGE;
-	*ret = neg ? (int)-(int64_t)v : (int)v;
-	return 0;
-}
-
-char *utoa_into(char *buf, unsigned int v)
-{
-	char tmp[10];
-	unsigned int n = 0;
-
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10) > 0);
-	while (n)
-		*buf++ = tmp[--n];
-	*buf = '\0';
-	return buf;
-}
-
-void str_copy(char *dst, size_t len, const char *src)
-{
-	size_t n;
-
-	if (len == 0)
-		return;
-	n = src ? strnlen(src, len - 1) : 0;
-	memcpy(dst, src ? src : "", n);
-	dst[n] = '\0';
 }
 
 /* ---- replacing a file atomically ---- */
@@ -388,7 +315,9 @@ out:
 	return r;
 }
 
-int make_own_dir(const char *path)
+/* Create directory @path (mode 0755) if need be; -EPERM unless it then is
+ * a real directory of ours that no one else can write. */
+static int make_own_dir(const char *path)
 {
 	struct stat st;
 

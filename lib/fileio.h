@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* fileio.h - reading the small text files of /proc and /sys, and strict
- * number parsing, shared by every module that touches them. */
+/* fileio.h - reading the small text files of /proc and /sys, and replacing
+ * the files irqtune keeps, shared by every module that touches them.
+ * Strict numbers and bounded copies are strutil.h's. */
 #ifndef IRQTUNE_FILEIO_H
 #define IRQTUNE_FILEIO_H
 
 #include <stddef.h>
 #include <stdio.h>
-#include <stdint.h>
 #include <sys/types.h>
-#include "strutil.h"	/* hex_digit(), which lived here */
 
 /* Read a whole small file into @buf (NUL-terminated, trailing whitespace
  * trimmed). Returns the length or -errno; -EFBIG if it does not fit. */
@@ -26,11 +25,6 @@ long read_small_fd(int fd, char *buf, size_t len);
  * saying which, e.g. "writable by anyone (mode 0666): refusing it". */
 int fopen_trusted(const char *path, FILE **ret_f, char *why, size_t why_len);
 
-/* Strict decimal parse of all of @s (leading/trailing blanks allowed):
- * -EINVAL on anything else, -ERANGE above @max. */
-int parse_u64(const char *s, uint64_t max, uint64_t *ret);
-int parse_int(const char *s, int min, int max, int *ret);
-
 /* Replace @path with @len bytes of @text, mode @mode: a temporary file in
  * the same directory, fsync, rename, so a reader sees the old file or the
  * new one, never part of one. The entry replaced must be a regular file of
@@ -42,17 +36,7 @@ int write_file_atomic(const char *path, const char *text, size_t len, mode_t mod
  * no one else can write, not a symlink, shorter than @len, with no NUL.
  * The length, or -errno (-ELOOP, -EPERM, -EFBIG, -EINVAL...) with @why. */
 long read_own_file(const char *path, char *buf, size_t len, char *why, size_t why_len);
-/* Create directory @path (mode 0755) if need be; -EPERM unless it then is
- * a real directory of ours that no one else can write. */
-int make_own_dir(const char *path);
 /* Replace such a file (mode 0644) atomically, making its directory first. */
 int write_own_file(const char *path, const char *text, size_t len);
-
-/* Copy @src into @dst of size @len, truncating; always NUL-terminated. */
-void str_copy(char *dst, size_t len, const char *src);
-/* @v in decimal at @buf (room for 11 bytes), NUL-terminated; returns the
- * end (the NUL). For the paths built per IRQ, where snprintf(3) cost more
- * than the system call they name. */
-char *utoa_into(char *buf, unsigned int v);
 
 #endif

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* strutil.h - the small string helpers, one copy of each: character
  * classes (as the C locale has them, whatever locale the process runs
- * in), digit runs, and the escapers of irqtune's three text formats.
+ * in), digit runs, strict decimal numbers, bounded copies, and the
+ * escapers of irqtune's three text formats.
  * Pure; nothing here allocates or logs. */
 #ifndef IRQTUNE_STRUTIL_H
 #define IRQTUNE_STRUTIL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Inline: the /proc parsers call these per byte of files of megabytes. */
 
@@ -56,5 +58,17 @@ void str_escape_field(char *dst, size_t len, const char *s);
  * '%' and a whole "-" as %NN (uppercase); "" is "-". Room for @len
  * bytes, at least 2; returns the end (the NUL). */
 char *str_escape_pct(char *dst, size_t len, const char *src);
+
+/* Strict decimal parse of all of @s (leading/trailing blanks allowed):
+ * -EINVAL on anything else, -ERANGE above @max. */
+int parse_u64(const char *s, uint64_t max, uint64_t *ret);
+int parse_int(const char *s, int min, int max, int *ret);
+
+/* Copy @src into @dst of size @len, truncating; always NUL-terminated. */
+void str_copy(char *dst, size_t len, const char *src);
+/* @v in decimal at @buf (room for 11 bytes), NUL-terminated; returns the
+ * end (the NUL). For the paths built per IRQ, where snprintf(3) cost more
+ * than the system call they name. */
+char *utoa_into(char *buf, unsigned int v);
 
 #endif

@@ -18,6 +18,7 @@
 #include "pathnames.h"
 #include "procfs.h"
 #include "source.h"
+#include "strutil.h"
 #include "topology.h"
 
 /* include/linux/sched.h; as irqthread.c tests it. */

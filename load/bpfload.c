@@ -456,11 +456,6 @@ int bpfload_read_app(const struct bpfload *b, uint64_t *ret_ns, uint64_t *ret_ru
 	return 0;
 }
 
-bool bpfload_whole_context(const struct bpfload *b)
-{
-	return b->mode == MODE_CONTEXT;
-}
-
 const char *bpfload_mode(const struct bpfload *b)
 {
 	return mode_name[b->mode];

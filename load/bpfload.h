@@ -88,8 +88,6 @@ int bpfload_threads(const struct bpfload *b);
  * window (it is then not taken out of what it reads), "" when it was:
  * for the reason a run gives. */
 const char *bpfload_probe_note(const struct bpfload *b);
-/* Whether the whole hard-irq context is timed (else the handlers only). */
-bool bpfload_whole_context(const struct bpfload *b);
 /* What is timed and how: "hard-irq handlers, tp_btf", ... */
 const char *bpfload_mode(const struct bpfload *b);
 

@@ -24,6 +24,7 @@
 #include "fileio.h"
 #include "pathnames.h"
 #include "source.h"
+#include "strutil.h"
 
 static const char *const class_key[CLASS_NR] = {
 	[CLASS_NET] = "net", [CLASS_STORAGE] = "storage", [CLASS_OTHER] = "other",

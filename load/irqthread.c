@@ -13,6 +13,7 @@
 #include "fileio.h"
 #include "irqthread.h"
 #include "pathnames.h"
+#include "strutil.h"
 
 /* include/linux/sched.h; as the kernel program tests it. */
 #define PF_KTHREAD	0x00200000UL

@@ -1,41 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* loadsrc.c - chooses the load source for one run and says why. The
- * measurement is only believed when it describes the machine the run
- * reads: /proc and /sys are the kernel's own (not a test tree, not a
- * container's bound-over files), and the IRQs the program saw are those
- * /proc/interrupts counted. Functions return 0 or -errno; the caller
- * reports. */
-#include <dirent.h>
+/* loadsrc.c - the table of load sources, and the choice of one for a run
+ * with the reason for it. The measurement is only believed when it
+ * describes the machine the run reads: /proc and /sys are the kernel's own
+ * (not a test tree, not a container's bound-over files), and the IRQs the
+ * program saw are those /proc/interrupts counted (each source's read).
+ * Functions return 0 or -errno; the caller reports. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bpfload.h"
 #include "fileio.h"
 #include "loadsrc.h"
 #include "pathnames.h"
+#include "strutil.h"
 
-const char *loadsrc_name(enum loadsrc_kind k)
+/* The sources, best first: "auto" opens the first that can run. The last
+ * always opens, and is read beside the others. A new source: its file
+ * (which defines struct loadsrc_ops loadsrc_<name>) and one X(<name>)
+ * here; <name> is also the load-source= word. */
+#define LOADSRC_SOURCES(X) \
+	X(bpf) \
+	X(proc)
+
+#define LOADSRC_DECLARE(n) extern const struct loadsrc_ops loadsrc_##n;
+LOADSRC_SOURCES(LOADSRC_DECLARE)
+#define LOADSRC_ENTRY(n) &loadsrc_##n,
+const struct loadsrc_ops *const loadsrc_table[] = { LOADSRC_SOURCES(LOADSRC_ENTRY) NULL };
+#define LOADSRC_NAME(n) #n,
+const char *const loadsrc_names[] = { LOADSRC_SOURCES(LOADSRC_NAME) NULL };
+
+const struct loadsrc_ops *loadsrc_last(const struct loadsrc_ops *const *table)
 {
-	return k == LOADSRC_BPF ? "bpf" : "proc";
-}
+	const struct loadsrc_ops *last = NULL;
 
-/* Numbered entries of /proc/irq: how many IRQs the maps must hold. */
-static unsigned int count_irqs(void)
-{
-	DIR *d = opendir(_PATH_PROC_IRQ);
-	struct dirent *e;
-	unsigned int n = 0;
-
-	if (!d)
-		return 1024;
-	while ((e = readdir(d)))
-		if (e->d_name[0] >= '0' && e->d_name[0] <= '9')
-			n++;
-	closedir(d);
-	return n;
+	for (; *table; table++)
+		last = *table;
+	return last;
 }
 
 static const char *const proc_files[] = {
@@ -50,174 +52,195 @@ bool loadsrc_native(void)
 	return bpfload_native(proc_files, sys_files, why, sizeof(why)) == 0;
 }
 
-int loadsrc_begin(struct loadsrc *ls, enum config_load_source want,
-		  enum bpfload_build build, bool threads, unsigned int app_cpus)
+int loadsrc_find(const struct loadsrc_ops *const *table, const char *name,
+		 const struct loadsrc_ops **ret)
+{
+	*ret = NULL;
+	if (!name || strcmp(name, "auto") == 0)
+		return 0;
+	for (; *table; table++)
+		if (strcmp((*table)->name, name) == 0) {
+			*ret = *table;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* ls->want, or each source of the table in turn: opened with @o until one
+ * opens. -errno of the wanted source that does not. */
+static int open_first(struct loadsrc *ls, const struct loadsrc_open *o)
+{
+	const struct loadsrc_ops *const *c = ls->want ? &ls->want : ls->table;
+	int r = -ENOENT;
+
+	for (; *c; c++) {
+		r = (*c)->open(ls, o);
+		if (r == 0) {
+			ls->ops = *c;
+			return 0;
+		}
+		if (ls->want)
+			break;
+	}
+	return r;
+}
+
+/* The common start of a choice: -ENOENT for a source @table lacks. */
+static int prepare(struct loadsrc *ls, const struct loadsrc_ops *const *table,
+		   const char *want)
+{
+	memset(ls, 0, sizeof(*ls));
+	ls->table = table;
+	ls->used = loadsrc_last(table);
+	return loadsrc_find(table, want, &ls->want);
+}
+
+int loadsrc_begin(struct loadsrc *ls, const struct loadsrc_ops *const *table,
+		  const char *want, struct loadsrc_open *o)
 {
 	char why[LOADSRC_REASON_MAX - 64];
 	int r;
 
-	memset(ls, 0, sizeof(*ls));
-	ls->want = want == CONFIG_LOAD_UNSET ? CONFIG_LOAD_AUTO : want;
-	ls->used = LOADSRC_PROC;
+	r = prepare(ls, table, want);
+	if (r < 0)
+		return r;
 	/* Checked before anything is loaded: a measurement of this kernel
 	 * says nothing about the machine a test tree shows. */
-	r = bpfload_native(proc_files, sys_files, why, sizeof(why));
-	ls->native = r == 0;
-	if (ls->want == CONFIG_LOAD_PROC) {
+	ls->native = bpfload_native(proc_files, sys_files, why, sizeof(why)) == 0;
+	o->not_native = ls->native ? NULL : why;
+	o->replay = false;
+	o->raw = NULL;
+	if (ls->want)
 		snprintf(ls->reason, sizeof(ls->reason), "asked for");
-		return 0;
-	}
-	if (r == 0 && geteuid() != 0) {
-		snprintf(why, sizeof(why), "measuring needs root");
-		r = -EPERM;
-	}
-	if (r == 0) {
-		r = bpfload_open(count_irqs(), build, threads, app_cpus, &ls->bpf, why,
-				 sizeof(why));
-		/* A forced build's refusal is not the kernel's last word. */
-		if (r < 0 && build != BPFLOAD_BUILD_ANY)
-			snprintf(why + strlen(why), sizeof(why) - strlen(why),
-				 " (the one build IRQTUNE_BPF_BUILD allows)");
-	}
-	if (r < 0) {
-		snprintf(ls->reason, sizeof(ls->reason), "the kernel program cannot run: %s", why);
-		return ls->want == CONFIG_LOAD_BPF ? r : 0;
-	}
-	snprintf(ls->reason, sizeof(ls->reason), "measured in the kernel (%s%s)",
-		 bpfload_mode(ls->bpf),
-		 build == BPFLOAD_BUILD_ANY ? "" : "; the one build IRQTUNE_BPF_BUILD allows");
+	r = open_first(ls, o);
+	o->not_native = NULL;
+	if (r < 0)
+		return r;
+	if (ls->ops->describe)
+		ls->ops->describe(ls, ls->reason, sizeof(ls->reason));
 	return 0;
 }
 
-int loadsrc_replay(struct loadsrc *ls, enum config_load_source want,
-		   struct measure_raw *raw, const char *reason)
+int loadsrc_replay(struct loadsrc *ls, const struct loadsrc_ops *const *table,
+		   const char *want, struct measure_raw *raw, const char *reason)
 {
-	memset(ls, 0, sizeof(*ls));
-	ls->want = want == CONFIG_LOAD_UNSET ? CONFIG_LOAD_AUTO : want;
-	ls->used = LOADSRC_PROC;
-	if (ls->want == CONFIG_LOAD_PROC) {
+	struct loadsrc_open o = { .replay = true, .raw = raw };
+	int r;
+
+	r = prepare(ls, table, want);
+	if (r < 0) {
 		measure_raw_free(raw);
-		snprintf(ls->reason, sizeof(ls->reason), "asked for");
-		return 0;
+		return r;
 	}
-	ls->raw = raw;
-	snprintf(ls->reason, sizeof(ls->reason), "%s", reason);
-	return !raw && ls->want == CONFIG_LOAD_BPF ? -ENODATA : 0;
+	ls->replayed = true;
+	/* The estimate needs nothing of the capture, and says it was asked
+	 * for; any other source says what the captured run said. */
+	if (ls->want && ls->want == ls->used)
+		snprintf(ls->reason, sizeof(ls->reason), "asked for");
+	else
+		snprintf(ls->reason, sizeof(ls->reason), "%s", reason);
+	r = open_first(ls, &o);
+	/* Taken over by the source that measures, or by none. */
+	if (ls->raw != raw)
+		measure_raw_free(raw);
+	return r;
 }
 
 void loadsrc_start(struct loadsrc *ls)
 {
-	if (ls->bpf)
-		bpfload_start(ls->bpf);
+	if (!ls->replayed && ls->ops && ls->ops->window_start)
+		ls->ops->window_start(ls);
+}
+
+bool loadsrc_ticks(const struct loadsrc *ls)
+{
+	return !ls->replayed && ls->ops && ls->ops->window_tick;
 }
 
 void loadsrc_tick(struct loadsrc *ls)
 {
-	if (ls->bpf)
-		bpfload_tick(ls->bpf);
+	if (loadsrc_ticks(ls))
+		ls->ops->window_tick(ls);
 }
 
 void loadsrc_stop(struct loadsrc *ls)
 {
-	if (ls->bpf)
-		bpfload_stop(ls->bpf);
+	if (!ls->replayed && ls->ops && ls->ops->window_end)
+		ls->ops->window_end(ls);
 }
 
-int loadsrc_finish(struct loadsrc *ls, const struct snapshot *a,
-		   const struct snapshot *b, const struct measure_target *t,
-		   const enum irq_class *class, long hz,
-		   const struct estimate_prior *prior, const struct estimate_dev *dev,
-		   const struct irqthreads *thr, struct irq_activity **ret)
+bool loadsrc_measures(const struct loadsrc *ls)
 {
+	return ls->ops && ls->ops != loadsrc_last(ls->table);
+}
+
+bool loadsrc_measured(const struct loadsrc *ls)
+{
+	return ls->used && ls->table && ls->used != loadsrc_last(ls->table);
+}
+
+int loadsrc_finish(struct loadsrc *ls, const struct loadsrc_window *w,
+		   struct irq_activity **ret)
+{
+	const struct loadsrc_ops *last = loadsrc_last(ls->table);
 	struct irq_activity *est = NULL, *meas = NULL;
-	char why[LOADSRC_REASON_MAX - 64], note[128] = "";
-	int tr = 0, ar = 0;
-	unsigned int n = b->intr->nr_rows;
+	char why[LOADSRC_REASON_MAX - 64];
 	int r;
 
-	r = estimate_proc_dev(a, b, class, hz, prior, dev, &est);
+	why[0] = '\0';
+	r = last->read(ls, w, &est, why, sizeof(why));
 	if (r < 0)
 		return r;
-	if (thr)
-		irqthread_apply(thr, b->intr, b->when - a->when, true, est);
-	if (!ls->bpf && !ls->raw) {
+	if (!loadsrc_measures(ls)) {
 		*ret = est;
 		return 0;
 	}
-	if (ls->bpf) {
-		str_copy(note, sizeof(note), bpfload_probe_note(ls->bpf));
-		tr = bpfload_threads(ls->bpf);
-		ar = bpfload_app(ls->bpf);
-		r = bpfload_read(ls->bpf, &ls->raw);
-		/* Read once: nothing more is wanted of the kernel. */
-		bpfload_free(ls->bpf);
-		ls->bpf = NULL;
-		if (r < 0) {
-			snprintf(why, sizeof(why), "cannot read its maps: %s", strerror(-r));
-			goto disagree;
-		}
+	r = ls->ops->read(ls, w, &meas, why, sizeof(why));
+	if (r == 0) {
+		ls->used = ls->ops;
+		ls->proc_act = est;
+		*ret = meas;
+		return 0;
 	}
-	r = sample_counts(a, b, &meas);
-	if (r < 0)
-		goto fail;
-	r = measure_check(ls->raw, b->intr, meas, why, sizeof(why));
-	if (r == 0)
-		r = measure_attribute(ls->raw, t, n, meas);
-	if (r == -ENOMEM)
-		goto fail;
-	if (r < 0)
-		goto disagree;
-	/* Threads the program did not time: their /proc run time. */
-	if (thr)
-		irqthread_apply(thr, b->intr, b->when - a->when, !ls->raw->threads_timed, meas);
-	/* From the measurement, so that a replay says it too; the program's
-	 * own words where it could not measure it. */
-	if (measure_probe_note(ls->raw, note, sizeof(note)) == 0 || note[0]) {
-		size_t l = strlen(ls->reason);
-
-		snprintf(ls->reason + l, sizeof(ls->reason) - l, "; %s", note);
+	if (r != -EPROTO) {
+		free(est);
+		return r;
 	}
-	if (tr < 0) {
-		size_t l = strlen(ls->reason);
-
-		snprintf(ls->reason + l, sizeof(ls->reason) - l,
-			 "; irq threads from /proc/PID/schedstat, their program was refused: %s",
-			 strerror(-tr));
-	}
-	if (ar < 0) {
-		size_t l = strlen(ls->reason);
-
-		snprintf(ls->reason + l, sizeof(ls->reason) - l,
-			 "; pinned application threads %s: %s", ls->raw->app_timed ?
-			 "counted without the runs open at the window's end" :
-			 "not counted, their program was refused", strerror(-ar));
-	}
-	ls->used = LOADSRC_BPF;
-	ls->measured_ok = true;
-	ls->proc_act = est;
-	*ret = meas;
-	return 0;
-disagree:
-	free(meas);
 	snprintf(ls->reason, sizeof(ls->reason), "the measurement was not used: %s", why);
-	if (ls->want == CONFIG_LOAD_BPF) {
+	if (ls->want) {
 		free(est);
 		return -EPROTO;
 	}
 	*ret = est;
 	return 0;
-fail:
-	free(meas);
-	free(est);
-	return r;
+}
+
+int loadsrc_app(const struct loadsrc *ls, unsigned int nr_ids, struct appload *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	if (!ls->ops || !ls->ops->app)
+		return 0;
+	return ls->ops->app(ls, nr_ids, ret);
 }
 
 void loadsrc_release(struct loadsrc *ls)
 {
-	bpfload_free(ls->bpf);
-	ls->bpf = NULL;
+	if (ls->ops && ls->ops->close)
+		ls->ops->close(ls);
+	ls->ops = NULL;
+	ls->priv = NULL;
 	measure_raw_free(ls->raw);
 	ls->raw = NULL;
 	free(ls->proc_act);
 	ls->proc_act = NULL;
+}
+
+const char *loadsrc_name(const struct loadsrc *ls)
+{
+	return (ls->used ? ls->used : loadsrc_last(loadsrc_table))->name;
+}
+
+const char *loadsrc_wanted(const struct loadsrc *ls)
+{
+	return ls->want ? ls->want->name : "auto";
 }

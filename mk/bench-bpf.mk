@@ -14,10 +14,9 @@
 
 BENCH_BPF_OUT = tests/out/bench-bpf
 
-BENCH_BPF_OBJS = $(addprefix $(B)/,load/bpfload.o load/measure.o sample.o input/procfs.o lib/strutil.o capture/source.o capture/capture.o lib/fileio.o lib/cpuset.o)
-$(BENCH_BPF_OUT)/bpfbench: tests/bench/bpfbench.c $(BENCH_BPF_OBJS) | .deps.stamp
+$(BENCH_BPF_OUT)/bpfbench: tests/bench/bpfbench.c $(LIB) $(LIB_BPF) | .deps.stamp
 	@mkdir -p $(BENCH_BPF_OUT)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LINK_LIB) $(LDLIBS)
 
 bench-bpf: all $(BENCH_BPF_OUT)/bpfbench
 	@echo "== the program alone"

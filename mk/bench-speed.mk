@@ -33,12 +33,9 @@ $(BENCH_OUT)/floorcat: tests/bench/floorcat.c | .deps.stamp
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 
 # The parser alone: the project's own procfs.o, as irqtune links it.
-# procfs.c reads through source.c, which can keep what it reads for a capture,
-# and parses effective affinities with cpuset.c.
-PARSEBENCH_OBJS = $(addprefix $(B)/,sample.o input/procfs.o lib/strutil.o capture/source.o capture/capture.o lib/fileio.o lib/cpuset.o)
-$(BENCH_OUT)/parsebench: tests/bench/parsebench.c $(PARSEBENCH_OBJS) | .deps.stamp
+$(BENCH_OUT)/parsebench: tests/bench/parsebench.c $(LIB) | .deps.stamp
 	@mkdir -p $(BENCH_OUT)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ tests/bench/parsebench.c $(PARSEBENCH_OBJS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 bench-speed: irqtune tests/shims/fakekernel.so tests/sim/irqsim $(BENCH_TOOLS)
 	BENCH_SIZES="$(BENCH_SIZES)" BENCH_KEEP="$(BENCH_KEEP)" tests/bench/bench-speed.sh

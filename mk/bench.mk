@@ -15,9 +15,8 @@ tests/sim/polltime.so: tests/sim/polltime.c | .deps.stamp
 
 # irqtune's planner on the model's true loads (tests/sim/planprobe.c): tells
 # planner error from estimate error.
-PROBE_OBJS = $(addprefix $(B)/,plan/plan.o plan/plan_index.o plan/plan_improve.o topology.o lib/cpuset.o lib/fileio.o lib/strutil.o capture/source.o capture/capture.o)
-tests/sim/planprobe: tests/sim/planprobe.c $(SIM_MODEL) $(PROBE_OBJS) | .deps.stamp
-	$(CC) $(ALL_CFLAGS) -Itests/sim $(LDFLAGS) -o $@ tests/sim/planprobe.c $(filter %.c,$(SIM_MODEL)) $(PROBE_OBJS) $(LDLIBS)
+tests/sim/planprobe: tests/sim/planprobe.c $(SIM_MODEL) $(LIB) | .deps.stamp
+	$(CC) $(ALL_CFLAGS) -Itests/sim $(LDFLAGS) -o $@ tests/sim/planprobe.c $(filter %.c,$(SIM_MODEL)) $(LIB) $(LDLIBS)
 
 bench: all tests/shims/fakekernel.so tests/sim/irqsim tests/sim/polltime.so tests/sim/planprobe
 	tests/bench/quality.sh

@@ -17,30 +17,29 @@ FUZZ_OUT      = tests/out/fuzz
 FUZZ_REALDATA ?= $(or $(IRQTUNE_REALDATA),$(abspath ..)/shared/realdata)
 # The config and udev property parsers join when their module exists.
 FUZZ_CONFIG  := $(and $(wildcard input/config.c),$(wildcard plan/policy.c),$(wildcard tests/fuzz/fuzz_config.c),config)
-FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology costs state packstate $(FUZZ_CONFIG) compat capture kubelet
-# sample.c and procfs.c read through source.c, which keeps and serves capture
-# members.
-FUZZ_LIBSRC   = lib/fileio.c lib/strutil.c lib/cpuset.c sample.c input/procfs.c load/estimate.c load/devfit.c capture/source.c capture/capture.c
+FUZZ_TARGETS ?= interrupts stat softirqs cpuset procirq estimate topology costs state packstate $(FUZZ_CONFIG) compat capture kubelet netlink
 FUZZ_LIBS_ALL = $(shell pkg-config --libs libarchive 2>/dev/null || echo -larchive)
-# Per target: more sources and libraries.
-FUZZ_SRC_topology = topology.c
-FUZZ_SRC_costs    = load/costs.c load/measure.c
-FUZZ_SRC_state    = history/state.c
-FUZZ_SRC_packstate = history/packstate.c plan/pack.c topology.c
-FUZZ_SRC_config  = input/config.c plan/policy.c
-FUZZ_SRC_compat  = input/compat.c
-FUZZ_SRC_kubelet = input/kubelet.c
-# --replay's reader and every parser a replay runs on a capture's members.
-# replay.c parses the kept configuration; report.c names the planner's
-# reasons (plan.c).
-FUZZ_SRC_capture = capture/replay.c topology.c input/device.c load/measure.c input/compat.c report/report.c load/costs.c \
-		   input/config.c input/vectors.c plan/plan.c plan/plan_index.c plan/plan_improve.c
-FUZZ_LIBS_capture = $(shell pkg-config --libs libudev inih 2>/dev/null || echo -ludev -linih)
-FUZZ_LIBS_config = $(shell pkg-config --libs inih 2>/dev/null || echo -linih)
-FUZZ_LIBS_kubelet = $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
+# Each way of building the targets (fuzz: clang with libFuzzer; regress: any
+# compiler; cov: clang with coverage) compiles the program's modules with
+# its own flags into its own archive, FUZZ_OUT/WAY/libirqtune.a, which the
+# targets link against: each pulls in the parsers it calls and what they
+# call, nothing else, and no list of them is kept here. The BPF loader is
+# left out: no parser needs it, nor clang's BPF target.
+FUZZ_LIB_SRCS = $(filter-out $(BPF_LIB_SRCS),$(LIB_SRCS))
+FUZZ_LINK     = $(PKG_LIBS) $(FUZZ_LIBS_ALL) -lm
 FUZZ_CFLAGS   = -std=gnu11 -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(INCLUDES) -Itests/fuzz -g -O1 \
 		-fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all
+# $(call fuzz_lib,WAY,CC,CFLAGS): the objects and archive of one way.
+define fuzz_lib
+$(FUZZ_OUT)/$(1)/obj/%.o: %.c
+	@mkdir -p $$(@D)
+	$(2) $(3) -MMD -MP -c -o $$@ $$<
+$(FUZZ_OUT)/$(1)/libirqtune.a: $(FUZZ_LIB_SRCS:%.c=$(FUZZ_OUT)/$(1)/obj/%.o)
+	rm -f $$@ && $(AR) qcs $$@ $$^
+endef
+-include $(shell find $(FUZZ_OUT) -name '*.d' 2>/dev/null)
+
 # Per target: the longest input worth trying, and read-only seed dirs.
 FUZZ_MAXLEN_estimate = 262144
 FUZZ_MAXLEN_cpuset   = 8192
@@ -53,9 +52,12 @@ FUZZ_SEEDS_estimate   = $(FUZZ_OUT)/seeds/estimate
 fuzz-deps:
 	tests/fuzz/deps
 
-$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c capture/replay.c input/device.c load/measure.c $(wildcard input/config.c plan/policy.c input/compat.c input/kubelet.c) $(HEADERS) | fuzz-deps
+# The modules with libFuzzer's coverage hooks but not its main().
+$(eval $(call fuzz_lib,fuzz,$(FUZZ_CC),$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link))
+$(FUZZ_OUT)/fuzz/libirqtune.a: | fuzz-deps
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_OUT)/fuzz/libirqtune.a $(HEADERS) | fuzz-deps
 	@mkdir -p $(FUZZ_OUT)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBSRC) $(FUZZ_SRC_$*) -lm $(FUZZ_LIBS_$*) $(FUZZ_LIBS_ALL)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OUT)/fuzz/libirqtune.a $(FUZZ_LINK)
 
 $(FUZZ_OUT)/seeds/estimate: tests/fuzz/estimate-seeds tests/sim/irqsim
 	tests/fuzz/estimate-seeds tests/sim/irqsim $@
@@ -73,6 +75,7 @@ fuzz: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/fuzz_%) $(FUZZ_OUT)/seeds/estimate
 		state) max=65536 ;; \
 		topology) max=16384 ;; \
 		capture) max=262144 ;; \
+		netlink) max=16384 ;; \
 		interrupts) max=65536; seeds="$$seeds $(FUZZ_SEEDS_interrupts)" ;; \
 		stat) max=65536; seeds="$$seeds $(FUZZ_SEEDS_stat)" ;; \
 		softirqs) max=65536; seeds="$$seeds $(FUZZ_SEEDS_softirqs)" ;; \
@@ -93,9 +96,10 @@ FUZZ_REGRESS_CC     ?= $(CC)
 FUZZ_REGRESS_CFLAGS ?= -std=gnu11 -D_GNU_SOURCE -DIRQTUNE_VERSION='"$(VERSION)"' $(INCLUDES) -Itests/fuzz -g -O1 \
 		-fno-omit-frame-pointer -fsanitize=address,undefined \
 		-fno-sanitize-recover=all
-$(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) topology.c capture/replay.c input/device.c load/measure.c $(wildcard input/config.c plan/policy.c input/compat.c input/kubelet.c) $(HEADERS)
+$(eval $(call fuzz_lib,regress,$(FUZZ_REGRESS_CC),$(FUZZ_REGRESS_CFLAGS)))
+$(FUZZ_OUT)/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c tests/fuzz/fuzz.h $(FUZZ_OUT)/regress/libirqtune.a $(HEADERS)
 	@mkdir -p $(FUZZ_OUT)
-	$(FUZZ_REGRESS_CC) $(FUZZ_REGRESS_CFLAGS) -o $@ $< tests/fuzz/standalone.c $(FUZZ_LIBSRC) $(FUZZ_SRC_$*) -lm $(FUZZ_LIBS_$*) $(FUZZ_LIBS_ALL)
+	$(FUZZ_REGRESS_CC) $(FUZZ_REGRESS_CFLAGS) -o $@ $< tests/fuzz/standalone.c $(FUZZ_OUT)/regress/libirqtune.a $(FUZZ_LINK)
 
 fuzz-regress: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/replay_%) $(FUZZ_OUT)/seeds/estimate
 	@set -e; for t in $(FUZZ_TARGETS); do \
@@ -112,19 +116,16 @@ fuzz-regress: $(FUZZ_TARGETS:%=$(FUZZ_OUT)/replay_%) $(FUZZ_OUT)/seeds/estimate
 # Line coverage of the product sources by each target's corpus (what the
 # fuzzing reached), with clang's source-based coverage.
 FUZZ_COV_SRC = sample.c input/procfs.c lib/strutil.c load/estimate.c lib/cpuset.c lib/fileio.c topology.c $(wildcard input/config.c plan/policy.c) input/compat.c load/costs.c \
-	       history/state.c capture/capture.c capture/source.c capture/replay.c input/device.c input/kubelet.c
-fuzz-coverage: $(FUZZ_OUT)/seeds/estimate | fuzz-deps
+	       history/state.c capture/capture.c capture/source.c run/replay.c input/device.c input/kubelet.c \
+	       netpath/netpathio.c
+FUZZ_COV_CFLAGS = $(FUZZ_CFLAGS) -fprofile-instr-generate -fcoverage-mapping
+$(eval $(call fuzz_lib,cov,$(FUZZ_CC),$(FUZZ_COV_CFLAGS) -fsanitize=fuzzer-no-link))
+$(FUZZ_OUT)/cov/libirqtune.a: | fuzz-deps
+fuzz-coverage: $(FUZZ_OUT)/seeds/estimate $(FUZZ_OUT)/cov/libirqtune.a | fuzz-deps
 	@mkdir -p $(FUZZ_OUT)/cov
 	@set -e; for t in $(FUZZ_TARGETS); do \
-		$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -fprofile-instr-generate \
-			-fcoverage-mapping -o $(FUZZ_OUT)/cov/$$t tests/fuzz/fuzz_$$t.c \
-			$(FUZZ_LIBSRC) $$(case $$t in topology) echo topology.c ;; \
-			config) echo input/config.c plan/policy.c ;; \
-			compat) echo input/compat.c report/report.c ;; \
-			kubelet) echo input/kubelet.c $(FUZZ_LIBS_kubelet) ;; \
-			capture) echo $(FUZZ_SRC_capture) $(FUZZ_LIBS_capture) ;; esac) \
-			-lm $(FUZZ_LIBS_ALL) \
-			$$([ $$t = config ] && echo "$(FUZZ_LIBS_config)"); \
+		$(FUZZ_CC) $(FUZZ_COV_CFLAGS) -fsanitize=fuzzer -o $(FUZZ_OUT)/cov/$$t \
+			tests/fuzz/fuzz_$$t.c $(FUZZ_OUT)/cov/libirqtune.a $(FUZZ_LINK); \
 		set --; for d in $(FUZZ_OUT)/corpus/$$t tests/fuzz/seeds/$$t tests/fuzz/regress/$$t; do \
 			[ -d "$$d" ] && set -- "$$@" "$$d"; done; \
 		LLVM_PROFILE_FILE=$(FUZZ_OUT)/cov/$$t.profraw $(FUZZ_OUT)/cov/$$t -runs=0 \

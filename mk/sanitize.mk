@@ -57,13 +57,14 @@ check-valgrind: all tests/shims/fakekernel.so $(SIM_BINS)
 	@suites=$$(ls tests/e2e/e2e*.sh); \
 	for s in $$suites; do \
 		log=tests/out/valgrind-$$(basename $$s .sh).log; \
-		{ VALGRIND="$(VALGRIND_CMD)" $$s >$$log 2>&1; echo $$? >$$log.rc; } & \
+		{ t0=$$(date +%s); VALGRIND="$(VALGRIND_CMD)" $$s >$$log 2>&1; echo $$? >$$log.rc; \
+		  echo $$(($$(date +%s) - t0)) >$$log.secs; } & \
 	done; wait; \
 	passed=0; failed=0; for s in $$suites; do \
 		n=$$(basename $$s .sh); log=tests/out/valgrind-$$n.log; \
 		p=$$(grep -c '^PASS ' $$log); f=$$(grep -c '^FAIL ' $$log); \
 		[ "$$(cat $$log.rc)" = 0 ] || [ $$f -ne 0 ] || f=1; \
-		echo "check-valgrind $$n: $$p passed, $$f failed"; \
+		echo "check-valgrind $$n: $$p passed, $$f failed ($$(cat $$log.secs) s)"; \
 		[ $$f -eq 0 ] || grep -A30 '^FAIL ' $$log | head -80; \
 		passed=$$((passed + p)); failed=$$((failed + f)); \
 	done; \

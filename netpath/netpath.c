@@ -467,6 +467,15 @@ static void threads_of_nic(struct builder *b, const struct netpath_input *in, un
 
 		if (!th)
 			break;
+		/* It spins at 100%: on its IRQ's CPU it would starve that
+		 * CPU's interrupts. napi.rst ("Threaded NAPI busy polling")
+		 * leaves its affinity to the admin, so irqtune does too. */
+		if (np->busy_poll) {
+			snprintf(th->reason, sizeof(th->reason),
+				 "it busy-polls (threaded busy polling): on its IRQ's CPU it would "
+				 "starve it; its CPU is the admin's (napi.rst)");
+			continue;
+		}
 		if (bad >= 0) {
 			snprintf(th->reason, sizeof(th->reason),
 				 "irq %u (%s) is not irqtune's to place (%s)", nic->irqs[bad].irq,
@@ -534,4 +543,40 @@ void netpath_plan_free(struct netpath_plan *plan)
 	free(plan->threads);
 	free(plan->notes);
 	free(plan);
+}
+
+void netfollow_result_free(struct netfollow_result *res)
+{
+	if (!res)
+		return;
+	free(res->changes);
+	free(res->notes);
+	free(res->nics);
+	free(res);
+}
+
+bool netfollow_poll_unseen(const struct netfollow_result *res, const struct netfollow_nic *nic)
+{
+	return res->counts_only && nic->nr_deferred > 0;
+}
+
+static const char *const texts[] = {
+	[NETFOLLOW_WRITTEN] = "set", [NETFOLLOW_WOULD] = "would set",
+	[NETFOLLOW_KEPT] = "kept", [NETFOLLOW_LEFT] = "left",
+	[NETFOLLOW_FAILED] = "failed", [NETFOLLOW_GONE] = "gone",
+};
+static const char *const keys[] = {
+	[NETFOLLOW_WRITTEN] = "written", [NETFOLLOW_WOULD] = "would_write",
+	[NETFOLLOW_KEPT] = "kept", [NETFOLLOW_LEFT] = "left",
+	[NETFOLLOW_FAILED] = "failed", [NETFOLLOW_GONE] = "gone",
+};
+
+const char *netfollow_outcome_text(enum netfollow_outcome o)
+{
+	return texts[o];
+}
+
+const char *netfollow_outcome_key(enum netfollow_outcome o)
+{
+	return keys[o];
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include "cpuset.h"
+#include "device.h"
 
 #define NETPATH_REASON_MAX	192
 
@@ -48,6 +49,7 @@ struct netpath_napi {
 	int irq;		/* from netdev netlink (napi-get); -1 unknown */
 	bool bound;		/* PF_NO_SETAFFINITY: the kernel binds it */
 	const struct cpuset *now;	/* its CPUs now; NULL unknown */
+	bool busy_poll;		/* netlink: threaded busy polling, it spins */
 };
 
 struct netpath_nic {
@@ -110,5 +112,68 @@ struct netpath_plan {
 /* Decide every XPS mask and NAPI thread CPU of @in. 0 or -ENOMEM. */
 int netpath_plan(const struct netpath_input *in, struct netpath_plan **ret_plan);
 void netpath_plan_free(struct netpath_plan *plan);
+
+/* What became of each XPS mask and NAPI thread of a run (netfollow.h's
+ * step fills it), as the report and the outputs tell it. */
+enum netfollow_outcome {
+	NETFOLLOW_WRITTEN,	/* written and accepted */
+	NETFOLLOW_WOULD,	/* --dry-run: would be written */
+	NETFOLLOW_KEPT,		/* already so */
+	NETFOLLOW_LEFT,		/* not irqtune's to set */
+	NETFOLLOW_FAILED,	/* the write was refused; left as it was */
+	NETFOLLOW_GONE,		/* the thread exited, or the queue vanished */
+};
+
+struct netfollow_change {
+	bool xps;		/* an XPS mask, else a NAPI thread */
+	char ifname[DEVICE_NAME_MAX];
+	char what[48];		/* "tx-3", "napi/eth0-8193" */
+	int pid;		/* a thread's; 0 for XPS */
+	char from[64];		/* cpulist now, "?" unread */
+	char to[64];		/* cpulist planned, "" when left */
+	enum netfollow_outcome outcome;
+	int err;		/* errno of a refusal */
+	char reason[NETPATH_REASON_MAX];
+};
+
+struct netfollow_note {
+	bool xps;
+	char ifname[DEVICE_NAME_MAX];
+	char text[NETPATH_REASON_MAX];
+};
+
+/* One NIC's NAPIs as netdev netlink told them: how its threads were
+ * matched to IRQs, which busy-poll, and the per-NAPI settings (6.13) that
+ * take interrupts away while the poll work stays. */
+struct netfollow_nic {
+	char ifname[DEVICE_NAME_MAX];
+	const char *matched_by;		/* "netlink", "names"; NULL: no NAPI threads */
+	char netlink[NETPATH_REASON_MAX];	/* why not by netlink; "" when it was */
+	unsigned int nr_threads, nr_busy_poll;
+	/* The largest over its NAPIs; -1 not said (before 6.13). */
+	int defer_hard_irqs;
+	int64_t gro_flush_timeout, irq_suspend_timeout;	/* ns */
+	unsigned int nr_deferred;	/* NAPIs deferring or suspending their IRQ */
+};
+
+struct netfollow_result {
+	unsigned int nr_nics;
+	struct netfollow_nic *nics;	/* those with NAPI threads or settings */
+	bool counts_only;		/* the ctx's: /proc cannot see poll work */
+	unsigned int nr, nr_notes;
+	struct netfollow_change *changes;
+	struct netfollow_note *notes;
+	unsigned int failed;	/* refused writes */
+	/* How NAPI threads were matched to IRQs: "netlink", "names", or
+	 * NULL when there were none. */
+	const char *napi_source;
+};
+
+void netfollow_result_free(struct netfollow_result *res);
+const char *netfollow_outcome_text(enum netfollow_outcome o);
+/* "written", "would_write", "kept", "left", "failed", "gone" */
+const char *netfollow_outcome_key(enum netfollow_outcome o);
+/* Whether the proc source missed @nic's poll work (its IRQs deferred). */
+bool netfollow_poll_unseen(const struct netfollow_result *res, const struct netfollow_nic *nic);
 
 #endif

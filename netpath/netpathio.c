@@ -11,27 +11,36 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <libmnl/libmnl.h>
 
 #include "fileio.h"
 #include "irqthread.h"
 #include "netpathio.h"
 #include "pathnames.h"
 #include "procfs.h"
+#include "strutil.h"
 
 /* include/linux/sched.h */
 #define PF_KTHREAD		0x00200000UL
 #define PF_NO_SETAFFINITY	0x04000000UL	/* kthread_bind(): per-CPU threads */
 
-/* include/uapi/linux/netdev.h of Linux 6.8, which Debian 12's headers
- * (6.1) predate. */
+/* include/uapi/linux/netdev.h (Documentation/netlink/specs/netdev.yaml),
+ * which Debian 12's headers (6.1) predate: napi-get from 6.8, the
+ * per-NAPI settings from 6.13, threaded from 6.17 (busy-poll later). */
 #define NETDEV_FAMILY		"netdev"
 #define NETDEV_CMD_NAPI_GET_	11
 #define NETDEV_A_NAPI_IFINDEX_	1
 #define NETDEV_A_NAPI_ID_	2
 #define NETDEV_A_NAPI_IRQ_	3
 #define NETDEV_A_NAPI_PID_	4
+#define NETDEV_A_NAPI_DEFER_HARD_IRQS_		5
+#define NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT_	6
+#define NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT_	7
+#define NETDEV_A_NAPI_THREADED_			8
+#define NETDEV_A_NAPI_MAX_			8
 
 struct queues_ctx {
 	unsigned int max;	/* highest tx-N + 1 */
@@ -208,176 +217,428 @@ void netpathio_threads_release(struct netpathio_threads *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* netlink: one request, then its answers until NLMSG_DONE or the reply. */
-struct nl {
-	int fd;
-	unsigned int seq;
+/* netlink through libmnl. A request is built with mnl_nlmsg_put_header();
+ * each datagram of its answer goes to netpathio_nl_parse(), which takes
+ * the bytes alone, so that the unit tests and the fuzzer hand it what no
+ * kernel sends. */
+
+/* What a reply holds that is no NAPI: a failure. */
+static int nl_fail(struct netpathio_nl_reply *r, int err)
+{
+	r->err = err;
+	return MNL_CB_ERROR;
+}
+
+/* Every attribute from @a over @len bytes, each to @fn; a length that
+ * runs past the end or leaves bytes over is a malformed reply. */
+static int nl_attrs(const struct nlattr *a, int len, mnl_attr_cb_t fn, void *data)
+{
+	while (len > 0) {
+		int r;
+
+		if (!mnl_attr_ok(a, len))
+			return MNL_CB_ERROR;
+		r = fn(a, data);
+		if (r <= MNL_CB_STOP)
+			return r;
+		len -= (int)MNL_ALIGN(a->nla_len);
+		a = mnl_attr_next(a);
+	}
+	return MNL_CB_OK;
+}
+
+static int family_attr(const struct nlattr *a, void *data)
+{
+	struct netpathio_nl_reply *r = data;
+
+	if (mnl_attr_get_type(a) != CTRL_ATTR_FAMILY_ID)
+		return MNL_CB_OK;
+	if (mnl_attr_validate(a, MNL_TYPE_U16) < 0)
+		return nl_fail(r, -EBADMSG);
+	r->family = mnl_attr_get_u16(a);
+	return MNL_CB_OK;
+}
+
+struct napi_parse {
+	struct netpathio_nl_reply *r;
+	struct netpathio_napi_info cur;
+	bool has_id;
 };
 
-static int nl_send(struct nl *nl, unsigned short type, unsigned short flags, unsigned char cmd,
-		   unsigned short attr, const void *val, unsigned short len)
+/* An unsigned of 4 or 8 bytes (the spec's "uint", nla_put_uint()). */
+static int get_uint(const struct nlattr *a, int64_t *ret)
 {
-	struct {
-		struct nlmsghdr nh;
-		struct genlmsghdr gh;
-		char attrs[64];
-	} req;
-	struct nlattr *na = (struct nlattr *)req.attrs;
-	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+	uint64_t v;
 
-	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_type = type;
-	req.nh.nlmsg_flags = NLM_F_REQUEST | flags;
-	req.nh.nlmsg_seq = ++nl->seq;
-	req.gh.cmd = cmd;
-	req.gh.version = 1;
-	na->nla_type = attr;
-	na->nla_len = (unsigned short)(NLA_HDRLEN + len);
-	memcpy(req.attrs + NLA_HDRLEN, val, len);
-	req.nh.nlmsg_len = (unsigned int)(NLMSG_LENGTH(GENL_HDRLEN) + NLA_ALIGN(na->nla_len));
-	if (sendto(nl->fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
-		return -errno;
+	if (mnl_attr_get_payload_len(a) == 4)
+		v = mnl_attr_get_u32(a);
+	else if (mnl_attr_get_payload_len(a) == 8)
+		v = mnl_attr_get_u64(a);
+	else
+		return -EBADMSG;
+	*ret = v > INT64_MAX ? INT64_MAX : (int64_t)v;
 	return 0;
 }
 
-typedef int (*nl_attr_fn)(void *ctx, const struct nlattr *a, bool last);
-
-/* Call @fn on every attribute of every answer; 0 at NLMSG_DONE or after
- * a plain reply, else the kernel's -errno. */
-static int nl_recv(struct nl *nl, nl_attr_fn fn, void *ctx)
+static int napi_attr(const struct nlattr *a, void *data)
 {
-	static char buf[32768];
+	struct napi_parse *p = data;
+	uint16_t type = mnl_attr_get_type(a);
+	uint32_t v;
 
+	switch (type) {
+	case NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT_:
+		return get_uint(a, &p->cur.gro_flush_timeout) < 0 ? nl_fail(p->r, -EBADMSG) : MNL_CB_OK;
+	case NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT_:
+		return get_uint(a, &p->cur.irq_suspend_timeout) < 0 ? nl_fail(p->r, -EBADMSG) :
+			MNL_CB_OK;
+	case NETDEV_A_NAPI_ID_:
+	case NETDEV_A_NAPI_IRQ_:
+	case NETDEV_A_NAPI_PID_:
+	case NETDEV_A_NAPI_DEFER_HARD_IRQS_:
+	case NETDEV_A_NAPI_THREADED_:
+		break;
+	default:
+		return MNL_CB_OK;	/* ifindex, or what a newer kernel adds */
+	}
+	if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+		return nl_fail(p->r, -EBADMSG);
+	v = mnl_attr_get_u32(a);
+	if (type == NETDEV_A_NAPI_ID_) {
+		p->cur.id = v;
+		p->has_id = true;
+	} else if (v > INT32_MAX) {
+		return nl_fail(p->r, -EBADMSG);
+	} else if (type == NETDEV_A_NAPI_IRQ_) {
+		p->cur.irq = (int)v;
+	} else if (type == NETDEV_A_NAPI_PID_) {
+		p->cur.pid = (int)v;
+	} else if (type == NETDEV_A_NAPI_DEFER_HARD_IRQS_) {
+		p->cur.defer_hard_irqs = (int)v;
+	} else {
+		p->cur.threaded = (int)v;
+	}
+	return MNL_CB_OK;
+}
+
+static int napi_add(struct netpathio_nl_reply *r, const struct netpathio_napi_info *n)
+{
+	if (r->nr == NETPATHIO_NAPI_MAX)
+		return nl_fail(r, -E2BIG);
+	if (r->nr == r->cap) {
+		unsigned int cap = r->cap ? r->cap * 2 : 16;
+		struct netpathio_napi_info *v = reallocarray(r->napi, cap, sizeof(*v));
+
+		if (!v)
+			return nl_fail(r, -ENOMEM);
+		r->napi = v;
+		r->cap = cap;
+	}
+	r->napi[r->nr++] = *n;
+	return MNL_CB_OK;
+}
+
+static int nl_data(const struct nlmsghdr *nlh, void *data)
+{
+	struct netpathio_nl_reply *r = data;
+	const struct nlattr *a;
+	int len, res;
+
+	if (!(nlh->nlmsg_flags & NLM_F_MULTI))
+		r->single = true;
+	if (mnl_nlmsg_get_payload_len(nlh) < GENL_HDRLEN)
+		return nl_fail(r, -EBADMSG);
+	a = mnl_nlmsg_get_payload_offset(nlh, GENL_HDRLEN);
+	len = (int)(mnl_nlmsg_get_payload_len(nlh) - GENL_HDRLEN);
+	if (r->what == NETPATHIO_NL_FAMILY) {
+		res = nl_attrs(a, len, family_attr, r);
+	} else {
+		struct napi_parse p = {
+			.r = r,
+			.cur = { .irq = -1, .pid = -1, .threaded = -1, .defer_hard_irqs = -1,
+				 .gro_flush_timeout = -1, .irq_suspend_timeout = -1 },
+		};
+
+		res = nl_attrs(a, len, napi_attr, &p);
+		/* A NAPI without an id is none the kernel lists. */
+		if (res > MNL_CB_STOP && p.has_id)
+			res = napi_add(r, &p.cur);
+	}
+	if (res < MNL_CB_STOP && !r->err)
+		r->err = -EBADMSG;
+	return res;
+}
+
+static int ext_ack_attr(const struct nlattr *a, void *data)
+{
+	struct netpathio_nl_reply *r = data;
+
+	if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
+	    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+		str_copy(r->ext_msg, sizeof(r->ext_msg), mnl_attr_get_str(a));
+	return MNL_CB_OK;
+}
+
+/* NLMSG_ERROR: an ack (0), or the kernel's errno and, with extended
+ * acks (4.12), its message after the request it refuses (or only its
+ * header: NETLINK_CAP_ACK). */
+static int nl_error(const struct nlmsghdr *nlh, void *data)
+{
+	struct netpathio_nl_reply *r = data;
+	size_t plen = mnl_nlmsg_get_payload_len(nlh), off;
+	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+
+	if (plen < sizeof(*e))
+		return nl_fail(r, -EBADMSG);
+	if (e->error == 0)
+		return MNL_CB_STOP;
+	if (e->error > 0 || e->error < -4095)
+		return nl_fail(r, -EBADMSG);
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
+		off = sizeof(*e);
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+			if (e->msg.nlmsg_len < sizeof(struct nlmsghdr) ||
+			    e->msg.nlmsg_len - sizeof(struct nlmsghdr) > plen - off)
+				return nl_fail(r, -EBADMSG);
+			off += e->msg.nlmsg_len - sizeof(struct nlmsghdr);
+		}
+		off = MNL_ALIGN(off);
+		if (off < plen && nl_attrs((const struct nlattr *)((const char *)e + off),
+					   (int)(plen - off), ext_ack_attr, r) < MNL_CB_STOP)
+			return nl_fail(r, -EBADMSG);
+	}
+	return nl_fail(r, e->error);
+}
+
+/* NLMSG_DONE: the end of a dump, with the dump's own error if it failed
+ * part way (netlink_dump_done()). */
+static int nl_done(const struct nlmsghdr *nlh, void *data)
+{
+	struct netpathio_nl_reply *r = data;
+	int err;
+
+	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(err)) {
+		memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
+		if (err < 0 && err >= -4095)
+			return nl_fail(r, err);
+	}
+	return MNL_CB_STOP;
+}
+
+static int nl_overrun(const struct nlmsghdr *nlh, void *data)
+{
+	(void)nlh;
+	return nl_fail(data, -ENOBUFS);
+}
+
+int netpathio_nl_parse(const void *buf, size_t len, unsigned int seq, unsigned int portid,
+		       struct netpathio_nl_reply *r)
+{
+	/* libmnl takes the table as writable, and never writes it. */
+	static mnl_cb_t ctl[NLMSG_MIN_TYPE] = {
+		[NLMSG_ERROR] = nl_error, [NLMSG_DONE] = nl_done, [NLMSG_OVERRUN] = nl_overrun,
+	};
+	size_t off = 0;
+	int res;
+
+	if (r->err)
+		return r->err;
+	/* Every message whole, and nothing after the last: libmnl stops
+	 * quietly at a length that does not fit, and the answer's end
+	 * would then be waited for in vain. */
+	if (len == 0)
+		return r->err = -EBADMSG;
+	while (off < len) {
+		const struct nlmsghdr *h = (const struct nlmsghdr *)((const char *)buf + off);
+
+		if (len - off < sizeof(*h) || h->nlmsg_len < sizeof(*h) || h->nlmsg_len > len - off)
+			return r->err = -EBADMSG;
+		off += MNL_ALIGN(h->nlmsg_len);
+	}
+	errno = 0;
+	res = mnl_cb_run2(buf, len, seq, portid, nl_data, r, ctl, NLMSG_MIN_TYPE);
+	if (res < MNL_CB_STOP) {
+		/* libmnl's own: EINTR for NLM_F_DUMP_INTR (the set changed
+		 * while it was dumped), EPROTO a stray sequence number. */
+		if (!r->err)
+			r->err = errno ? -errno : -EBADMSG;
+		return r->err;
+	}
+	if (res == MNL_CB_STOP)
+		return 0;
+	return r->single ? 0 : 1;
+}
+
+void netpathio_nl_reply_release(struct netpathio_nl_reply *r)
+{
+	if (!r)
+		return;
+	free(r->napi);
+	r->napi = NULL;
+	r->nr = r->cap = 0;
+}
+
+/* Send @req on @nl and parse its answer into @r until it ends. A
+ * datagram's size is learnt before it is read (MSG_PEEK | MSG_TRUNC):
+ * one cut short is lost, and a dump's parts are as large as the kernel
+ * makes them. */
+static int nl_talk(struct mnl_socket *nl, const struct nlmsghdr *req, struct netpathio_nl_reply *r)
+{
+	unsigned int portid = mnl_socket_get_portid(nl);
+	int fd = mnl_socket_get_fd(nl), res;
+	char *buf = NULL;
+	size_t cap = 0;
+
+	if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0)
+		return -errno;
 	for (;;) {
-		ssize_t n = recv(nl->fd, buf, sizeof(buf), 0);
-		bool multi = false;
+		ssize_t n = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC);
 
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			res = errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
+			break;
+		}
+		if ((size_t)n > NETPATHIO_NL_DATAGRAM_MAX) {
+			res = -EMSGSIZE;
+			break;
+		}
+		if ((size_t)n > cap || !buf) {
+			char *p = realloc(buf, n ? (size_t)n : 1);
+
+			if (!p) {
+				res = -ENOMEM;
+				break;
+			}
+			buf = p;
+			cap = n ? (size_t)n : 1;
+		}
+		n = mnl_socket_recvfrom(nl, buf, cap);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return -errno;
+			res = -errno;
+			break;
 		}
-		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned int)n);
-		     h = NLMSG_NEXT(h, n)) {
-			const struct nlattr *a;
-			int len, r;
-
-			if (h->nlmsg_seq != nl->seq)
-				continue;
-			if (h->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(h);
-
-				return e->error;
-			}
-			multi = h->nlmsg_flags & NLM_F_MULTI;
-			len = (int)h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-			a = (const struct nlattr *)((const char *)NLMSG_DATA(h) + GENL_HDRLEN);
-			while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len) {
-				int step = NLA_ALIGN(a->nla_len);
-
-				r = fn(ctx, a, step >= len);
-				if (r < 0)
-					return r;
-				len -= step;
-				a = (const struct nlattr *)((const char *)a + step);
-			}
-		}
-		if (!multi)
-			return 0;
+		res = netpathio_nl_parse(buf, (size_t)n, req->nlmsg_seq, portid, r);
+		if (res <= 0)
+			break;
 	}
+	free(buf);
+	return res;
 }
 
-static int family_attr(void *ctx, const struct nlattr *a, bool last)
+static struct nlmsghdr *genl_request(char *buf, uint16_t type, uint16_t flags, uint8_t cmd,
+				     unsigned int seq)
 {
-	(void)last;
-	if (a->nla_type == CTRL_ATTR_FAMILY_ID && a->nla_len >= NLA_HDRLEN + 2)
-		memcpy(ctx, (const char *)a + NLA_HDRLEN, 2);
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *gh;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = seq;
+	gh = mnl_nlmsg_put_extra_header(nlh, sizeof(*gh));
+	gh->cmd = cmd;
+	gh->version = 1;
+	return nlh;
+}
+
+static struct mnl_socket *nl_open(int *ret)
+{
+	struct timeval tv = { .tv_sec = NETPATHIO_NL_TIMEOUT };
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
+	int on = 1;
+
+	if (!nl) {
+		*ret = errno == EAFNOSUPPORT || errno == EPROTONOSUPPORT ? -EOPNOTSUPP : -errno;
+		return NULL;
+	}
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		*ret = -errno;
+		mnl_socket_close(nl);
+		return NULL;
+	}
+	/* Extended acks (4.12) say why; the refused request need not come
+	 * back with them. A kernel without either still answers. */
+	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &on, sizeof(on));
+	mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &on, sizeof(on));
+	/* A kernel that never answers must not hold the run. */
+	setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return nl;
+}
+
+static void nl_why(char *why, size_t len, const struct netpathio_nl_reply *r, int err)
+{
+	if (!why || !len)
+		return;
+	if (r->ext_msg[0])
+		snprintf(why, len, "%s (%s)", strerror(-err), r->ext_msg);
+	else
+		snprintf(why, len, "%s", strerror(-err));
+}
+
+/* The netdev family's id: 0, -EOPNOTSUPP when there is none (before
+ * 6.3), else -errno. */
+static int netdev_family(struct mnl_socket *nl, uint16_t *ret, char *why, size_t len)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct netpathio_nl_reply r = { .what = NETPATHIO_NL_FAMILY };
+	struct nlmsghdr *nlh = genl_request(buf, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 1);
+	int res;
+
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, NETDEV_FAMILY);
+	res = nl_talk(nl, nlh, &r);
+	if (res == 0 && r.family == 0)
+		res = -ENOENT;
+	if (res < 0) {
+		nl_why(why, len, &r, res);
+		return res == -ENOENT ? -EOPNOTSUPP : res;
+	}
+	*ret = r.family;
 	return 0;
 }
 
-struct napi_ctx {
-	struct netpathio_napi_info *v;
-	unsigned int nr, cap;
-	struct netpathio_napi_info cur;
-	bool any;
-};
-
-static int napi_attr(void *ctx, const struct nlattr *a, bool last)
+int netpathio_napi_get(int ifindex, struct netpathio_napi_info **ret, unsigned int *ret_nr,
+		       char *why, size_t len)
 {
-	struct napi_ctx *c = ctx;
-	uint32_t v = 0;
-
-	if (a->nla_len >= NLA_HDRLEN + 4)
-		memcpy(&v, (const char *)a + NLA_HDRLEN, 4);
-	if (!c->any)
-		c->cur = (struct netpathio_napi_info){ .irq = -1, .pid = -1 };
-	c->any = true;
-	if (a->nla_type == NETDEV_A_NAPI_ID_)
-		c->cur.id = v;
-	else if (a->nla_type == NETDEV_A_NAPI_IRQ_ && v <= INT32_MAX)
-		c->cur.irq = (int)v;
-	else if (a->nla_type == NETDEV_A_NAPI_PID_ && v <= INT32_MAX)
-		c->cur.pid = (int)v;
-	if (!last)
-		return 0;
-	/* The message's last attribute: one NAPI done. */
-	if (c->nr == c->cap) {
-		unsigned int cap = c->cap ? c->cap * 2 : 16;
-		struct netpathio_napi_info *p = reallocarray(c->v, cap, sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		c->v = p;
-		c->cap = cap;
-	}
-	c->v[c->nr++] = c->cur;
-	c->any = false;
-	return 0;
-}
-
-int netpathio_napi_get(int ifindex, struct netpathio_napi_info **ret, unsigned int *ret_nr)
-{
-	struct sockaddr_nl me = { .nl_family = AF_NETLINK };
-	struct napi_ctx c = { 0 };
-	struct nl nl = { -1, 0 };
+	struct netpathio_nl_reply r = { .what = NETPATHIO_NL_NAPI };
+	struct mnl_socket *nl;
 	uint16_t family = 0;
-	uint32_t idx = (uint32_t)ifindex;
-	int r;
+	int res;
 
-	nl.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	if (nl.fd < 0)
-		return errno == EAFNOSUPPORT || errno == EPROTONOSUPPORT ? -EOPNOTSUPP : -errno;
-	if (bind(nl.fd, (struct sockaddr *)&me, sizeof(me)) < 0) {
-		r = -errno;
-		goto out;
+	if (why && len)
+		why[0] = '\0';
+	nl = nl_open(&res);
+	if (!nl)
+		return res;
+	res = netdev_family(nl, &family, why, len);
+	/* A dump the kernel marks inconsistent (a NAPI came or went while
+	 * it was dumped) is asked again, a few times. */
+	for (unsigned int try = 0; res == 0 && try < NETPATHIO_NL_TRIES; try++) {
+		char buf[MNL_SOCKET_BUFFER_SIZE];
+		struct nlmsghdr *nlh = genl_request(buf, family, NLM_F_DUMP, NETDEV_CMD_NAPI_GET_,
+						    2 + try);
+
+		/* The dump filters by ifindex (netdev.yaml: napi-get dump
+		 * request attributes). */
+		mnl_attr_put_u32(nlh, NETDEV_A_NAPI_IFINDEX_, (uint32_t)ifindex);
+		netpathio_nl_reply_release(&r);
+		r = (struct netpathio_nl_reply){ .what = NETPATHIO_NL_NAPI };
+		res = nl_talk(nl, nlh, &r);
+		if (res != -EINTR)
+			break;
 	}
-	r = nl_send(&nl, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
-		    NETDEV_FAMILY, sizeof(NETDEV_FAMILY));
-	if (r == 0)
-		r = nl_recv(&nl, family_attr, &family);
-	/* No netdev family (before 6.3), or no napi-get in it (before 6.8). */
-	if (r == -ENOENT || (r == 0 && family == 0)) {
-		r = -EOPNOTSUPP;
-		goto out;
+	mnl_socket_close(nl);
+	if (res < 0) {
+		if (!why || !len || !why[0])
+			nl_why(why, len, &r, res);
+		netpathio_nl_reply_release(&r);
+		/* No napi-get in the family (before 6.8). */
+		return res == -EOPNOTSUPP || res == -EINVAL ? -EOPNOTSUPP : res;
 	}
-	if (r < 0)
-		goto out;
-	r = nl_send(&nl, family, NLM_F_DUMP, NETDEV_CMD_NAPI_GET_, NETDEV_A_NAPI_IFINDEX_,
-		    &idx, sizeof(idx));
-	if (r == 0)
-		r = nl_recv(&nl, napi_attr, &c);
-	if (r == -EOPNOTSUPP || r == -EINVAL)
-		r = -EOPNOTSUPP;
-out:
-	close(nl.fd);
-	if (r < 0) {
-		free(c.v);
-		return r;
-	}
-	*ret = c.v;
-	*ret_nr = c.nr;
+	*ret = r.napi;
+	*ret_nr = r.nr;
 	return 0;
 }
 

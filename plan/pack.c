@@ -39,14 +39,6 @@ struct pitem {
 	unsigned int irq;
 };
 
-void pack_state_release(struct pack_state *st)
-{
-	for (unsigned int d = 0; st->nodes && d < st->nr_nodes; d++)
-		cpuset_free(st->nodes[d].cpus);
-	free(st->nodes);
-	memset(st, 0, sizeof(*st));
-}
-
 void pack_result_release(struct pack_result *res)
 {
 	cpuset_free(res->pool);
@@ -383,7 +375,7 @@ static bool meets(const struct cpuset *a, const struct cpuset *b)
 /* A narrowed IRQ is planned as a queue of no device: load and NUMA
  * locality place it, not the planner's rule that a device's busy queues
  * spread evenly over the cores they may use. That rule now counts the
- * pool's cores (spread_cap()), so it would no longer move packed queues
+ * pool's cores (plan_spread_cap()), so it would no longer move packed queues
  * again in every run; but it ranks a core's count of the device's queues
  * before load, and the pool is sized by packing loads first-fit under the
  * target: spread by count, the burst of e2e-pack planned a CPU at 50.2%

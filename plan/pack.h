@@ -3,7 +3,8 @@
  * per NUMA node the fewest whole cores (SMT siblings together) whose CPUs
  * hold that node's busy IRQ load with each CPU's IRQ load under a target,
  * picked where the pinned application load is least; and the pool's size
- * kept from run to run (it grows at once, shrinks slowly). The planner
+ * kept from run to run (it grows at once, shrinks slowly; what is kept,
+ * struct pack_state, is packstate.h's). The planner
  * then places inside the pool (pack_narrow()). Pure: no I/O, no clock;
  * the same input gives the same pool. */
 #ifndef IRQTUNE_PACK_H
@@ -12,16 +13,14 @@
 #include <stdbool.h>
 
 #include "cpuset.h"
+#include "packstate.h"
 #include "plan.h"
 #include "topology.h"
 
 #define PACK_DEFAULT_TARGET	0.5	/* of a CPU (the biggest's) */
-/* Runs in a row that needed fewer cores before the pool gives one back:
- * at one run a minute, a load that fell stays packed for three minutes
- * before IRQs move again, and a load that comes back finds its cores. */
-#define PACK_SHRINK_RUNS	3
-/* ... fewer cores with room to spare: each CPU under this share of the
- * target. A load that needs one core less by a hair would shrink the
+/* The pool gives a core back after PACK_SHRINK_RUNS (packstate.h) runs
+ * in a row that needed fewer cores with room to spare: each CPU under this
+ * share of the target. A load that needs one core less by a hair would shrink the
  * pool, then grow it back on the next wobble. */
 #define PACK_SHRINK_SHARE	0.8
 /* A core of the last run's pool is preferred to one with this much less
@@ -29,21 +28,6 @@
  * window to window, and a pool that followed each wobble would move IRQs
  * every run for nothing. */
 #define PACK_STICKY		0.1
-#define PACK_MAX_NODES		1024	/* a state that names more is not ours */
-
-/* One node's part of the pool, as a run leaves it for the next. */
-struct pack_node {
-	unsigned int cores;	/* whole cores in the pool; 0: none */
-	unsigned int under;	/* runs in a row that needed fewer cores */
-	struct cpuset *cpus;	/* the pool's CPUs on this node; NULL: none */
-};
-
-/* What persists between runs: per node (index = node id; one entry for
- * a machine without nodes). */
-struct pack_state {
-	unsigned int nr_nodes;
-	struct pack_node *nodes;
-};
 
 struct pack_input {
 	const struct topology *topo;
@@ -88,6 +72,5 @@ void pack_hysteresis(unsigned int need, unsigned int slack, const struct pack_no
 int pack_narrow(struct pack_result *res, struct plan_irq *irqs, unsigned int nr);
 
 void pack_result_release(struct pack_result *res);
-void pack_state_release(struct pack_state *st);
 
 #endif

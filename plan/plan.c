@@ -15,7 +15,7 @@
  * load of the SMT siblings added; the fewest IRQs; the lowest id. Idle IRQs
  * compare counts before load.
  *
- * improve() lowers the busiest CPU by the single move or swap that lowers
+ * plan_improve() lowers the busiest CPU by the single move or swap that lowers
  * it most, keeping those rules (a swap judged with both IRQs gone from their
  * CPUs); where none helps, by a chain of two moves (an IRQ leaves a third CPU
  * to make room there for one of the busiest's). A CPU nothing helps is set
@@ -47,9 +47,9 @@
  * nothing.
  *
  * Pinned application load (policy->app) is fixed load on its CPU, added
- * in reset() as kernel-managed IRQs' is, so every score and comparison
+ * in plan_reset() as kernel-managed IRQs' is, so every score and comparison
  * sees a CPU's whole load. Plans are then judged by their level, the
- * busiest CPU carrying a busy movable IRQ (struct ctx), relative margins
+ * busiest CPU carrying a busy movable IRQ (struct plan_ctx), relative margins
  * are shares of IRQ load (irq_base(), above()), a CPU full with an
  * application counts as a core holding its share of a device's queues,
  * and settle() says how stability is judged. Without application load
@@ -67,9 +67,11 @@
 
 #include "plan_int.h"
 
+static unsigned int room_of(const struct plan_ctx *c, const struct plan_irq *pi);
+
 /* The per-CPU and per-core tallies of IRQ @i on @cpu, without the lists:
  * what scoring looks at. */
-void tally(struct ctx *c, unsigned int i, int cpu, int sign)
+void plan_tally(struct plan_ctx *c, unsigned int i, int cpu, int sign)
 {
 	struct plan_irq *pi = &c->irqs[i];
 	int core = core_of(c, cpu);
@@ -90,18 +92,18 @@ void tally(struct ctx *c, unsigned int i, int cpu, int sign)
 
 		e->count += (unsigned int)sign;
 		if (sign > 0 && e->count == 1)
-			gcl_add(c, (unsigned int)pi->group, e, core);
+			plan_gcl_add(c, (unsigned int)pi->group, e, core);
 		else if (sign < 0 && e->count == 0)
-			gcl_del(c, (unsigned int)pi->group, e);
+			plan_gcl_del(c, (unsigned int)pi->group, e);
 	}
 	mark_dirty(c, core);
 }
 
-void account(struct ctx *c, unsigned int i, int cpu, int sign)
+void plan_account(struct plan_ctx *c, unsigned int i, int cpu, int sign)
 {
 	if (cpu < 0)
 		return;
-	tally(c, i, cpu, sign);
+	plan_tally(c, i, cpu, sign);
 	if (sign > 0) {
 		c->on[i] = cpu;
 		c->prev[i] = -1;
@@ -120,10 +122,10 @@ void account(struct ctx *c, unsigned int i, int cpu, int sign)
 	}
 }
 
-bool is_candidate(const struct ctx *c, const struct plan_irq *pi, int cpu)
+bool plan_is_candidate(const struct plan_ctx *c, const struct plan_irq *pi, int cpu)
 {
 	unsigned int n;
-	const int *v = candidates(c, pi, &n);
+	const int *v = plan_candidates(c, pi, &n);
 	unsigned int lo = 0, hi = n;
 
 	while (lo < hi) {
@@ -137,10 +139,10 @@ bool is_candidate(const struct ctx *c, const struct plan_irq *pi, int cpu)
 	return lo < n && v[lo] == cpu && allowed(pi, cpu);
 }
 
-struct score score_of(struct ctx *c, const struct plan_irq *pi, int cpu)
+struct plan_score plan_score_of(struct plan_ctx *c, const struct plan_irq *pi, int cpu)
 {
 	int core = core_of(c, cpu);
-	struct score s = { 0 };
+	struct plan_score s = { 0 };
 
 	if (multiqueue(c, pi))
 		s.same_dev = gc_get(c, pi->group, core);
@@ -153,8 +155,8 @@ struct score score_of(struct ctx *c, const struct plan_irq *pi, int cpu)
 		/* A CPU full with an application takes a device's queues
 		 * only where the cores with room have their share, and a
 		 * NIC's queue only where every other place has another's. */
-		if (multiqueue(c, pi) && s.same_dev < spread_cap(c, pi))
-			s.same_dev = spread_cap(c, pi);
+		if (multiqueue(c, pi) && s.same_dev < plan_spread_cap(c, pi))
+			s.same_dev = plan_spread_cap(c, pi);
 		if (pi->class == CLASS_NET && is_heavy(c, pi))
 			s.other_nic = 1;
 	}
@@ -167,8 +169,8 @@ struct score score_of(struct ctx *c, const struct plan_irq *pi, int cpu)
 }
 
 /* <0 when @a is the better place. Idle IRQs look at counts before load. */
-int score_cmp(const struct ctx *c, bool heavy, const struct score *a,
-		     const struct score *b)
+int plan_score_cmp(const struct plan_ctx *c, bool heavy, const struct plan_score *a,
+		     const struct plan_score *b)
 {
 	if (a->same_dev != b->same_dev)
 		return a->same_dev < b->same_dev ? -1 : 1;
@@ -189,9 +191,9 @@ int score_cmp(const struct ctx *c, bool heavy, const struct score *a,
 	return (a->cpu > b->cpu) - (a->cpu < b->cpu);
 }
 
-/* Cores with room among @pi's candidates (struct ctx); 0 without
+/* Cores with room among @pi's candidates (struct plan_ctx); 0 without
  * application load. */
-unsigned int room_of(const struct ctx *c, const struct plan_irq *pi)
+static unsigned int room_of(const struct plan_ctx *c, const struct plan_irq *pi)
 {
 	if (!c->full_any)
 		return 0;
@@ -203,7 +205,7 @@ unsigned int room_of(const struct ctx *c, const struct plan_irq *pi)
  * where applications fill some. Counting the node's cores instead made a
  * device allowed on a few of them look crowded in every run, and its
  * queues moved again each time under an unchanged load. */
-unsigned int spread_cap(const struct ctx *c, const struct plan_irq *pi)
+unsigned int plan_spread_cap(const struct plan_ctx *c, const struct plan_irq *pi)
 {
 	unsigned int cores, q;
 
@@ -217,19 +219,19 @@ unsigned int spread_cap(const struct ctx *c, const struct plan_irq *pi)
 }
 
 /* Why the current CPU cannot stay, or REASON_KEEP if it could. */
-enum plan_reason forced_reason(const struct ctx *c, const struct plan_irq *pi)
+enum plan_reason plan_forced_reason(const struct plan_ctx *c, const struct plan_irq *pi)
 {
 	if (pi->pinned < 0)
 		return REASON_PIN;
 	if ((unsigned int)pi->pinned >= c->topo->nr_ids ||
 	    c->topo->cpus[pi->pinned].avoid || !c->topo->cpus[pi->pinned].online)
 		return REASON_AVOIDED;
-	if (!is_candidate(c, pi, pi->pinned))
+	if (!plan_is_candidate(c, pi, pi->pinned))
 		return REASON_NODE;
 	return REASON_KEEP;
 }
 
-static const struct ctx *sort_ctx;
+static const struct plan_ctx *sort_ctx;
 
 /* Busy IRQs first, heaviest first; then idle ones device by device. */
 static int order_cmp(const void *pa, const void *pb)
@@ -251,22 +253,22 @@ static int order_cmp(const void *pa, const void *pb)
 
 /* Place the IRQs of @order (unplaced, movable) greedily, each on its best
  * CPU. A reason already set by the caller (why it had to move) is kept. */
-static void place_greedy(struct ctx *c, unsigned int *order, unsigned int n)
+static void place_greedy(struct plan_ctx *c, unsigned int *order, unsigned int n)
 {
-	struct score best[1];
+	struct plan_score best[1];
 
 	sort_ctx = c;
 	qsort(order, n, sizeof(*order), order_cmp);
 	sort_ctx = NULL;
 	for (unsigned int k = 0; k < n; k++) {
 		struct plan_irq *pi = &c->irqs[order[k]];
-		enum plan_reason forced = forced_reason(c, pi);
+		enum plan_reason forced = plan_forced_reason(c, pi);
 
 		c->vec_hit = -1;
-		if (rank_cpus(c, pi, best, 1) == 0) {
+		if (plan_rank_cpus(c, pi, best, 1) == 0) {
 			/* Policy left it nowhere (the caller checks): stay. */
-			best[0] = score_of(c, pi, pi->pinned >= 0 &&
-					   is_candidate(c, pi, pi->pinned) ?
+			best[0] = plan_score_of(c, pi, pi->pinned >= 0 &&
+					   plan_is_candidate(c, pi, pi->pinned) ?
 					   pi->pinned : c->all[0]);
 		}
 		pi->target = best[0].cpu;
@@ -276,12 +278,12 @@ static void place_greedy(struct ctx *c, unsigned int *order, unsigned int n)
 		else if (pi->reason != REASON_SPREAD)
 			pi->reason = pi->target == pi->pinned ? REASON_KEEP :
 				     is_heavy(c, pi) ? REASON_BALANCE : REASON_IDLE;
-		account(c, order[k], pi->target, +1);
+		plan_account(c, order[k], pi->target, +1);
 	}
 }
 
 /* Forget every placement but the fixed IRQs'. */
-void reset(struct ctx *c)
+void plan_reset(struct plan_ctx *c)
 {
 	unsigned int ids = c->topo->nr_ids;
 
@@ -313,15 +315,15 @@ void reset(struct ctx *c)
 		/* Fixed IRQs weigh where they are served. */
 		if (pi->fixed && pi->served >= 0 &&
 		    (unsigned int)pi->served < ids && c->topo->cpus[pi->served].online)
-			account(c, i, pi->served, +1);
+			plan_account(c, i, pi->served, +1);
 	}
 }
 
-static int build_fresh(struct ctx *c, unsigned int *order)
+static int build_fresh(struct plan_ctx *c, unsigned int *order)
 {
 	unsigned int n = 0;
 
-	reset(c);
+	plan_reset(c);
 	for (unsigned int i = 0; i < c->nr; i++) {
 		if (c->irqs[i].fixed)
 			continue;
@@ -336,45 +338,45 @@ static int build_fresh(struct ctx *c, unsigned int *order)
 /* Idle IRQs leave their CPU when it holds more than one IRQ above the CPU
  * with the fewest: spread by count, with a margin of one so that equal
  * counts never trade places. Those the plan moves are held to it too: the
- * busy IRQs that improve() moved after them can have crowded their CPU,
+ * busy IRQs that plan_improve() moved after them can have crowded their CPU,
  * and the next run would spread them then. */
-void spread_idle(struct ctx *c)
+void plan_spread_idle(struct plan_ctx *c)
 {
 	for (unsigned int i = 0; i < c->nr; i++) {
 		struct plan_irq *pi = &c->irqs[i];
-		struct score best[1];
+		struct plan_score best[1];
 		int from = c->on[i];
 
 		if (pi->fixed || is_heavy(c, pi) || from < 0)
 			continue;
-		account(c, i, from, -1);
-		rank_cpus(c, pi, best, 1);
-		if (score_of(c, pi, from).count > best[0].count + 1) {
+		plan_account(c, i, from, -1);
+		plan_rank_cpus(c, pi, best, 1);
+		if (plan_score_of(c, pi, from).count > best[0].count + 1) {
 			pi->target = best[0].cpu;
 			pi->reason = pi->target == pi->pinned ? REASON_KEEP : REASON_IDLE;
 		}
-		account(c, i, pi->target, +1);
+		plan_account(c, i, pi->target, +1);
 	}
 }
 
-static int build_repair(struct ctx *c, unsigned int *order)
+static int build_repair(struct plan_ctx *c, unsigned int *order)
 {
 	unsigned int n = 0;
 
-	reset(c);
+	plan_reset(c);
 	for (unsigned int i = 0; i < c->nr; i++) {
 		struct plan_irq *pi = &c->irqs[i];
 
 		if (pi->fixed)
 			continue;
 		pi->vec_full = -1;
-		pi->reason = forced_reason(c, pi);
+		pi->reason = plan_forced_reason(c, pi);
 		if (pi->reason != REASON_KEEP) {
 			order[n++] = i;
 			continue;
 		}
 		pi->target = pi->pinned;
-		account(c, i, pi->pinned, +1);
+		plan_account(c, i, pi->pinned, +1);
 	}
 	/* Queues beyond a core's fair share of their device move, the
 	 * highest-numbered first so the survivors are stable. */
@@ -383,8 +385,8 @@ static int build_repair(struct ctx *c, unsigned int *order)
 
 		if (c->on[i] < 0 || pi->fixed || !multiqueue(c, pi))
 			continue;
-		if (gc_get(c, pi->group, core_of(c, c->on[i])) > spread_cap(c, pi)) {
-			account(c, i, c->on[i], -1);
+		if (gc_get(c, pi->group, core_of(c, c->on[i])) > plan_spread_cap(c, pi)) {
+			plan_account(c, i, c->on[i], -1);
 			pi->reason = REASON_SPREAD;
 			order[n++] = i;
 		}
@@ -403,16 +405,16 @@ static int build_repair(struct ctx *c, unsigned int *order)
 		if (c->on[i] < 0 || pi->fixed || !is_heavy(c, pi) ||
 		    !app_full(c, c->on[i]) || room_of(c, pi) == 0)
 			continue;
-		account(c, i, c->on[i], -1);
+		plan_account(c, i, c->on[i], -1);
 		pi->reason = REASON_APP;
 		order[n++] = i;
 	}
 	place_greedy(c, order, n);
-	spread_idle(c);
+	plan_spread_idle(c);
 	return 0;
 }
 
-double peak_of(const struct ctx *c, const double *load)
+static double peak_of(const struct plan_ctx *c, const double *load)
 {
 	double peak = 0;
 
@@ -423,8 +425,8 @@ double peak_of(const struct ctx *c, const double *load)
 }
 
 /* The level of the plan being built: the busiest CPU, or with application
- * load the busiest CPU carrying a busy movable IRQ (see struct ctx). */
-double level_of(const struct ctx *c)
+ * load the busiest CPU carrying a busy movable IRQ (see struct plan_ctx). */
+double plan_level_of(const struct plan_ctx *c)
 {
 	return c->has_app ? peak_of(c, c->lvl) : peak_of(c, c->load);
 }
@@ -435,7 +437,7 @@ double level_of(const struct ctx *c)
  * is worth; applications' load added alike to every CPU must not widen
  * it, or a machine busy with applications would be balanced worse than
  * an idle one (and the same machine would plan differently). */
-double irq_base(const struct ctx *c)
+static double irq_base(const struct plan_ctx *c)
 {
 	double base = 0;
 
@@ -452,16 +454,16 @@ double irq_base(const struct ctx *c)
 
 /* @level raised by @share of @base (as irq_base()); without application
  * load, by @share of itself, computed as the planner always did. */
-double above(const struct ctx *c, double level, double base, double share)
+static double above(const struct plan_ctx *c, double level, double base, double share)
 {
 	return c->has_app ? level + share * base : level * (1 + share);
 }
 
 /* The level of the current placement, from @before (IRQ load in CPUs,
- * where it is served now): as level_of(), over the CPUs that serve a busy
+ * where it is served now): as plan_level_of(), over the CPUs that serve a busy
  * movable IRQ now. @app: the application load of that CPU, less the least
  * any eligible CPU has. */
-static double level_before(const struct ctx *c, const double *before, double *app)
+static double level_before(const struct plan_ctx *c, const double *before, double *app)
 {
 	double level = 0, floor = c->app_w[c->all[0]];
 	int at = -1;
@@ -490,7 +492,7 @@ static double level_before(const struct ctx *c, const double *before, double *ap
 }
 
 /* The same of loads in CPUs (the caller's), as the plan weighs them. */
-static double peak_weighted(const struct ctx *c, const double *load)
+static double peak_weighted(const struct plan_ctx *c, const double *load)
 {
 	double peak = 0;
 
@@ -501,7 +503,7 @@ static double peak_weighted(const struct ctx *c, const double *load)
 }
 
 /* IRQs placed beyond the vectors their CPUs have free, summed. */
-unsigned int vec_over(const struct ctx *c)
+unsigned int plan_vec_over(const struct plan_ctx *c)
 {
 	unsigned int over = 0;
 
@@ -516,7 +518,7 @@ unsigned int vec_over(const struct ctx *c)
 
 /* Whether any IRQ had to move (an avoided or offline CPU, a wrong node, an
  * IRQ allowed on several CPUs, a device crowding a core). */
-static bool forced_any(const struct ctx *c)
+static bool forced_any(const struct plan_ctx *c)
 {
 	for (unsigned int i = 0; i < c->nr; i++) {
 		enum plan_reason r = c->irqs[i].reason;
@@ -553,7 +555,7 @@ static bool forced_any(const struct ctx *c)
  * between its CPUs, while the poller's 100% leaves a margin of 0.1 of a
  * CPU, far below what it gains. Load alike on every CPU is no part of
  * either margin: such a machine settles as an idle one does. */
-static void settle(struct ctx *c, struct plan_result *res, double best,
+static void settle(struct plan_ctx *c, struct plan_result *res, double best,
 		   double base, bool forced, unsigned int *order)
 {
 	/* The busiest CPU now against the best plan's, both seen through
@@ -575,9 +577,9 @@ static void settle(struct ctx *c, struct plan_result *res, double best,
 	build_repair(c, order);
 }
 
-static void fill_alternatives(struct ctx *c)
+static void fill_alternatives(struct plan_ctx *c)
 {
-	struct score best[PLAN_ALTS + 1];
+	struct plan_score best[PLAN_ALTS + 1];
 
 	for (unsigned int i = 0; i < c->nr; i++) {
 		struct plan_irq *pi = &c->irqs[i];
@@ -587,9 +589,9 @@ static void fill_alternatives(struct ctx *c)
 			pi->alt[k] = -1;
 		if (!plan_moves(pi))
 			continue;
-		account(c, i, pi->target, -1);
-		have = rank_cpus(c, pi, best, PLAN_ALTS + 1);
-		account(c, i, pi->target, +1);
+		plan_account(c, i, pi->target, -1);
+		have = plan_rank_cpus(c, pi, best, PLAN_ALTS + 1);
+		plan_account(c, i, pi->target, +1);
 		for (k = 0; k < have && a < PLAN_ALTS; k++)
 			if (best[k].cpu != pi->target)
 				pi->alt[a++] = best[k].cpu;
@@ -597,7 +599,7 @@ static void fill_alternatives(struct ctx *c)
 }
 
 /* Distinct physical cores among @cpus; core leaders are CPU ids. */
-unsigned int count_cores(struct ctx *c, const int *cpus, unsigned int n)
+unsigned int plan_count_cores(struct plan_ctx *c, const int *cpus, unsigned int n)
 {
 	unsigned int cores = 0;
 
@@ -619,7 +621,7 @@ unsigned int count_cores(struct ctx *c, const int *cpus, unsigned int n)
 
 /* The application load of policy->app, weighed, where an online CPU has
  * any: else none at all, and the planner as it was. */
-static int init_app(struct ctx *c)
+static int init_app(struct plan_ctx *c)
 {
 	const struct topology *t = c->topo;
 	const double *app = c->pol->app;
@@ -642,7 +644,7 @@ static int init_app(struct ctx *c)
 }
 
 /* Each CPU's weight: the biggest online capacity over its own. */
-static void init_weights(struct ctx *c)
+static void init_weights(struct plan_ctx *c)
 {
 	const struct topology *t = c->topo;
 	unsigned int top = 1;
@@ -657,15 +659,15 @@ static void init_weights(struct ctx *c)
 	}
 }
 
-/* Whether some eligible CPU is full (struct ctx); classes_init() counts
+/* Whether some eligible CPU is full (struct plan_ctx); plan_classes_init() counts
  * the cores with room of each class then. */
-static void init_room(struct ctx *c)
+static void init_room(struct plan_ctx *c)
 {
 	for (unsigned int k = 0; k < c->nr_all && !c->full_any; k++)
 		c->full_any = app_full(c, c->all[k]);
 }
 
-static int ctx_init(struct ctx *c, const struct topology *topo,
+static int ctx_init(struct plan_ctx *c, const struct topology *topo,
 		    struct plan_irq *irqs, unsigned int nr,
 		    const struct plan_policy *pol)
 {
@@ -740,10 +742,10 @@ static int ctx_init(struct ctx *c, const struct topology *topo,
 		if (!irqs[i].fixed && irqs[i].group >= 0 && is_heavy(c, &irqs[i]))
 			c->group_busy[irqs[i].group]++;
 	init_room(c);
-	return classes_init(c);
+	return plan_classes_init(c);
 }
 
-static void ctx_release(struct ctx *c)
+static void ctx_release(struct plan_ctx *c)
 {
 	unsigned int nodes = c->topo->nr_nodes > 0 ? (unsigned int)c->topo->nr_nodes : 1;
 
@@ -768,7 +770,7 @@ static void ctx_release(struct ctx *c)
 	free(c->on);
 	free(c->next);
 	free(c->prev);
-	classes_release(c);
+	plan_classes_release(c);
 }
 
 /* A plan set aside while another is built. */
@@ -778,28 +780,28 @@ struct saved {
 	int vec_full;
 };
 
-static void save_plan(const struct ctx *c, struct saved *v)
+static void save_plan(const struct plan_ctx *c, struct saved *v)
 {
 	for (unsigned int i = 0; i < c->nr; i++)
 		v[i] = (struct saved){ c->irqs[i].target, c->irqs[i].reason,
 				       c->irqs[i].vec_full };
 }
 
-static void load_plan(struct ctx *c, const struct saved *v)
+static void load_plan(struct plan_ctx *c, const struct saved *v)
 {
-	reset(c);
+	plan_reset(c);
 	for (unsigned int i = 0; i < c->nr; i++) {
 		if (c->irqs[i].fixed)
 			continue;
 		c->irqs[i].target = v[i].target;
 		c->irqs[i].reason = v[i].reason;
 		c->irqs[i].vec_full = v[i].vec_full;
-		account(c, i, v[i].target, +1);
+		plan_account(c, i, v[i].target, +1);
 	}
 }
 
 /* What a plan is charged for: the busy IRQs it moves, then all of them. */
-static uint64_t plan_cost(const struct ctx *c)
+static uint64_t plan_cost(const struct plan_ctx *c)
 {
 	uint64_t busy = 0, all = 0;
 
@@ -821,7 +823,7 @@ static bool cpu_valid(const struct topology *topo, int cpu)
 }
 
 /* @res's after, app and counts from the plan taken. 0 or -ENOMEM. */
-static int fill_result(struct ctx *c, struct plan_result *res)
+static int fill_result(struct plan_ctx *c, struct plan_result *res)
 {
 	const struct topology *topo = c->topo;
 	struct plan_irq *irqs = c->irqs;
@@ -873,7 +875,7 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 	double base_fresh, best_base;
 	uint64_t cost_repair;
 	bool forced;
-	struct ctx c;
+	struct plan_ctx c;
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -912,10 +914,10 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 	c.eps = total * 1e-6 / c.nr_all + 1e-12;
 
 	build_fresh(&c, order);
-	r = improve(&c, 0);
+	r = plan_improve(&c, 0);
 	if (r < 0)
 		goto out;
-	peak_fresh = level_of(&c);
+	peak_fresh = plan_level_of(&c);
 	base_fresh = irq_base(&c);
 	save_plan(&c, fresh);
 
@@ -931,25 +933,25 @@ int plan_compute(const struct topology *topo, struct plan_irq *irqs,
 	enough = above(&c, peak_fresh, base_fresh, policy->threshold / 4) + c.eps;
 	build_repair(&c, order);
 	forced = forced_any(&c);
-	r = improve(&c, goal);
+	r = plan_improve(&c, goal);
 	if (r < 0)
 		goto out;
-	peak_repair = level_of(&c);
+	peak_repair = plan_level_of(&c);
 	best = peak_repair < peak_fresh ? peak_repair : peak_fresh;
 	best_base = peak_repair < peak_fresh ? irq_base(&c) : base_fresh;
-	r = revert_moves(&c, peak_repair > goal ? peak_repair : goal);
+	r = plan_revert_moves(&c, peak_repair > goal ? peak_repair : goal);
 	if (r < 0)
 		goto out;
-	peak_repair = level_of(&c);
+	peak_repair = plan_level_of(&c);
 	cost_repair = plan_cost(&c);
 	save_plan(&c, repair);
 	load_plan(&c, fresh);
-	r = relabel(&c, goal);
+	r = plan_relabel(&c, goal);
 	if (r == 0)
-		r = revert_moves(&c, goal);
+		r = plan_revert_moves(&c, goal);
 	if (r < 0)
 		goto out;
-	peak_fresh = level_of(&c);
+	peak_fresh = plan_level_of(&c);
 	if (peak_repair <= enough &&
 	    (cost_repair < plan_cost(&c) ||
 	     (cost_repair == plan_cost(&c) && peak_repair <= peak_fresh)))

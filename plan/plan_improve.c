@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* plan_improve.c - the passes over a built plan: improve() lowers the
- * busiest CPU move by move, relabel() makes the fresh plan follow the
- * current placement where it only permuted cores, revert_moves() takes
+/* plan_improve.c - the passes over a built plan: plan_improve() lowers the
+ * busiest CPU move by move, plan_relabel() makes the fresh plan follow the
+ * current placement where it only permuted cores, plan_revert_moves() takes
  * back the moves a plan can do without. Each keeps the rules of plan.c. */
 #include <errno.h>
 #include <stdint.h>
@@ -10,15 +10,15 @@
 
 #include "plan_int.h"
 
-static bool rules_ok(struct ctx *c, unsigned int i, int to);
+static bool rules_ok(struct plan_ctx *c, unsigned int i, int to);
 
-/* score_of() for the spreading rules: the queues really on the core. A
+/* plan_score_of() for the spreading rules: the queues really on the core. A
  * CPU full with an application scores as a core holding its share, so
  * that placement avoids it; an IRQ leaving it must still find a core
  * under the share, or the next run would have to spread it again. */
-static struct score rule_score(struct ctx *c, const struct plan_irq *pi, int cpu)
+static struct plan_score rule_score(struct plan_ctx *c, const struct plan_irq *pi, int cpu)
 {
-	struct score s = score_of(c, pi, cpu);
+	struct plan_score s = plan_score_of(c, pi, cpu);
 	int core = core_of(c, cpu);
 
 	if (c->full_any && app_full(c, cpu)) {
@@ -32,25 +32,25 @@ static struct score rule_score(struct ctx *c, const struct plan_irq *pi, int cpu
 
 /* Whether moving IRQ @i from its CPU to @to keeps the spreading rules,
  * and @to has a vector for it. */
-static bool spread_ok(struct ctx *c, unsigned int i, int to)
+static bool spread_ok(struct plan_ctx *c, unsigned int i, int to)
 {
 	return rules_ok(c, i, to) && vec_room(c, &c->irqs[i], to, NULL);
 }
 
 /* The spreading rules alone. */
-static bool rules_ok(struct ctx *c, unsigned int i, int to)
+static bool rules_ok(struct plan_ctx *c, unsigned int i, int to)
 {
 	struct plan_irq *pi = &c->irqs[i];
 	int from = c->on[i];
-	struct score s_from, s_to;
+	struct plan_score s_from, s_to;
 	bool ok;
 
 	/* Tallies only: the caller is walking the per-CPU lists. */
-	tally(c, i, from, -1);
+	plan_tally(c, i, from, -1);
 	s_from = rule_score(c, pi, from);
 	s_to = rule_score(c, pi, to);
-	tally(c, i, from, +1);
-	ok = (s_to.same_dev < spread_cap(c, pi) || s_to.same_dev <= s_from.same_dev) &&
+	plan_tally(c, i, from, +1);
+	ok = (s_to.same_dev < plan_spread_cap(c, pi) || s_to.same_dev <= s_from.same_dev) &&
 	     s_to.other_nic <= s_from.other_nic;
 	return ok;
 }
@@ -58,32 +58,32 @@ static bool rules_ok(struct ctx *c, unsigned int i, int to)
 /* Whether IRQs @i and @j may trade CPUs under the spreading rules: each
  * judged with both gone from where they are, since in a swap each one's
  * arrival comes with the other's departure. */
-static bool swap_ok(struct ctx *c, unsigned int i, unsigned int j)
+static bool swap_ok(struct plan_ctx *c, unsigned int i, unsigned int j)
 {
 	struct plan_irq *pi = &c->irqs[i], *pj = &c->irqs[j];
 	int ci = c->on[i], cj = c->on[j];
-	struct score si_from, si_to, sj_from, sj_to;
+	struct plan_score si_from, si_to, sj_from, sj_to;
 
 	/* Tallies only: the caller is walking the per-CPU lists. */
-	tally(c, i, ci, -1);
-	tally(c, j, cj, -1);
+	plan_tally(c, i, ci, -1);
+	plan_tally(c, j, cj, -1);
 	si_from = rule_score(c, pi, ci);
 	si_to = rule_score(c, pi, cj);
 	sj_from = rule_score(c, pj, cj);
 	sj_to = rule_score(c, pj, ci);
-	tally(c, j, cj, +1);
-	tally(c, i, ci, +1);
-	return (si_to.same_dev < spread_cap(c, pi) ||
+	plan_tally(c, j, cj, +1);
+	plan_tally(c, i, ci, +1);
+	return (si_to.same_dev < plan_spread_cap(c, pi) ||
 		si_to.same_dev <= si_from.same_dev) &&
 	       si_to.other_nic <= si_from.other_nic &&
-	       (sj_to.same_dev < spread_cap(c, pj) ||
+	       (sj_to.same_dev < plan_spread_cap(c, pj) ||
 		sj_to.same_dev <= sj_from.same_dev) &&
 	       sj_to.other_nic <= sj_from.other_nic &&
 	       vec_room(c, pi, cj, pj) && vec_room(c, pj, ci, pi);
 }
 
 /* CPUs by load, the busiest on top (the lowest id among equal loads), for
- * improve(): it wants the busiest CPU at every step, and finding it by a
+ * plan_improve(): it wants the busiest CPU at every step, and finding it by a
  * scan of every CPU made it O(CPUs^2), for it takes a step per CPU at
  * least (each must be found stuck before it ends). */
 struct cpu_heap {
@@ -178,11 +178,11 @@ static void heap_remove(struct cpu_heap *h, int cpu)
 	heap_fix(h, last);
 }
 
-/* Keyed by load, or with application load by level (struct ctx): a CPU
+/* Keyed by load, or with application load by level (struct plan_ctx): a CPU
  * whose load is all fixed can neither be lowered nor is it what the plan
- * is judged on, and put on top it would end improve() where the CPUs
+ * is judged on, and put on top it would end plan_improve() where the CPUs
  * that carry IRQs are still uneven. */
-static int heap_init(struct cpu_heap *h, const struct ctx *c)
+static int heap_init(struct cpu_heap *h, const struct plan_ctx *c)
 {
 	h->load = c->has_app ? c->lvl : c->load;
 	h->n = 0;
@@ -205,13 +205,13 @@ static void heap_release(struct cpu_heap *h)
 	free(h->pos);
 }
 
-static void move_irq(struct ctx *c, unsigned int i, int to)
+static void move_irq(struct plan_ctx *c, unsigned int i, int to)
 {
 	struct plan_irq *pi = &c->irqs[i];
 	int from = c->on[i];
 
-	account(c, i, from, -1);
-	account(c, i, to, +1);
+	plan_account(c, i, from, -1);
+	plan_account(c, i, to, +1);
 	for (int h = 0; h < 2; h++) {
 		if (c->heap[h]) {
 			heap_fix(c->heap[h], from);
@@ -228,7 +228,7 @@ static void move_irq(struct ctx *c, unsigned int i, int to)
 /* What @cpu's load would be with @pi, to choose where it weighs least.
  * Where CPUs are alike, its load now: the order the planner always
  * used (adding the same amount to each could round two apart to one). */
-static double after_add(const struct ctx *c, const struct plan_irq *pi, int cpu)
+static double after_add(const struct plan_ctx *c, const struct plan_irq *pi, int cpu)
 {
 	return c->hetero ? c->load[cpu] + lw(c, pi, cpu) : c->load[cpu];
 }
@@ -238,7 +238,7 @@ static double after_add(const struct ctx *c, const struct plan_irq *pi, int cpu)
  * for an IRQ i of @m. Both loads end below @limit, and both moves keep the
  * spreading rules. The pair lowering the larger of the three loads most
  * wins; returns whether there was one. */
-static bool chain_move(struct ctx *c, int m, double limit)
+static bool chain_move(struct plan_ctx *c, int m, double limit)
 {
 	double best = limit;
 	int bi = -1, bk = -1, bx = -1, by = -1;
@@ -250,7 +250,7 @@ static bool chain_move(struct ctx *c, int m, double limit)
 
 		if (pi->fixed || !is_heavy(c, pi))
 			continue;
-		vx = candidates(c, pi, &nx);
+		vx = plan_candidates(c, pi, &nx);
 		for (unsigned int a = 0; a < nx; a++) {
 			int x = vx[a];
 
@@ -266,7 +266,7 @@ static bool chain_move(struct ctx *c, int m, double limit)
 				if (pk->fixed || !is_heavy(c, pk) || lx >= best ||
 				    c->load[m] - lw(c, pi, m) >= best)
 					continue;
-				vy = candidates(c, pk, &ny);
+				vy = plan_candidates(c, pk, &ny);
 				for (unsigned int b = 0; b < ny; b++)
 					if (vy[b] != x && vy[b] != m &&
 					    allowed(pk, vy[b]) &&
@@ -280,8 +280,8 @@ static bool chain_move(struct ctx *c, int m, double limit)
 				/* the rules, move by move */
 				if (!spread_ok(c, (unsigned int)k, y))
 					continue;
-				tally(c, (unsigned int)k, x, -1);
-				tally(c, (unsigned int)k, y, +1);
+				plan_tally(c, (unsigned int)k, x, -1);
+				plan_tally(c, (unsigned int)k, y, +1);
 				if (spread_ok(c, (unsigned int)i, x)) {
 					best = lx > ly ? lx : ly;
 					if (c->load[m] - lw(c, pi, m) > best)
@@ -291,8 +291,8 @@ static bool chain_move(struct ctx *c, int m, double limit)
 					bx = x;
 					by = y;
 				}
-				tally(c, (unsigned int)k, y, -1);
-				tally(c, (unsigned int)k, x, +1);
+				plan_tally(c, (unsigned int)k, y, -1);
+				plan_tally(c, (unsigned int)k, x, +1);
 			}
 		}
 	}
@@ -306,7 +306,7 @@ static bool chain_move(struct ctx *c, int m, double limit)
 /* Lower the busiest CPU by single moves or swaps until it is at most @stop
  * (0: as far as they go). Bounded; a CPU nothing can be taken from is set
  * aside so the next busiest gets its turn. */
-int improve(struct ctx *c, double stop)
+int plan_improve(struct plan_ctx *c, double stop)
 {
 	unsigned int budget = 4 * c->nr + 64;
 	struct cpu_heap busy = { 0 }, all = { 0 };	/* busy: not set aside */
@@ -343,7 +343,7 @@ int improve(struct ctx *c, double stop)
 
 			if (pi->fixed || !is_heavy(c, pi))
 				continue;
-			v = candidates(c, pi, &n);
+			v = plan_candidates(c, pi, &n);
 			for (unsigned int k = 0; k < n; k++) {
 				int to = v[k];
 				/* Among equal peaks, spare busy SMT siblings. */
@@ -381,7 +381,7 @@ int improve(struct ctx *c, double stop)
 					double a, b;
 
 					if (pj->fixed || pj->load >= pi->load ||
-					    !is_candidate(c, pj, m))
+					    !plan_is_candidate(c, pj, m))
 						continue;
 					a = c->load[m] - lw(c, pi, m) + lw(c, pj, m);
 					b = c->load[to] - lw(c, pj, to) + lw(c, pi, to);
@@ -424,14 +424,14 @@ out:
 
 /* Whether the IRQs on core @f (its threads in @cpu_of) may all go to the
  * matching threads of core @y (swapped with @flip): node and site policy. */
-static bool core_fits(const struct ctx *c, const int *cpu_of, const int *nthr,
+static bool core_fits(const struct plan_ctx *c, const int *cpu_of, const int *nthr,
 		      unsigned int f, unsigned int y, int flip)
 {
 	for (int t = 0; t < nthr[f]; t++) {
 		int from = cpu_of[f * 2 + t], to = cpu_of[y * 2 + (flip ? 1 - t : t)];
 
 		for (int i = c->head[from]; i >= 0; i = c->next[i])
-			if (!c->irqs[i].fixed && !is_candidate(c, &c->irqs[i], to))
+			if (!c->irqs[i].fixed && !plan_is_candidate(c, &c->irqs[i], to))
 				return false;
 	}
 	return true;
@@ -500,7 +500,7 @@ static void core_map_release(struct core_map *m)
 }
 
 /* The eligible CPUs core by core, threads in id order; -ENOMEM. */
-static int core_map_init(const struct ctx *c, struct core_map *m)
+static int core_map_init(const struct plan_ctx *c, struct core_map *m)
 {
 	unsigned int ids = c->topo->nr_ids, nc = 0;
 
@@ -541,7 +541,7 @@ static int core_map_init(const struct ctx *c, struct core_map *m)
 
 /* Pass 1: for each (plan core, current core, flip), how many IRQs that
  * relabelling would leave where they are; returns how many pairs. */
-static unsigned int count_pairs(const struct ctx *c, struct core_map *m)
+static unsigned int count_pairs(const struct plan_ctx *c, struct core_map *m)
 {
 	unsigned int ids = c->topo->nr_ids, npair = 0, np = 0;
 	const int *cidx = m->cidx, *thr = m->thr, *nthr = m->nthr;
@@ -576,7 +576,7 @@ static unsigned int count_pairs(const struct ctx *c, struct core_map *m)
 
 /* Pass 2: every plan core its current core (map, flip), the pairs
  * sharing the most IRQs first, then the cores left in order. */
-static void match_cores(const struct ctx *c, struct core_map *m, unsigned int np)
+static void match_cores(const struct plan_ctx *c, struct core_map *m, unsigned int np)
 {
 	unsigned int nc = m->nc;
 	const int *nthr = m->nthr, *leader = m->leader;
@@ -624,16 +624,16 @@ static void match_cores(const struct ctx *c, struct core_map *m, unsigned int np
 
 /* Pass 3: move every IRQ to its relabelled CPU; back where it was if
  * policy or the fixed load did not follow (@goal). */
-static void apply_map(struct ctx *c, struct core_map *m, double goal)
+static void apply_map(struct plan_ctx *c, struct core_map *m, double goal)
 {
 	const int *cidx = m->cidx, *thr = m->thr, *nthr = m->nthr;
 	int *old = m->old;
-	unsigned int over = vec_over(c);
+	unsigned int over = plan_vec_over(c);
 	bool ok = true;
 
 	for (unsigned int i = 0; i < c->nr; i++)
 		old[i] = c->irqs[i].target;
-	reset(c);
+	plan_reset(c);
 	for (unsigned int i = 0; i < c->nr; i++) {
 		struct plan_irq *pi = &c->irqs[i];
 		int t = old[i], to = t;
@@ -651,20 +651,20 @@ static void apply_map(struct ctx *c, struct core_map *m, double goal)
 			pi->reason = REASON_KEEP;
 		else if (to != pi->pinned && pi->reason == REASON_KEEP)
 			pi->reason = is_heavy(c, pi) ? REASON_BALANCE : REASON_IDLE;
-		account(c, i, to, +1);
+		plan_account(c, i, to, +1);
 	}
 	for (unsigned int i = 0; i < c->nr && ok; i++)
-		ok = c->irqs[i].fixed || is_candidate(c, &c->irqs[i], c->irqs[i].target);
+		ok = c->irqs[i].fixed || plan_is_candidate(c, &c->irqs[i], c->irqs[i].target);
 	/* and vector space, where it is known, no tighter than before */
-	ok = ok && vec_over(c) <= over;
-	if (!ok || level_of(c) > goal) {
+	ok = ok && plan_vec_over(c) <= over;
+	if (!ok || plan_level_of(c) > goal) {
 		/* policy or the fixed load did not follow: as it was */
-		reset(c);
+		plan_reset(c);
 		for (unsigned int i = 0; i < c->nr; i++) {
 			if (c->irqs[i].fixed)
 				continue;
 			c->irqs[i].target = old[i];
-			account(c, i, old[i], +1);
+			plan_account(c, i, old[i], +1);
 		}
 	}
 }
@@ -677,7 +677,7 @@ static void apply_map(struct ctx *c, struct core_map *m, double goal)
  * relabelling; fixed load is not, so the result must still meet @goal, or
  * the plan is left as it was. Greedy: the pair of cores sharing the most
  * IRQs first. */
-int relabel(struct ctx *c, double goal)
+int plan_relabel(struct plan_ctx *c, double goal)
 {
 	struct core_map m = { 0 };
 	int r = core_map_init(c, &m);
@@ -690,7 +690,7 @@ int relabel(struct ctx *c, double goal)
 	return r;
 }
 
-static const struct ctx *revert_ctx;
+static const struct plan_ctx *revert_ctx;
 
 /* Lightest first: undoing light moves keeps the most IRQs still. */
 static int revert_cmp(const void *pa, const void *pb)
@@ -708,7 +708,7 @@ static int revert_cmp(const void *pa, const void *pb)
  * share of the core, the NIC rule, and (idle IRQs) the count margin. Passes
  * repeat while they take something back: one return can make room for
  * another. */
-int revert_moves(struct ctx *c, double goal)
+int plan_revert_moves(struct plan_ctx *c, double goal)
 {
 	unsigned int *order = malloc((c->nr + 1) * sizeof(*order));
 	bool changed = true;
@@ -723,7 +723,7 @@ int revert_moves(struct ctx *c, double goal)
 			struct plan_irq *pi = &c->irqs[i];
 
 			if (!pi->fixed && pi->target != pi->pinned &&
-			    forced_reason(c, pi) == REASON_KEEP)
+			    plan_forced_reason(c, pi) == REASON_KEEP)
 				order[n++] = i;
 		}
 		revert_ctx = c;
@@ -733,23 +733,23 @@ int revert_moves(struct ctx *c, double goal)
 			unsigned int i = order[k];
 			struct plan_irq *pi = &c->irqs[i];
 			int from = c->on[i], to = pi->pinned;
-			struct score s_from, s_to;
+			struct plan_score s_from, s_to;
 			bool ok;
 
 			if (is_heavy(c, pi)) {
-				tally(c, i, from, -1);
-				s_from = score_of(c, pi, from);
-				s_to = score_of(c, pi, to);
-				tally(c, i, from, +1);
+				plan_tally(c, i, from, -1);
+				s_from = plan_score_of(c, pi, from);
+				s_to = plan_score_of(c, pi, to);
+				plan_tally(c, i, from, +1);
 				ok = s_to.load - s_to.sibling / 2 <= goal + c->eps &&
-				     s_to.same_dev < spread_cap(c, pi) &&
+				     s_to.same_dev < plan_spread_cap(c, pi) &&
 				     s_to.other_nic <= s_from.other_nic;
 			} else {
 				/* the margin the next run's idle pass keeps */
-				account(c, i, from, -1);
-				rank_cpus(c, pi, &s_from, 1);
-				s_to = score_of(c, pi, to);
-				account(c, i, from, +1);
+				plan_account(c, i, from, -1);
+				plan_rank_cpus(c, pi, &s_from, 1);
+				s_to = plan_score_of(c, pi, to);
+				plan_account(c, i, from, +1);
 				ok = s_to.count <= s_from.count + 1;
 			}
 			if (!ok)
@@ -760,6 +760,6 @@ int revert_moves(struct ctx *c, double goal)
 		}
 	}
 	free(order);
-	spread_idle(c);
+	plan_spread_idle(c);
 	return 0;
 }

@@ -25,7 +25,7 @@
  * and by count then load (what an idle IRQ looks at). An idle machine is
  * one bucket, not CPUs many.
  *
- * score_cmp() treats loads within eps as equal, which is not transitive:
+ * plan_score_cmp() treats loads within eps as equal, which is not transitive:
  * a linear scan's answer can depend on CPUs a sorted order would put far
  * behind. So a query takes buckets in queue order until they hold enough
  * CPUs, then every further bucket of the same rank whose load is within
@@ -35,10 +35,10 @@
  * taken one out of it). When the loads taken are pairwise equal or more
  * than eps apart (almost always), the comparison is a plain order on them
  * and the answer is read off the buckets' lowest ids; otherwise the CPUs
- * taken are scanned exactly as rank_cpus() always did.
+ * taken are scanned exactly as plan_rank_cpus() always did.
  *
- * The per-CPU tallies change under the queues all the time (improve()
- * tries moves by adding and taking back); tally() marks the cores it
+ * The per-CPU tallies change under the queues all the time (plan_improve()
+ * tries moves by adding and taking back); plan_tally() marks the cores it
  * touches and the next query brings their CPUs' buckets up to date.
  */
 struct bucket {
@@ -78,7 +78,7 @@ struct elig {
 /* One candidate of a query: a bucket or a single CPU set apart from one. */
 struct unit {
 	uint64_t rank;		/* same_dev * 2 + other_nic, or count if idle */
-	double load, sib;	/* as score_of() computes them */
+	double load, sib;	/* as plan_score_of() computes them */
 	unsigned int count;
 	int bucket;		/* -1: member */
 	int member;
@@ -302,7 +302,7 @@ static void member_leave(struct elig *e, int j)
 }
 
 /* The state a member's bucket is keyed on, from the tallies. */
-static void cpu_state(const struct ctx *c, int cpu, double *load, double *sib,
+static void cpu_state(const struct plan_ctx *c, int cpu, double *load, double *sib,
 		      unsigned int *count, unsigned char *nic)
 {
 	int core = core_of(c, cpu);
@@ -326,9 +326,9 @@ static void elig_clear(struct elig *e)
 	e->load_q[0].members = e->load_q[1].members = 0;
 }
 
-/* Bring the buckets up to the tallies: all of them after reset(), else
- * those of the CPUs of every core tally() touched. */
-static void queues_sync(struct ctx *c)
+/* Bring the buckets up to the tallies: all of them after plan_reset(), else
+ * those of the CPUs of every core plan_tally() touched. */
+static void queues_sync(struct plan_ctx *c)
 {
 	if (c->ix.rebuild) {
 		for (unsigned int k = 0; k < c->ix.nr_cls; k++) {
@@ -378,7 +378,7 @@ static void queues_sync(struct ctx *c)
 }
 
 /* Member index of @cpu in class @cl, -1 if it is not one. */
-static int member_of(const struct ctx *c, unsigned int cl, int cpu)
+static int member_of(const struct plan_ctx *c, unsigned int cl, int cpu)
 {
 	for (unsigned int m = c->ix.mem_first[cpu]; m < c->ix.mem_first[cpu + 1]; m++)
 		if (c->ix.mem_cls[m] == cl)
@@ -514,7 +514,7 @@ static void sort_ints(int *v, unsigned int n)
 }
 
 /* Whether two different values compare as different both ways round. */
-static bool apart(const struct ctx *c, double lo, double hi)
+static bool apart(const struct plan_ctx *c, double lo, double hi)
 {
 	return lo < hi - c->eps && hi > lo + c->eps;
 }
@@ -573,15 +573,15 @@ static struct step step_pop(struct step *h, unsigned int *n)
 	return top;
 }
 
-/* A device's cores with busy queues on them, kept as tally() counts: the
+/* A device's cores with busy queues on them, kept as plan_tally() counts: the
  * only cores where a queue of it scores differently from its bucket. */
-void gcl_add(struct ctx *c, unsigned int g, struct gc_entry *e, int core)
+void plan_gcl_add(struct plan_ctx *c, unsigned int g, struct gc_entry *e, int core)
 {
 	e->at = c->ix.gcl_n[g]++;
 	c->ix.gcl[c->ix.gcl_first[g] + e->at] = core;
 }
 
-void gcl_del(struct ctx *c, unsigned int g, struct gc_entry *e)
+void plan_gcl_del(struct plan_ctx *c, unsigned int g, struct gc_entry *e)
 {
 	int *v = &c->ix.gcl[c->ix.gcl_first[g]];
 	int last = v[--c->ix.gcl_n[g]];
@@ -592,7 +592,7 @@ void gcl_del(struct ctx *c, unsigned int g, struct gc_entry *e)
 	}
 }
 
-/* One query of rank_cpus(): what its passes share. */
+/* One query of plan_rank_cpus(): what its passes share. */
 struct query {
 	const struct plan_irq *pi;
 	struct elig *e;
@@ -607,7 +607,7 @@ struct query {
 /* Pass 1: cores with queues of the IRQ's own device score apart from
  * their buckets (same_dev, other_nic): set apart, scored one by one, and
  * skipped where their bucket is taken. */
-static void set_apart(struct ctx *c, struct query *q)
+static void set_apart(struct plan_ctx *c, struct query *q)
 {
 	const struct plan_irq *pi = q->pi;
 	struct elig *e = q->e;
@@ -649,7 +649,7 @@ static void set_apart(struct ctx *c, struct query *q)
 	/* A queue of a multi-queue device has a queue of its own on
 	 * every core set apart: rank 2 at least. */
 	for (unsigned int k = 0; k < q->nout && (bound >= 2 || !multiqueue(c, pi)); k++) {
-		struct score s;
+		struct plan_score s;
 		uint64_t rank;
 
 		if (bound < 2) {
@@ -660,7 +660,7 @@ static void set_apart(struct ctx *c, struct query *q)
 			    c->netq[core] > gc_get(c, pi->group, core))
 				continue;
 		}
-		s = score_of(c, pi, e->cpu[out[k]]);
+		s = plan_score_of(c, pi, e->cpu[out[k]]);
 		rank = (uint64_t)s.same_dev * 2 + s.other_nic;
 		if (rank > bound)
 			continue;
@@ -677,7 +677,7 @@ static void set_apart(struct ctx *c, struct query *q)
 /* Pass 2: buckets and the CPUs set apart, best first, into ix.units
  * until they hold enough CPUs, and then every further one of the same
  * rank within eps of the highest load taken. */
-static void take_units(struct ctx *c, struct query *q)
+static void take_units(struct plan_ctx *c, struct query *q)
 {
 	const struct plan_irq *pi = q->pi;
 	struct elig *e = q->e;
@@ -757,7 +757,7 @@ static void take_units(struct ctx *c, struct query *q)
 
 /* Whether the sorted units are in a plain order: within a rank, loads
  * (then sibling loads) pairwise equal or more than eps apart. */
-static bool units_crisp(const struct ctx *c, const struct unit *u, unsigned int nu)
+static bool units_crisp(const struct plan_ctx *c, const struct unit *u, unsigned int nu)
 {
 	bool crisp = true;
 
@@ -774,8 +774,8 @@ static bool units_crisp(const struct ctx *c, const struct unit *u, unsigned int 
 
 /* Pass 3, crisp: a plain order on (rank, load, sib, count), then id, read
  * off the buckets' lowest ids. */
-static unsigned int read_crisp(struct ctx *c, const struct query *q,
-			       struct score *best)
+static unsigned int read_crisp(struct plan_ctx *c, const struct query *q,
+			       struct plan_score *best)
 {
 	struct elig *e = q->e;
 	const struct unit *u = c->ix.units;
@@ -817,14 +817,14 @@ static unsigned int read_crisp(struct ctx *c, const struct query *q,
 		}
 		sort_ints(cpus, nc);
 		for (unsigned int t = 0; t < nc && have < nbest; t++)
-			best[have++] = score_of(c, q->pi, cpus[t]);
+			best[have++] = plan_score_of(c, q->pi, cpus[t]);
 	}
 	return have;
 }
 
 /* Pass 3, near ties: the scan itself, over the CPUs taken. */
-static unsigned int scan_taken(struct ctx *c, const struct query *q,
-			       struct score *best)
+static unsigned int scan_taken(struct plan_ctx *c, const struct query *q,
+			       struct plan_score *best)
 {
 	const struct elig *e = q->e;
 	const struct unit *u = c->ix.units;
@@ -854,13 +854,13 @@ static unsigned int scan_taken(struct ctx *c, const struct query *q,
 	}
 	sort_ints(cpus, nc);
 	for (unsigned int k = 0; k < nc; k++) {
-		struct score s = score_of(c, q->pi, cpus[k]);
+		struct plan_score s = plan_score_of(c, q->pi, cpus[k]);
 		unsigned int j;
 
-		if (have == nbest && score_cmp(c, q->heavy, &s, &best[nbest - 1]) >= 0)
+		if (have == nbest && plan_score_cmp(c, q->heavy, &s, &best[nbest - 1]) >= 0)
 			continue;
 		j = have < nbest ? have++ : nbest - 1;
-		while (j > 0 && score_cmp(c, q->heavy, &s, &best[j - 1]) < 0) {
+		while (j > 0 && plan_score_cmp(c, q->heavy, &s, &best[j - 1]) < 0) {
 			best[j] = best[j - 1];
 			j--;
 		}
@@ -875,24 +875,24 @@ static unsigned int scan_taken(struct ctx *c, const struct query *q,
  * added at each CPU's own weight gives, so such machines (phones,
  * laptops: a few dozen CPUs) are ranked this way; and so is a query whose
  * indexed answer fell on a CPU without vectors. */
-static unsigned int scan_all(struct ctx *c, const struct plan_irq *pi,
-			     struct score *best, unsigned int nbest, bool vec)
+static unsigned int scan_all(struct plan_ctx *c, const struct plan_irq *pi,
+			     struct plan_score *best, unsigned int nbest, bool vec)
 {
 	bool heavy = is_heavy(c, pi);
 	unsigned int n, have = 0;
-	const int *v = candidates(c, pi, &n);
+	const int *v = plan_candidates(c, pi, &n);
 
 	for (unsigned int k = 0; k < n; k++) {
-		struct score s;
+		struct plan_score s;
 		unsigned int j;
 
 		if (!allowed(pi, v[k]) || (vec && !vec_room(c, pi, v[k], NULL)))
 			continue;
-		s = score_of(c, pi, v[k]);
-		if (have == nbest && score_cmp(c, heavy, &s, &best[nbest - 1]) >= 0)
+		s = plan_score_of(c, pi, v[k]);
+		if (have == nbest && plan_score_cmp(c, heavy, &s, &best[nbest - 1]) >= 0)
 			continue;
 		j = have < nbest ? have++ : nbest - 1;
-		while (j > 0 && score_cmp(c, heavy, &s, &best[j - 1]) < 0) {
+		while (j > 0 && plan_score_cmp(c, heavy, &s, &best[j - 1]) < 0) {
 			best[j] = best[j - 1];
 			j--;
 		}
@@ -901,15 +901,15 @@ static unsigned int scan_all(struct ctx *c, const struct plan_irq *pi,
 	return have;
 }
 
-static unsigned int rank_index(struct ctx *c, const struct plan_irq *pi,
-			       struct score *best, unsigned int nbest);
+static unsigned int rank_index(struct plan_ctx *c, const struct plan_irq *pi,
+			       struct plan_score *best, unsigned int nbest);
 
 /* Best CPU and the next PLAN_ALTS after it, as scores: what a scan of
  * every candidate in id order keeping the nbest best would find, among
  * the CPUs with a vector free for it. c->vec_hit: the CPU it would have
  * taken but for vectors, else left as it was. */
-unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
-		       struct score *best, unsigned int nbest)
+unsigned int plan_rank_cpus(struct plan_ctx *c, const struct plan_irq *pi,
+		       struct plan_score *best, unsigned int nbest)
 {
 	unsigned int have;
 	bool full = false;
@@ -925,8 +925,8 @@ unsigned int rank_cpus(struct ctx *c, const struct plan_irq *pi,
 	return scan_all(c, pi, best, nbest, true);
 }
 
-static unsigned int rank_index(struct ctx *c, const struct plan_irq *pi,
-			       struct score *best, unsigned int nbest)
+static unsigned int rank_index(struct plan_ctx *c, const struct plan_irq *pi,
+			       struct plan_score *best, unsigned int nbest)
 {
 	struct query q = {
 		.pi = pi,
@@ -948,7 +948,7 @@ static unsigned int rank_index(struct ctx *c, const struct plan_irq *pi,
 	return scan_taken(c, &q, best);
 }
 
-const int *candidates(const struct ctx *c, const struct plan_irq *pi,
+const int *plan_candidates(const struct plan_ctx *c, const struct plan_irq *pi,
 			     unsigned int *n)
 {
 	int base = c->ix.cls[c->ix.irq_cls[pi - c->irqs]].base;
@@ -976,7 +976,7 @@ static uint64_t set_hash(const struct cpuset *set)
 
 /* Make class @k hold the eligible CPUs of node @base (every node: -1)
  * that @allowed (NULL: all) leaves, ascending. */
-static int elig_init(struct ctx *c, struct elig *e, int base,
+static int elig_init(struct plan_ctx *c, struct elig *e, int base,
 		     const struct cpuset *allowed, uint64_t hash)
 {
 	const int *v = base >= 0 ? c->node_cpus[base] : c->all;
@@ -1052,7 +1052,7 @@ static void elig_release(struct elig *e)
 }
 
 /* The class of node @base and site policy @allowed, made if new; -errno. */
-static int class_of(struct ctx *c, int *heads, unsigned int mask, int *chain,
+static int class_of(struct plan_ctx *c, int *heads, unsigned int mask, int *chain,
 		    int base, const struct cpuset *allowed)
 {
 	uint64_t hash = allowed ? set_hash(allowed) : 0;
@@ -1075,8 +1075,8 @@ static int class_of(struct ctx *c, int *heads, unsigned int mask, int *chain,
 }
 
 /* Each class's cores, and with a full CPU somewhere its cores with room
- * (rank_index): once here, not at every spread_cap(). Needs cand_buf. */
-static int class_cores(struct ctx *c)
+ * (rank_index): once here, not at every plan_spread_cap(). Needs cand_buf. */
+static int class_cores(struct plan_ctx *c)
 {
 	c->ix.cls_cores = calloc(c->ix.nr_cls + 1, sizeof(*c->ix.cls_cores));
 	if (c->full_any)
@@ -1087,21 +1087,21 @@ static int class_cores(struct ctx *c)
 		const struct elig *e = &c->ix.cls[k];
 		unsigned int n = 0;
 
-		c->ix.cls_cores[k] = count_cores(c, e->cpu, e->n);
+		c->ix.cls_cores[k] = plan_count_cores(c, e->cpu, e->n);
 		if (!c->full_any)
 			continue;
 		/* A core with room is one with a CPU that is not full. */
 		for (unsigned int j = 0; j < e->n; j++)
 			if (!app_full(c, e->cpu[j]))
 				c->ix.cand_buf[n++] = e->cpu[j];
-		c->ix.cls_room[k] = count_cores(c, c->ix.cand_buf, n);
+		c->ix.cls_room[k] = plan_count_cores(c, c->ix.cand_buf, n);
 	}
 	return 0;
 }
 
 /* Classes, every IRQ's, the CPUs of each core and the classes of each CPU:
- * what rank_cpus() needs, built once. */
-int classes_init(struct ctx *c)
+ * what plan_rank_cpus() needs, built once. */
+int plan_classes_init(struct plan_ctx *c)
 {
 	unsigned int ids = c->topo->nr_ids, mask, cap = c->nr + 2, maxn = 1;
 	int *heads = NULL, *chain = NULL, last = -1, last_base = -2;
@@ -1222,7 +1222,7 @@ out:
 	return r;
 }
 
-void classes_release(struct ctx *c)
+void plan_classes_release(struct plan_ctx *c)
 {
 	for (unsigned int k = 0; c->ix.cls && k < c->ix.nr_cls; k++)
 		elig_release(&c->ix.cls[k]);

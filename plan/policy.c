@@ -94,6 +94,10 @@ static int irq_allowed(const struct config *cfg, const struct topology *topo,
 		pi->ban = BAN_LIST;
 	else if (pg && pg->ban)
 		pi->ban = BAN_UDEV;
+	/* systemd-udevd sets these IRQs' affinity at link-up, when irqtune's
+	 * own rule runs too: two owners would fight, the admin's wins. */
+	else if (ii->group >= 0 && map->groups[ii->group].link_policy)
+		pi->ban = BAN_LINK;
 	if (pg && pg->cpus) {
 		base = pg->cpus;
 		snprintf(pi->source, sizeof(pi->source), "IRQTUNE_CPUS on %s",

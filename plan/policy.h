@@ -17,6 +17,7 @@ enum policy_ban {
 	BAN_NONE,
 	BAN_LIST,	/* --banirq, or banirq in the configuration */
 	BAN_UDEV,	/* IRQTUNE_BAN on its device */
+	BAN_LINK,	/* its NIC's .link file sets its affinity (systemd-udevd's) */
 };
 
 struct policy_irq {

@@ -12,7 +12,7 @@
 #include "appload.h"
 #include "json.h"
 #include "kubelet.h"
-#include "netfollow.h"
+#include "netpath.h"
 #include "strutil.h"
 #include "topology.h"
 
@@ -110,6 +110,48 @@ static struct json_object *bans(const struct report_run *run)
 	return a;
 }
 
+/* @v, or null when the kernel did not say (-1). */
+static int add_num(struct json_object *o, const char *key, int64_t v)
+{
+	return v < 0 ? add_null(o, key) : add(o, key, json_object_new_int64(v));
+}
+
+/* "nics": per NIC with NAPI threads or NAPI settings, how its threads
+ * were matched (and why not by netlink), the busy-polling ones, the
+ * settings that defer its IRQs, and whether the load source saw past
+ * them. */
+static int netpath_nics(struct json_object *o, const struct netfollow_result *res)
+{
+	struct json_object *a = json_object_new_array();
+	int r = 0;
+
+	if (!a || add(o, "nics", a))
+		return -ENOMEM;
+	for (unsigned int i = 0; i < res->nr_nics && !r; i++) {
+		const struct netfollow_nic *nic = &res->nics[i];
+		struct json_object *e = json_object_new_object();
+
+		if (!e || json_object_array_add(a, e)) {
+			json_object_put(e);
+			return -ENOMEM;
+		}
+		r |= add(e, "interface", text(nic->ifname));
+		r |= nic->matched_by ? add(e, "napi_matched_by", json_object_new_string(nic->matched_by)) :
+				       add_null(e, "napi_matched_by");
+		r |= nic->netlink[0] ? add(e, "netlink_unmatched", text(nic->netlink)) :
+				       add_null(e, "netlink_unmatched");
+		r |= add(e, "napi_threads", json_object_new_int((int)nic->nr_threads));
+		r |= add(e, "busy_poll_threads", json_object_new_int((int)nic->nr_busy_poll));
+		r |= add_num(e, "defer_hard_irqs", nic->defer_hard_irqs);
+		r |= add_num(e, "gro_flush_timeout_ns", nic->gro_flush_timeout);
+		r |= add_num(e, "irq_suspend_timeout_ns", nic->irq_suspend_timeout);
+		r |= add(e, "deferred_napis", json_object_new_int((int)nic->nr_deferred));
+		r |= add(e, "poll_work_unseen",
+			 json_object_new_boolean(netfollow_poll_unseen(res, nic)));
+	}
+	return r ? -ENOMEM : 0;
+}
+
 /* {"changes": [...], "notes": [...], "napi_matched_by": ...}: the network
  * path's writes and why; NULL (no member) when there is nothing, so the
  * JSON of machines without multi-queue NICs or NAPI threads is as before. */
@@ -118,7 +160,7 @@ static int netpath(struct json_object *root, const struct netfollow_result *res)
 	struct json_object *o, *a, *n;
 	int r = 0;
 
-	if (!res || (res->nr == 0 && res->nr_notes == 0))
+	if (!res || (res->nr == 0 && res->nr_notes == 0 && res->nr_nics == 0))
 		return 0;
 	o = json_object_new_object();
 	a = json_object_new_array();
@@ -133,6 +175,8 @@ static int netpath(struct json_object *root, const struct netfollow_result *res)
 	r |= add(o, "notes", n);
 	r |= res->napi_source ? add(o, "napi_matched_by", json_object_new_string(res->napi_source)) :
 				add_null(o, "napi_matched_by");
+	if (res->nr_nics)
+		r |= netpath_nics(o, res);
 	r |= add(root, "netpath", o);
 	if (r)
 		return -ENOMEM;

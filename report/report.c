@@ -25,6 +25,9 @@
 #include "topology.h"
 #include "vectors.h"
 
+static bool report_app_shown(const struct report_run *rr);
+static void report_app_source(FILE *f, const struct report_run *rr);
+
 static const char *const outcome_text[OUT_NR] = {
 	[OUT_KEPT] = "kept",
 	[OUT_MOVED] = "moved",
@@ -59,7 +62,8 @@ const char *report_outcome_key(enum report_outcome o)
 	return (unsigned int)o < OUT_NR ? outcome_key[o] : "?";
 }
 
-void report_device(char *dst, size_t len, const struct report_irq *ri)
+/* "eth0 0000:01:00.0", or whichever of the two there is. */
+static void report_device(char *dst, size_t len, const struct report_irq *ri)
 {
 	const char *id = ri->device ? ri->device : "";
 	const char *label = ri->label ? ri->label : "";
@@ -70,14 +74,15 @@ void report_device(char *dst, size_t len, const struct report_irq *ri)
 		snprintf(dst, len, "%s", *id ? id : label);
 }
 
-void report_header(FILE *f, bool verbose, bool both)
+/* @both: a measured run's -v, with the /proc estimate's column. */
+static void report_header(FILE *f, bool verbose, bool both)
 {
 	fprintf(f, "%5s  %-20s %-24s %-7s %12s  %8s  %s%s%s\n", "IRQ", "NAME",
 		"DEVICE", "CLASS", "CPU", "LOAD", both ? "PROC-EST  " : "",
 		"OUTCOME", verbose ? " (REASON)" : "");
 }
 
-void report_line(FILE *f, const struct report_irq *l, bool verbose, bool both)
+static void report_line(FILE *f, const struct report_irq *l, bool verbose, bool both)
 {
 	char name[64], dev[64], raw[2 * 64 + 2], cpus[48];
 
@@ -111,7 +116,8 @@ void report_line(FILE *f, const struct report_irq *l, bool verbose, bool both)
 	fputc('\n', f);
 }
 
-void report_source(FILE *f, const char *source, const char *reason)
+/* "irqtune: load source bpf: measured in the kernel (...)" */
+static void report_source(FILE *f, const char *source, const char *reason)
 {
 	char why[512];
 
@@ -119,7 +125,7 @@ void report_source(FILE *f, const char *source, const char *reason)
 	fprintf(f, "irqtune: load source %s: %s\n", source, why);
 }
 
-void report_summary(FILE *f, const struct report_totals *t)
+static void report_summary(FILE *f, const struct report_totals *t)
 {
 	fprintf(f, "irqtune: %u seen, %u movable, %u %s, %u kernel-managed, "
 		"%u failed; per-CPU IRQ load %.2f%%..%.2f%% before, "
@@ -239,6 +245,9 @@ static const char *fixed_reason(const struct report_input *in, unsigned int i,
 		if (po->ban == BAN_UDEV && g)
 			snprintf(tx->reason, sizeof(tx->reason), "banned by IRQTUNE_BAN on %s",
 				 g->ban_from);
+		else if (po->ban == BAN_LINK && g)
+			snprintf(tx->reason, sizeof(tx->reason),
+				 "systemd-udevd sets its affinity: %s", g->link_policy);
 		else
 			snprintf(tx->reason, sizeof(tx->reason), "banned by banirq");
 		return tx->reason;
@@ -247,7 +256,9 @@ static const char *fixed_reason(const struct report_input *in, unsigned int i,
 			 po->source);
 		return tx->reason;
 	case OUT_MANAGED:
-		return "the kernel places it";
+		return in->map->irqs[i].refused_before ?
+		       "it refused a write on an earlier run of this kernel: skipped as remembered" :
+		       "the kernel places it";
 	default:
 		return report_outcome_text(in->out[i]);
 	}
@@ -543,7 +554,8 @@ bool report_summary_event(char *dst, size_t len, const struct report_totals *t)
 	return true;
 }
 
-bool report_app_shown(const struct report_run *rr)
+/* Whether the report has application load to show. */
+static bool report_app_shown(const struct report_run *rr)
 {
 	return rr->app && rr->before && rr->after && rr->nr_cpus > 0;
 }
@@ -573,7 +585,9 @@ const char *report_kubelet_status(const struct kubelet_state *k)
 	       kubelet_status_text[k->status] : "?";
 }
 
-void report_app_source(FILE *f, const struct report_run *rr)
+/* The application source, the kubelet and avoid-cpus lines of -v, where
+ * there is something to say. */
+static void report_app_source(FILE *f, const struct report_run *rr)
 {
 	char why[4 * KUBELET_WHY_MAX];
 

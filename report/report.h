@@ -9,20 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include "apply.h"
 #include "irqclass.h"
-
-enum report_outcome {
-	OUT_KEPT,		/* movable, stays where it is */
-	OUT_MOVED,		/* written */
-	OUT_WOULD_MOVE,		/* --dry-run: would be written */
-	OUT_MANAGED,		/* kernel-managed: the kernel places it */
-	OUT_GONE,		/* vanished during the run */
-	OUT_FAILED,		/* the write was refused */
-	OUT_BANNED,		/* --banirq, the configuration or IRQTUNE_BAN */
-	OUT_UNUSED,		/* no handler: not listed */
-	OUT_NOCPU,		/* its allowed CPUs are all ineligible: left */
-	OUT_NR
-};
 
 /* "moved", "kernel-managed", ... as the text report prints it. */
 const char *report_outcome_text(enum report_outcome o);
@@ -185,7 +173,8 @@ void report_store_release(struct report_store *st);	/* frees the contents */
 bool report_listed(const struct report_irq *ri, bool all);
 /* The text report of @rr built by report_build(): the IRQ lines, the
  * summary, the load source, and with @verbose where the counts came from
- * and what became of the load history. @both as report_line(). */
+ * and what became of the load history. @both: a measured run's -v, with
+ * the /proc estimate's column. */
 void report_text(FILE *f, const struct report_run *rr, bool verbose, bool both);
 
 /* "irq 42 (eth0-TxRx-0)", @name escaped. */
@@ -197,12 +186,6 @@ void report_move_event(char *dst, size_t len, const struct report_irq *ri);
 /* The run's one summary line for the log; false when nothing changed or
  * failed, and there is none. */
 bool report_summary_event(char *dst, size_t len, const struct report_totals *t);
-/* "eth0 0000:01:00.0", or whichever of the two there is. */
-void report_device(char *dst, size_t len, const struct report_irq *ri);
-/* @both: a measured run's -v, with the /proc estimate's column. */
-void report_header(FILE *f, bool verbose, bool both);
-void report_line(FILE *f, const struct report_irq *ri, bool verbose, bool both);
-void report_summary(FILE *f, const struct report_totals *t);
 /* Each online CPU's work as a bar, before and after the plan: pinned
  * application work and IRQ work side by side, in at most 80 columns,
  * one line per CPU up to REPORT_PICTURE_LINES CPUs and ranges of CPUs
@@ -215,18 +198,11 @@ void report_picture(FILE *f, const struct report_run *rr, bool colour);
  * width * 10 + 32 with @colour. */
 void report_bar(char *dst, size_t len, double app, double irq, unsigned int width,
 		bool colour);
-/* The application source, the kubelet and avoid-cpus lines of -v, where
- * there is something to say. */
-void report_app_source(FILE *f, const struct report_run *rr);
-/* Whether the report has application load to show. */
-bool report_app_shown(const struct report_run *rr);
 /* "proc", "bpf", "none": how @a was measured, as JSON spells it. */
 const char *report_app_kind(const struct appload *a);
 /* "read", "not_static", "bad", "absent", as JSON spells it. */
 const char *report_kubelet_status(const struct kubelet_state *k);
 
-/* "irqtune: load source bpf: measured in the kernel (...)" */
-void report_source(FILE *f, const char *source, const char *reason);
 /* One line per ban: "irqtune: CPUs 2-3 banned by SOURCE". */
 void report_bans(FILE *f, const struct report_ban *bans, unsigned int nr);
 

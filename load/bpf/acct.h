@@ -23,6 +23,11 @@
 #ifndef IRQTUNE_ACCT_H
 #define IRQTUNE_ACCT_H
 
+/* __u32, __u64: the uapi header both sides have (the BPF target's from
+ * the multiarch include directory, as irqload.bpf.c takes it too). */
+#include <linux/types.h>
+#include "irqload.h"
+
 #ifndef ACCT_INLINE
 #define ACCT_INLINE static inline __attribute__((always_inline))
 #endif

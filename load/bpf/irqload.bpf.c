@@ -111,7 +111,21 @@ __u64 stop_ns = ~0ULL;
  * IRQLOAD_CTX whole contexts with fentry and tp_btf, IRQLOAD_BTF tp_btf,
  * IRQLOAD_RAW raw tracepoints. Each is a light skeleton, which does its
  * CO-RE relocations in the kernel: no user-space parse of the kernel's
- * 5 MB of BTF, which would be most of a run's cost. */
+ * 5 MB of BTF, which would be most of a run's cost.
+ *
+ * Why not one object whose programs are chosen at load time, with
+ * bpf_program__set_autoload() as libbpf-tools do: a light skeleton has no
+ * bpf_program to call it on. Its loader is a program bpftool records when
+ * it generates the skeleton, with the set of programs fixed then; a
+ * program marked SEC("?...") (autoload off) is left out for good (its fd
+ * stays 0 after a load, and nothing turns it on), and one program that
+ * cannot load fails the whole load (an fentry on a function the kernel
+ * has not: -ENOENT; on irq_enter_rcu under 6.18 here: -EPERM, where the
+ * same object without it loads). What a light skeleton can set before
+ * its load is read-only data (skel->rodata), so IRQLOAD_USE_CTX could be
+ * such a switch, but not which programs load. One object would mean the
+ * full skeleton, and with it the BTF parse above, so the three builds
+ * stay. (Tried with bpftool v7.1 and a three-program object, 2026-12.) */
 #ifdef IRQLOAD_CTX
 #define IRQLOAD_USE_CTX 1
 #else

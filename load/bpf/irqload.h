@@ -5,6 +5,10 @@
 #ifndef IRQTUNE_IRQLOAD_H
 #define IRQTUNE_IRQLOAD_H
 
+/* __u32, __u64: the uapi header both sides have (the BPF target's from
+ * the multiarch include directory, as irqload.bpf.c takes it too). */
+#include <linux/types.h>
+
 #define IRQLOAD_NR_SOFTIRQS	10	/* HI .. RCU, as in /proc/softirqs */
 #define IRQLOAD_VEC_NET_TX	2
 #define IRQLOAD_VEC_NET_RX	3

@@ -7,7 +7,12 @@
 # the run says it went back to /proc/interrupts. Each machine's second
 # sample is rendered ahead, as make bench-speed freezes its machines, and
 # tests/bench/benchshim.so turns the window into a swap of the three files,
-# so that both runs see one and the same window.
+# so that both runs see one and the same window: its monotonic clock moves
+# only by the sleeps, so the window is exactly the one asked for however
+# late a loaded machine wakes the run (both reports say 1 s), the planner
+# has no clock and no time budget (plan_improve's is a count of moves),
+# and the machine is on this suite's own /dev/shm directory. Two plans
+# that still differ are reported with what differed (plans_differ).
 . "$(dirname "$0")/../lib.sh"
 e2e_setup counts
 
@@ -40,6 +45,22 @@ counts_run() {
 		>"$D.$1.json" 2>"$D.$1.err" </dev/null; exit $?) 2>/dev/null
 }
 plan() { jq -S 'del(.run, .counts, .counts_reason)' "$1"; }
+# What told the two runs apart, when their plans differ: the window each
+# measured, and the IRQs whose load differs (the input) or whose load is
+# the same and CPU not (the planner). Both reports are kept in tests/out.
+plans_differ() {	# plans_differ NAME
+	local w
+	w=$(jq -r .run.window_seconds "$D.interrupts.json" "$D.stat.json" | tr '\n' ' ')
+	mkdir -p "$top/tests/out"
+	cp "$D.interrupts.json" "$top/tests/out/e2e-counts-$1.interrupts.json"
+	cp "$D.stat.json" "$top/tests/out/e2e-counts-$1.stat.json"
+	printf 'windows %s; ' "$w"
+	jq -rn --slurpfile a "$D.interrupts.json" --slurpfile b "$D.stat.json" '
+		[$a[0].irqs, $b[0].irqs] | transpose
+		| map(select(.[0].load != .[1].load or .[0].to != .[1].to))
+		| "\(length) IRQs differ: " + (.[:4] | map("irq \(.[0].irq) load \(.[0].load)/\(.[1].load) to \(.[0].to)/\(.[1].to)") | join(", "))'
+	printf ' (both reports in tests/out/e2e-counts-%s.*.json)' "$1"
+}
 replays_same() {
 	[ -s "$D.replay.json" ] &&
 	cmp -s <(plan "$D.live.json" | grep -v 'hostname\|"history"') \
@@ -47,9 +68,17 @@ replays_same() {
 	[ "$(jq -r .counts "$D.live.json")" = "$(jq -r .counts "$D.replay.json")" ]
 }
 
+# Under valgrind or ASan ($SMALL, tests/lib.sh) the machines that differ in
+# kind: offline CPUs, possible CPUs beyond the online ones, kernel-managed
+# IRQs, pinned threads, and counts that wrap (not exact, and a capture);
+# the plain pass runs every machine.
+machines=$(cd "$top/tests/sim/machines" && ls -- *.txt | sed 's/\.txt$//')
+[ -n "$SMALL" ] && machines="tiny offline cloud-vm numa2-managed app-poller wrap"
+min_exact=10
+[ -n "$SMALL" ] && min_exact=4
+
 exact=0 busy=0
-for desc in "$top"/tests/sim/machines/*.txt; do
-	name=$(basename "$desc" .txt)
+for name in $machines; do
 	machine "$name" || continue
 	freeze || { fail "counts $name" "cannot freeze the machine"; continue; }
 	counts_run interrupts; rc_i=$?
@@ -62,9 +91,13 @@ for desc in "$top"/tests/sim/machines/*.txt; do
 	if [ "$way" = stat ]; then
 		exact=$((exact + 1))
 		busy=$((busy + $(jq '[.irqs[] | select(.load > 0)] | length' "$D.stat.json")))
-		why="plans differ: $(diff <(plan "$D.interrupts.json") <(plan "$D.stat.json") | head -8 | tr '\n' ' ')"
-		check "counts $name: the plan of /proc/interrupts without reading it" \
-			cmp -s <(plan "$D.interrupts.json") <(plan "$D.stat.json")
+		why="$(jq -r .run.window_seconds "$D.interrupts.json" "$D.stat.json" | tr '\n' ' ')"
+		check "counts $name: both runs measured the same window" \
+			[ "$(jq .run.window_seconds "$D.interrupts.json")" = "$(jq .run.window_seconds "$D.stat.json")" ]
+		why=
+		cmp -s <(plan "$D.interrupts.json") <(plan "$D.stat.json") ||
+			why="plans differ: $(plans_differ "$name")"
+		check "counts $name: the plan of /proc/interrupts without reading it" [ -z "$why" ]
 	else
 		# Not exact here: the second window is its own, only the input is checked.
 		why="counts '$way', reason '$(jq -r .counts_reason "$D.stat.json")'"
@@ -89,7 +122,7 @@ for desc in "$top"/tests/sim/machines/*.txt; do
 	rm -rf "$D" "$D".*
 done
 why="only $exact machines were exact"
-check "counts: most simulated machines are exact without /proc/interrupts" [ "$exact" -ge 10 ]
+check "counts: most simulated machines are exact without /proc/interrupts" [ "$exact" -ge "$min_exact" ]
 # Not a comparison of two empty windows.
 why="no IRQ had a load"
 check "counts: the exact machines' IRQs had loads ($busy)" [ "$busy" -gt 100 ]

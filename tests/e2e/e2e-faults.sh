@@ -496,4 +496,55 @@ for kind in symlink hardlink foreign; do
 		check "lock symlink: its target is not created" [ ! -e "$D/victim" ]
 	fi
 done
+#### refusals remembered (the state file) ####
+
+# Linux 6.1 (cloud-vm: managed_files rw): managed queues (its virtio-blk
+# vda) have writable files and refuse each write with EIO. A run with a
+# history remembers them (version 6 "refused" lines); the next does not
+# write them, and says so; a remembered IRQ is never written, until the
+# kernel release (or the device) is another.
+machine refused-mem <"$top/tests/sim/machines/cloud-vm.txt" || exit 1
+printf 'state-dir = %s/state\nother-balancer = ignore\n' "$D" >"$D.conf"
+chmod 644 "$D.conf"
+run -v -w 1 -c "$D.conf"
+why="exit $RC: $ERR"; check "refused: the first run exits 0 (kernel-managed is no failure)" [ "$RC" -eq 0 ]
+st=$D/state/state
+why=$(grep -v "^s" "$st" 2>&1); check "refused: the state is version 6 with one refused line per managed queue" \
+	sh -c '[ "$(head -1 "$1")" = "irqtune-state 6" ] &&
+	       [ "$(grep -c "^refused [0-9]* 0000:00:02.0 virtio2-req.[0-3] [^ ]*$" "$1")" = 4 ]' _ "$st"
+"$sim" step "$D" 59 >/dev/null
+w0=$(writes)
+run -v -w 1 -c "$D.conf"
+why="$OUT"; check "refused: the next run skips them as remembered" \
+	sh -c '[ "$(printf "%s\n" "$1" | grep -c "virtio2-req.[0-3] .*kernel-managed (it refused a write on an earlier run of this kernel: skipped as remembered)")" = 4 ]' _ "$OUT"
+why="$(writes) writes after $w0"; check "refused: and writes nothing (it had nothing else to move)" [ "$(writes)" = "$w0" ]
+why=$(grep "^refused" "$st"); check "refused: the state still remembers them" [ "$(grep -c "^refused" "$st")" = 4 ]
+
+# A remembered IRQ is not written even where the plan would move it: the
+# first of eth0's that a dry run would move, written into the state as
+# refused on this kernel.
+for n in $(awk '$NF ~ /^virtio1-(input|output)/ { sub(":", "", $1); print $1 }' "$D/proc/interrupts"); do
+	"$sim" set "$D" "$n" 0 >/dev/null
+done
+"$sim" step "$D" 59 >/dev/null
+run -n -v -w 1 -c "$D.conf"
+last=$(planned_moves | head -1)
+name=$(awk -v n="$last:" '$1 == n { print $NF }' "$D/proc/interrupts")
+rel=$(awk '$1 == "refused" { print $5; exit }' "$st")
+awk -v n="$last" -v name="$name" -v rel="$rel" '
+	$1 == "refused" && !done && $2 + 0 > n + 0 { print "refused", n, "0000:00:03.0", name, rel; done = 1 }
+	{ print }
+	END { if (!done) print "refused", n, "0000:00:03.0", name, rel }' "$st" >"$st.new" && mv "$st.new" "$st"
+before=$(aff "$last")
+run -v -w 1 -c "$D.conf"
+why="$OUT"; check "refused: a remembered IRQ the plan would move ($last, $name) is left, said so" \
+	sh -c '[ -n "$4" ] && [ "$2" = "$3" ] && printf "%s\n" "$1" | grep -Eq "^ *$4 .*skipped as remembered"' _ "$OUT" "$(aff "$last")" "$before" "$last"
+# Another kernel release: forgotten, and written again.
+sed -i "s/^\(refused $last .*\) [^ ]*\$/\1 0.0-another-kernel/" "$st"
+"$sim" step "$D" 59 >/dev/null
+run -v -w 1 -c "$D.conf"
+why="$OUT"; check "refused: on another kernel release it is planned and written again" \
+	sh -c '! printf "%s\n" "$1" | grep -Eq "^ *$2 .*skipped as remembered" &&
+	       ! grep -q "^refused $2 " "$3"' _ "$OUT" "$last" "$st"
+
 exit 0

@@ -9,7 +9,12 @@
 # nothing; a refused xps_cpus write, a thread that exits before it is
 # pinned and a malformed mask are each reported and leave the rest
 # applied; xps = off and napi-threads = off write nothing of the path;
-# IRQTUNE_XPS=0 (through a capture's devices member) leaves that NIC.
+# IRQTUNE_XPS=0 (through a capture's devices member) leaves that NIC. With
+# netdev netlink played by the fake kernel (DIR/sim.napi): threads matched
+# by the IRQ netlink names, a busy-polling thread left, deferred IRQs
+# reported; netlink without IRQs falls back to names and says why. A NIC
+# whose systemd-udevd .link file sets its IRQ affinity is left (its IRQs,
+# XPS and threads), saying why, in text and JSON.
 #
 # Prints "PASS name" or "FAIL name: why" per test.
 set -u
@@ -149,3 +154,96 @@ why="exit $rc: $out"; check "IRQTUNE_XPS=maybe: the replay exits 0" [ "$rc" = 0 
 why="$out"; check "IRQTUNE_XPS=maybe: said to be ignored, and eth0's XPS follows" \
 	sh -c 'printf "%s\n" "$1" | grep -q "IRQTUNE_XPS .maybe. on eth0: not 1 or 0; ignored" &&
 	       printf "%s\n" "$1" | grep -q "eth0 tx-0 xps_cpus 0-15 -> [0-9]*, would set"' _ "$out"
+
+### netdev netlink (the fake kernel plays napi-get from DIR/sim.napi): each
+### of eth0's threads is matched by its pid to the IRQ netlink names,
+### against the order of their ids; a busy-polling thread is left; eth1's
+### NAPIs defer their IRQs, which the proc source says it cannot see.
+setup
+if0=$(cat "$D/sys/class/net/eth0/ifindex") if1=$(cat "$D/sys/class/net/eth1/ifindex")
+: >"$D/sim.napi"
+for q in 0 1 2 3 4 5 6 7; do
+	# NAPI 8193+q (thread 9100+q) served by the IRQ of queue 7-q; 9103 busy-polls
+	mode=1; [ "$q" = 3 ] && mode=2
+	echo "$if0 $((8193 + q)) $(irq_of "eth0-TxRx-$((7 - q))") $((9100 + q)) $mode 0 0 0" >>"$D/sim.napi"
+	echo "$if1 $((8300 + q)) - - 0 2 20000 0" >>"$D/sim.napi"
+done
+run -v -w 0.5 --load-source=proc
+why="exit $RC: $ERR"; check "netlink: a run exits 1 (eth1's refused queue only)" [ "$RC" = 1 ]
+bad=
+for q in 0 1 2 4 5 6; do
+	cpu=$(aff "$(irq_of "eth0-TxRx-$((7 - q))")")
+	[ "$(allowed $((9100 + q)))" = "$cpu" ] || bad="$bad $((9100 + q)):$(allowed $((9100 + q)))-not-$cpu"
+done
+why="$bad"; check "netlink: each thread runs on the CPU of the IRQ netlink names, not its id's" [ -z "$bad" ]
+why="$OUT"; check "netlink: the busy-polling thread is left where it was, saying why" \
+	sh -c '[ "$2" = 0-15 ] && printf "%s\n" "$1" | grep -q "napi/eth0-8196 (pid 9103) 0-15, left (it busy-polls (threaded busy polling)"' _ "$OUT" "$(allowed 9103)"
+why="$OUT"; check "netlink: -v says eth0's threads were matched by netlink" \
+	sh -c 'printf "%s\n" "$1" | grep -q "network path: eth0: NAPI threads matched by netdev netlink (napi-get)" &&
+	       printf "%s\n" "$1" | grep -q "NAPI threads matched to IRQs by netdev netlink"' _ "$OUT"
+why="$OUT"; check "netlink: eth1's deferral is reported with its settings, and the proc source says it cannot see the poll work" \
+	sh -c 'printf "%s\n" "$1" | grep -q "eth1: 8 NAPIs defer or suspend their IRQ (defer-hard-irqs 2, gro-flush-timeout 20000 ns, irq-suspend-timeout 0 ns)" &&
+	       printf "%s\n" "$1" | grep -q "eth1: its IRQs are deferred or suspended .*the proc load source counts interrupts and cannot see"' _ "$OUT"
+run -w 0.5 --load-source=proc --json -n
+got=$(printf '%s\n' "$OUT" | jq -c '[.netpath.nics[] | [.interface, .napi_matched_by, .busy_poll_threads, .defer_hard_irqs, .gro_flush_timeout_ns, .deferred_napis, .poll_work_unseen]]')
+why="$got"; check "netlink: json nics say how each NIC was matched, its busy pollers and its deferral" \
+	[ "$got" = '[["eth0","netlink",1,0,0,0,false],["eth1",null,0,2,20000,8,true]]' ]
+
+### netlink answering without IRQs (virtio-net, or any driver before it
+### calls netif_napi_set_irq()): names decide, and the report says why
+setup
+if0=$(cat "$D/sys/class/net/eth0/ifindex")
+: >"$D/sim.napi"
+for q in 0 1 2 3 4 5 6 7; do
+	echo "$if0 $((8193 + q)) - $((9100 + q)) 1 - - -" >>"$D/sim.napi"
+done
+run -v -w 0.5 -n
+why="$OUT"; check "netlink without irq: matched by names, saying netlink named no IRQ" \
+	sh -c 'printf "%s\n" "$1" | grep -q "eth0: NAPI threads matched by their names: netlink names no IRQ of its NAPIs" &&
+	       printf "%s\n" "$1" | grep -q "napi/eth0-8193 (pid 9100) 0-15 -> [0-9]*, would set"' _ "$OUT"
+
+### systemd-udevd .link files: a NIC whose [Link] sets IRQAffinityPolicy=,
+### IRQAffinity= or IRQAffinityNUMA= is the admin's: its IRQs, XPS and
+### threads are left, saying why. udevd's database is shown to libudev in
+### a private mount namespace (/run/udev/data/nIFINDEX: ID_NET_LINK_FILE).
+link_run() {	# link_run LINK-FILE-TEXT ARGS...: irqtune with eth0's .link
+	local text=$1 idx; shift
+	idx=$(cat "$D/sys/class/net/eth0/ifindex")
+	printf '%b' "$text" >"$work/10-eth0.link"
+	unshare -m sh -c '
+		mount -t tmpfs none /run && mkdir -p /run/udev/data &&
+		printf "I:1\nE:ID_NET_LINK_FILE=%s\n" "$1" >"/run/udev/data/n$2" || exit 99
+		shift 2
+		exec "$@"' _ "$work/10-eth0.link" "$idx" env UMOCKDEV_DIR="$D" LD_PRELOAD="$PRELOAD" \
+		"$top/irqtune" "$@" >"$D.out" 2>"$D.err"
+	RC=$?
+	OUT=$(cat "$D.out"); ERR=$(cat "$D.err")
+}
+if ! unshare -m true 2>/dev/null; then
+	skip "link files" "no private mount namespace here (unshare -m failed)"
+else
+	setup
+	n0=$(irq_of eth0-TxRx-0) before=$(aff "$(irq_of eth0-TxRx-0)")
+	link_run '[Match]\nOriginalName=eth0\nIRQAffinity=7\n\n[Link]\n# spread, as the admin asked\nIRQAffinityPolicy=spread\n' -v -w 0.5
+	why="exit $RC: $ERR"; check "link file: the run exits 1 (eth1's refused queue only)" [ "$RC" = 1 ]
+	why="$OUT"; check "link file: eth0's IRQs are left as systemd-udevd's, saying which setting in which file" \
+		sh -c '[ "$2" = "$3" ] && printf "%s\n" "$1" | grep -Eq "^ *$4 +eth0-TxRx-0 .*banned \(systemd-udevd sets its affinity: IRQAffinityPolicy=spread in $5\)"' \
+		_ "$OUT" "$(aff "$n0")" "$before" "$n0" "$work/10-eth0.link"
+	why="$OUT"; check "link file: eth0's XPS and threads are left, and said so" \
+		sh -c '[ "$2" = ffff ] && [ "$3" = 0-15 ] &&
+		       printf "%s\n" "$1" | grep -q "network path: eth0: XPS and NAPI threads left: systemd-udevd sets its IRQ affinity (IRQAffinityPolicy=spread in "' \
+		_ "$OUT" "$(xps eth0 0)" "$(allowed 9100)"
+	cpu=$(aff "$(irq_of eth1-TxRx-0)")
+	why=$(xps eth1 0); check "link file: eth1 (no .link) still follows" [ "$(xps eth1 0)" = "$(cpumask "$cpu")" ]
+	link_run '[Link]\nIRQAffinityNUMA=yes\n' -n -w 0.5 --json
+	got=$(printf '%s\n' "$OUT" | jq -r --argjson n "$n0" '.irqs[] | select(.irq == $n) | .outcome + "|" + .reason')
+	why="$got"; check "link file: JSON says banned, and why" \
+		[ "$got" = "banned|systemd-udevd sets its affinity: IRQAffinityNUMA=yes in $work/10-eth0.link" ]
+	got=$(printf '%s\n' "$OUT" | jq -r '[.netpath.notes[] | select(.interface == "eth0") | .note] | join("|")')
+	why="$got"; check "link file: JSON netpath notes say eth0's path is left to udevd" \
+		sh -c 'printf "%s\n" "$1" | grep -q "XPS and NAPI threads left: systemd-udevd sets its IRQ affinity (IRQAffinityNUMA=yes"' _ "$got"
+	# an empty assignment resets it: then the NIC is irqtune's
+	link_run '[Link]\nIRQAffinity=1-3\nIRQAffinity=\n' -n -v -w 0.5
+	why="$OUT"; check "link file: an emptied setting leaves the NIC irqtune's" \
+		sh -c '! printf "%s\n" "$1" | grep -q "systemd-udevd" && printf "%s\n" "$1" | grep -q "eth0 tx-0 xps_cpus 0-15 -> [0-9]*, would set"' _ "$OUT"
+fi

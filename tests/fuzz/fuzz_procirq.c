@@ -14,6 +14,7 @@
 #include "fileio.h"
 #include "sample.h"
 #include "fuzz.h"
+#include "strutil.h"
 
 static int memfd = -1;
 static char path[64];

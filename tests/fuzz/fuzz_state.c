@@ -48,6 +48,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    q->runs > 0 && state_sane_load(q->cpu_irq));
 			fuzz_assert(i == 0 || q->irq > st->app[i - 1].irq);
 		}
+		/* refused IRQs: ascending, a release each; an aged state
+		 * holds nothing else */
+		fuzz_assert(st->nr_refused <= STATE_MAX_REFUSED);
+		for (unsigned int i = 0; i < st->nr_refused; i++)
+			fuzz_assert(st->refused[i].release[0] &&
+				    (i == 0 || st->refused[i].irq > st->refused[i - 1].irq));
+		fuzz_assert(!st->aged || (st->nr == 0 && st->nr_app == 0 && st->nr_refused > 0 &&
+					  !st->snap && !st->fit));
 		state_free(st);
 	} else {
 		fuzz_assert(r == -EINVAL || r == -ESTALE || r == -ENOMEM);

@@ -37,7 +37,11 @@
  *    rewrites the Cpus_allowed_list of DIR/proc/PID/status and is ESRCH
  *    for a PID the testbed does not hold, so no host thread is ever
  *    moved; generic netlink sockets (netdev napi-get) are
- *    EPROTONOSUPPORT, so the host's NICs never answer for the machine's.
+ *    EPROTONOSUPPORT, so the host's NICs never answer for the machine's,
+ *    unless DIR/sim.napi exists: then a socket pair plays the netdev
+ *    family, its napi-get dump answered from that file, one NAPI a line:
+ *    "IFINDEX ID IRQ PID THREADED DEFER-HARD-IRQS GRO-FLUSH-TIMEOUT
+ *    IRQ-SUSPEND-TIMEOUT", "-" for an attribute the kernel leaves out.
  * Without UMOCKDEV_DIR it does nothing but pass every call through; it only
  * ever writes under UMOCKDEV_DIR. Without DIR/sim.state (a captured, not
  * simulated, machine) clocks and writes pass through to umockdev. */
@@ -57,6 +61,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/netlink.h>
+#include <linux/genetlink.h>
 #include <sys/uio.h>
 #include <dirent.h>
 #include <time.h>
@@ -127,6 +132,14 @@ static struct {
 	int (*access)(const char *, int);
 	DIR *(*opendir)(const char *);
 	int (*socket)(int, int, int);
+	int (*bind)(int, const struct sockaddr *, socklen_t);
+	int (*getsockname)(int, struct sockaddr *, socklen_t *);
+	int (*setsockopt)(int, int, int, const void *, socklen_t);
+	ssize_t (*sendto)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	int (*close)(int);
+	/* The netdev family's sockets: the program's end and ours. */
+	int nl_fd[8], nl_peer[8];
 	/* libc's own, for our I/O on real paths: umockdev's wrappers would
 	 * look for an emulated device under /dev (the testbed is in /dev/shm)
 	 * and leave a socket open per call, in the program's fd table. */
@@ -210,6 +223,12 @@ static void fk_init(void)
 	RESOLVE(access, "access");
 	RESOLVE(opendir, "opendir");
 	RESOLVE(socket, "socket");
+	RESOLVE(bind, "bind");
+	RESOLVE(getsockname, "getsockname");
+	RESOLVE(setsockopt, "setsockopt");
+	RESOLVE(sendto, "sendto");
+	RESOLVE(recvmsg, "recvmsg");
+	RESOLVE(close, "close");
 	libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	if (libc) {
 		LIBC_RESOLVE(open);
@@ -1152,11 +1171,214 @@ EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask)
 	return r;
 }
 
+/* The netdev family, played: replies written to the peer of the
+ * program's socket, one datagram each, as the kernel sends them. */
+#define FK_FAMILY	0x1b
+#define GENL_ID_CTRL_	GENL_ID_CTRL
+#define FK_PORT		4242
+
+static int nl_slot(int fd)
+{
+	for (int i = 0; i < 8; i++)
+		if (fk.nl_fd[i] == fd + 1)
+			return i;
+	return -1;
+}
+
+struct fk_msg {
+	union {
+		char buf[512];
+		struct nlmsghdr h;
+	};
+};
+
+static void fk_put(struct fk_msg *m, uint16_t type, const void *val, size_t len)
+{
+	struct nlattr *a = (struct nlattr *)(m->buf + NLMSG_ALIGN(m->h.nlmsg_len));
+
+	a->nla_type = type;
+	a->nla_len = (uint16_t)(NLA_HDRLEN + len);
+	memcpy((char *)a + NLA_HDRLEN, val, len);
+	m->h.nlmsg_len = NLMSG_ALIGN(m->h.nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+static void fk_start(struct fk_msg *m, uint16_t type, uint16_t flags, uint32_t seq)
+{
+	memset(m, 0, sizeof(*m));
+	m->h.nlmsg_len = NLMSG_LENGTH(4);	/* a genl header */
+	m->h.nlmsg_type = type;
+	m->h.nlmsg_flags = flags;
+	m->h.nlmsg_seq = seq;
+	m->h.nlmsg_pid = FK_PORT;
+	m->buf[NLMSG_HDRLEN] = 1;	/* genl cmd: a reply */
+}
+
+static void fk_send(int peer, struct fk_msg *m)
+{
+	(void)!send(peer, m->buf, m->h.nlmsg_len, 0);
+}
+
+/* napi-get dump of @ifindex, from DIR/sim.napi. */
+static void fk_napi_dump(int peer, uint32_t seq, uint32_t ifindex)
+{
+	char path[PATH_MAX + 16], line[256];
+	struct fk_msg m;
+	/* the file's columns' attributes (netdev.yaml's napi set) */
+	static const uint16_t attr[8] = { 1, 2, 3, 4, 8, 5, 6, 7 };
+	FILE *f;
+	int done = 0;
+
+	snprintf(path, sizeof(path), "%s/sim.napi", fk.dir);
+	f = LIBC(fopen)(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char w[8][24];
+		unsigned long long v;
+
+		if (sscanf(line, "%23s %23s %23s %23s %23s %23s %23s %23s", w[0], w[1], w[2], w[3],
+			   w[4], w[5], w[6], w[7]) != 8 || strtoul(w[0], NULL, 10) != ifindex)
+			continue;
+		fk_start(&m, FK_FAMILY, NLM_F_MULTI, seq);
+		fk_put(&m, 1, &ifindex, 4);
+		for (int k = 1; k < 8; k++) {
+			uint32_t u;
+
+			if (strcmp(w[k], "-") == 0)
+				continue;
+			v = strtoull(w[k], NULL, 10);
+			u = (uint32_t)v;
+			/* "uint" (gro-flush-timeout, irq-suspend-timeout): 8
+			 * bytes when it needs them */
+			if ((k == 6 || k == 7) && v > UINT32_MAX)
+				fk_put(&m, attr[k], &v, 8);
+			else
+				fk_put(&m, attr[k], &u, 4);
+		}
+		fk_send(peer, &m);
+	}
+	if (f)
+		fclose(f);
+	fk_start(&m, NLMSG_DONE, NLM_F_MULTI, seq);
+	m.h.nlmsg_len = NLMSG_LENGTH(sizeof(done));
+	memcpy(m.buf + NLMSG_HDRLEN, &done, sizeof(done));
+	fk_send(peer, &m);
+}
+
+static void fk_nl_request(int peer, const struct nlmsghdr *req, size_t len)
+{
+	const struct nlattr *a = (const void *)((const char *)req + NLMSG_LENGTH(4));
+	struct fk_msg m;
+	uint16_t family = FK_FAMILY;
+
+	if (len < NLMSG_LENGTH(4) + NLA_HDRLEN || req->nlmsg_len > len)
+		return;
+	if (req->nlmsg_type == GENL_ID_CTRL_ && strcmp((const char *)(a + 1), "netdev") == 0) {
+		fk_start(&m, GENL_ID_CTRL_, 0, req->nlmsg_seq);
+		fk_put(&m, 2, "netdev", 7);
+		fk_put(&m, 1, &family, 2);
+		fk_send(peer, &m);
+	} else if (req->nlmsg_type == FK_FAMILY && a->nla_type == 1) {
+		uint32_t ifindex;
+
+		memcpy(&ifindex, a + 1, 4);
+		fk_napi_dump(peer, req->nlmsg_seq, ifindex);
+	} else {
+		struct nlmsgerr e = { .error = -EOPNOTSUPP, .msg = *req };
+
+		fk_start(&m, NLMSG_ERROR, NLM_F_CAPPED, req->nlmsg_seq);
+		m.h.nlmsg_len = NLMSG_LENGTH(sizeof(e));
+		e.msg.nlmsg_len = sizeof(e.msg);
+		memcpy(m.buf + NLMSG_HDRLEN, &e, sizeof(e));
+		fk_send(peer, &m);
+	}
+}
+
+static bool napi_played(void)
+{
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/sim.napi", fk.dir);
+	return LIBC(access)(path, F_OK) == 0;
+}
+
 EXPORT int socket(int domain, int type, int protocol)
 {
 	if (active() && domain == AF_NETLINK && protocol == NETLINK_GENERIC) {
-		errno = EPROTONOSUPPORT;
-		return -1;
+		int sv[2], slot = nl_slot(-1);
+
+		if (!napi_played() || slot < 0) {
+			errno = EPROTONOSUPPORT;
+			return -1;
+		}
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | (type & SOCK_CLOEXEC), 0, sv) < 0)
+			return -1;
+		fk.nl_fd[slot] = sv[0] + 1;
+		fk.nl_peer[slot] = sv[1];
+		return sv[0];
 	}
 	return REAL(socket)(domain, type, protocol);
+}
+
+EXPORT int bind(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	return nl_slot(fd) >= 0 ? 0 : REAL(bind)(fd, addr, len);
+}
+
+EXPORT int getsockname(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	struct sockaddr_nl me = { .nl_family = AF_NETLINK, .nl_pid = FK_PORT };
+
+	if (nl_slot(fd) < 0)
+		return REAL(getsockname)(fd, addr, len);
+	memcpy(addr, &me, *len < sizeof(me) ? *len : sizeof(me));
+	*len = sizeof(me);
+	return 0;
+}
+
+EXPORT int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+{
+	if (nl_slot(fd) >= 0 && level == SOL_NETLINK)
+		return 0;
+	return REAL(setsockopt)(fd, level, name, val, len);
+}
+
+EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
+		      const struct sockaddr *to, socklen_t tolen)
+{
+	int slot = nl_slot(fd);
+
+	if (slot < 0)
+		return REAL(sendto)(fd, buf, len, flags, to, tolen);
+	fk_nl_request(fk.nl_peer[slot], buf, len);
+	return (ssize_t)len;
+}
+
+EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	void *name = msg->msg_name;
+	socklen_t namelen = msg->msg_namelen;
+	ssize_t n;
+
+	if (nl_slot(fd) < 0)
+		return REAL(recvmsg)(fd, msg, flags);
+	msg->msg_name = NULL;
+	msg->msg_namelen = 0;
+	n = REAL(recvmsg)(fd, msg, flags);
+	msg->msg_name = name;
+	if (name && namelen >= sizeof(kernel)) {
+		memcpy(name, &kernel, sizeof(kernel));
+		msg->msg_namelen = sizeof(kernel);
+	}
+	return n;
+}
+
+EXPORT int close(int fd)
+{
+	int slot = nl_slot(fd);
+
+	if (slot >= 0) {
+		REAL(close)(fk.nl_peer[slot]);
+		fk.nl_fd[slot] = 0;
+	}
+	return REAL(close)(fd);
 }

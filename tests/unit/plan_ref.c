@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* plan_ref.c - the planner as it was before its ranking used priority
  * queues (3a31341): every IRQ ranked every candidate CPU, IRQs x CPUs x
- * log CPUs. Kept verbatim, for the tests only, as the reference the fast
- * planner must agree with IRQ for IRQ (test_plan_matches_reference). Do not
- * improve it: its worth is that it is the old code. */
+ * log CPUs. Kept for the tests only, as the reference the fast planner
+ * must agree with IRQ for IRQ (test_plan_matches_reference). Do not make it
+ * faster or share code with plan/: its worth is that it ranks by a scan.
+ * A rule that changes plans on alike CPUs is added here too, written the
+ * scanning way (plan_int.h says when and how). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -19,6 +19,11 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The words load-source takes besides auto: the program's are the load
+ * sources' names (loadsrc_names, checked in test_loadsrc); the parser
+ * only knows what its caller lists. */
+static const char *const sources[] = { "bpf", "proc", NULL };
+
 #define check(cond, row) do {						\
 	if (!(cond)) {							\
 		print_error("row \"%s\": %s\n", (row), #cond);		\
@@ -34,6 +39,7 @@ static int parse_string(const char *text, struct config *cfg,
 
 	assert_non_null(f);
 	config_init(cfg);
+	cfg->load_sources = sources;
 	r = config_parse(f, cfg, err);
 	fclose(f);
 	return r;
@@ -109,7 +115,7 @@ static void test_full(void **state)
 	assert_string_equal(cfg.banname[0], "eth9-*");
 	assert_string_equal(cfg.banname[1], "nvme*q0");
 	assert_int_equal(cfg.hint, CONFIG_HINT_FOLLOW);
-	assert_int_equal(cfg.load_source, CONFIG_LOAD_PROC);
+	assert_string_equal(cfg.load_source, "proc");
 	assert_string_equal(cfg.state_dir, "/var/lib/irqtune");
 	assert_int_equal(cfg.xps, CONFIG_FOLLOW_OFF);
 	assert_int_equal(cfg.napi_threads, CONFIG_FOLLOW_AUTO);
@@ -331,16 +337,29 @@ static void test_load_source_values(void **state)
 {
 	static const struct {
 		const char *word;
-		enum config_load_source want;
+		const char *want;	/* NULL: refused */
 	} rows[] = {
-		{ "auto", CONFIG_LOAD_AUTO }, { "bpf", CONFIG_LOAD_BPF },
-		{ "proc", CONFIG_LOAD_PROC }, { "BPF", CONFIG_LOAD_UNSET },
-		{ "", CONFIG_LOAD_UNSET }, { "bpf ", CONFIG_LOAD_UNSET },
+		{ "auto", "auto" }, { "bpf", "bpf" }, { "proc", "proc" }, { "BPF", NULL },
+		{ "", NULL }, { "bpf ", NULL }, { "perf", NULL },
 	};
+	static const char *const one[] = { "perf", NULL };
+	char words[64];
 
 	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
-		check(config_load_source_parse(rows[i].word) == rows[i].want, rows[i].word);
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		const char *got = config_load_source_parse(sources, rows[i].word);
+
+		check(rows[i].want ? got && strcmp(got, rows[i].want) == 0 : !got, rows[i].word);
+	}
+	/* The words are the caller's list: another list, other words. */
+	check(config_load_source_parse(one, "perf") == one[0], "perf in its own list");
+	check(!config_load_source_parse(one, "bpf"), "bpf not in that list");
+	check(!config_load_source_parse(NULL, "proc"), "no list: proc refused");
+	check(config_load_source_parse(NULL, "auto") != NULL, "no list: auto still taken");
+	config_load_source_words(sources, false, words, sizeof(words));
+	assert_string_equal(words, "auto, bpf or proc");
+	config_load_source_words(one, true, words, sizeof(words));
+	assert_string_equal(words, "'auto' or 'perf'");
 }
 
 /* placement and pack-target, as a percentage or a share of a CPU. */

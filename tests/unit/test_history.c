@@ -198,8 +198,8 @@ static void test_weighted_means(void **state)
 /* The evidence rule, on three busy IRQs of up to two CPUs and one more
  * (fixed, idle or busy) that may or may not have a history: with every
  * busy IRQ's mean known, the plan is judged to the standard error of the
- * busiest CPU's sum (2 + 3 = 5e-6 on CPU 0: 0.224%), at the evidence
- * threshold unless the site set one; otherwise the policy stands. */
+ * busiest CPU's sum (2 + 3 = 5e-6 on CPU 0: 0.224%), and the note names
+ * the threshold the caller holds it to; otherwise nothing is judged. */
 static void test_evidence_rule(void **state)
 {
 	enum { LEAVES = 0, JUDGES };
@@ -208,55 +208,51 @@ static void test_evidence_rule(void **state)
 		bool fixed;		/* the fourth IRQ */
 		double load, var;
 		int served;
-		bool threshold_auto;
+		double stability;	/* the threshold the note names */
 		int want;
-		double resolution, stability;
+		double resolution;
 		const char *note;
 	} rows[] = {
-		{ "a fourth with a history", false, 0.1, 1e-6, 1, true, JUDGES,
-		  sqrt(5e-6), PLAN_EVIDENCE_THRESHOLD,
+		{ "a fourth with a history", false, 0.1, 1e-6, 1, PLAN_EVIDENCE_THRESHOLD, JUDGES,
+		  sqrt(5e-6),
 		  "x; every busy IRQ has a history: plans judged to 0.22% of a CPU, threshold 2%" },
-		{ "the site's threshold stands", false, 0.1, 1e-6, 1, false, JUDGES,
-		  sqrt(5e-6), 0.15,
+		{ "the site's threshold stands", false, 0.1, 1e-6, 1, 0.15, JUDGES,
+		  sqrt(5e-6),
 		  "x; every busy IRQ has a history: plans judged to 0.22% of a CPU, threshold 15%" },
-		{ "the busiest CPU is the one judged", false, 0.1, 5e-6, 1, true, JUDGES,
-		  sqrt(6e-6), PLAN_EVIDENCE_THRESHOLD,
+		{ "the busiest CPU is the one judged", false, 0.1, 5e-6, 1, PLAN_EVIDENCE_THRESHOLD,
+		  JUDGES, sqrt(6e-6),
 		  "x; every busy IRQ has a history: plans judged to 0.24% of a CPU, threshold 2%" },
-		{ "a busy one new", false, 0.1, -1, 1, true, LEAVES, 0, 0, "x" },
-		{ "a busy one on no known CPU", false, 0.1, 1e-6, -1, true, LEAVES, 0, 0, "x" },
-		{ "a busy one beyond the CPUs", false, 0.1, 1e-6, 8, true, LEAVES, 0, 0, "x" },
-		{ "a fixed one new is not judged", true, 0.1, -1, 1, true, JUDGES,
-		  sqrt(5e-6), PLAN_EVIDENCE_THRESHOLD,
+		{ "a busy one new", false, 0.1, -1, 1, 0.02, LEAVES, 0, "x" },
+		{ "a busy one on no known CPU", false, 0.1, 1e-6, -1, 0.02, LEAVES, 0, "x" },
+		{ "a busy one beyond the CPUs", false, 0.1, 1e-6, 8, 0.02, LEAVES, 0, "x" },
+		{ "a fixed one new is not judged", true, 0.1, -1, 1, PLAN_EVIDENCE_THRESHOLD, JUDGES,
+		  sqrt(5e-6),
 		  "x; every busy IRQ has a history: plans judged to 0.22% of a CPU, threshold 2%" },
-		{ "an idle one new is not judged", false, 0.0001, -1, 1, true, JUDGES,
-		  sqrt(5e-6), PLAN_EVIDENCE_THRESHOLD,
+		{ "an idle one new is not judged", false, 0.0001, -1, 1, PLAN_EVIDENCE_THRESHOLD,
+		  JUDGES, sqrt(5e-6),
 		  "x; every busy IRQ has a history: plans judged to 0.22% of a CPU, threshold 2%" },
 	};
 
 	(void)state;
 	for (size_t i = 0; i < NR(rows); i++) {
-		struct plan_irq pi[4] = {
-			{ .irq = 1, .served = 0, .load = 0.2 },
-			{ .irq = 2, .served = 0, .load = 0.1 },
-			{ .irq = 3, .served = 1, .load = 0.1 },
-			{ .irq = 4, .served = rows[i].served, .load = rows[i].load,
-			  .fixed = rows[i].fixed },
+		struct history_placed ip[4] = {
+			{ .served = 0, .load = 0.2 },
+			{ .served = 0, .load = 0.1 },
+			{ .served = 1, .load = 0.1 },
+			{ .served = rows[i].served, .load = rows[i].load, .fixed = rows[i].fixed },
 		};
 		double mean_var[4] = { 2e-6, 3e-6, 1e-6, rows[i].var };
-		struct plan_policy pol = {
-			.threshold = 0.15, .idle_load = PLAN_DEFAULT_IDLE_LOAD,
-		};
 		struct history h = { .mean_var = mean_var, .note = "x" };
+		double res = -1;
+		int r = history_weigh_evidence(&h, ip, 4, 4, PLAN_DEFAULT_IDLE_LOAD,
+					       rows[i].stability, &res);
 
-		assert_int_equal(history_weigh_evidence(&h, pi, 4, 4, rows[i].threshold_auto,
-							&pol), 0);
-		if (rows[i].want == JUDGES) {
-			check_close(rows[i].what, "resolution", pol.resolution, rows[i].resolution);
-			check_close(rows[i].what, "stability", pol.stability, rows[i].stability);
-		} else if (pol.resolution != 0 || pol.stability != 0) {
-			fail_msg("%s: judged to %g, threshold %g", rows[i].what, pol.resolution,
-				 pol.stability);
-		}
+		if (r != rows[i].want)
+			fail_msg("%s: %d, want %d", rows[i].what, r, rows[i].want);
+		if (rows[i].want == JUDGES)
+			check_close(rows[i].what, "resolution", res, rows[i].resolution);
+		else if (res != -1)
+			fail_msg("%s: judged to %g", rows[i].what, res);
 		if (strcmp(h.note, rows[i].note) != 0)
 			fail_msg("%s: note \"%s\", want \"%s\"", rows[i].what, h.note, rows[i].note);
 	}
@@ -266,45 +262,48 @@ static void test_evidence_rule(void **state)
  * well: added to its IRQs' variance, the busiest sum judged. */
 static void test_evidence_app(void **state)
 {
-	struct plan_irq pi[2] = {
-		{ .irq = 1, .served = 0, .load = 0.2 },
-		{ .irq = 2, .served = 1, .load = 0.1 },
+	struct history_placed ip[2] = {
+		{ .served = 0, .load = 0.2 },
+		{ .served = 1, .load = 0.1 },
 	};
 	double mean_var[2] = { 2e-6, 1e-6 };
 	/* CPU 1's application (+-10% around 0.5 after a few windows) */
 	double app_var[3] = { 0, 4e-4, 1e-5 };
-	struct plan_policy pol = { .threshold = 0.10, .idle_load = PLAN_DEFAULT_IDLE_LOAD };
 	struct history h = { .mean_var = mean_var, .app_var = app_var, .nr_app_var = 3 };
+	double res = 0;
 
 	(void)state;
-	assert_int_equal(history_weigh_evidence(&h, pi, 2, 4, true, &pol), 0);
-	check_close("app", "resolution", pol.resolution, sqrt(1e-6 + 4e-4));
-	check_close("app", "stability", pol.stability, PLAN_EVIDENCE_THRESHOLD);
+	assert_int_equal(history_weigh_evidence(&h, ip, 2, 4, PLAN_DEFAULT_IDLE_LOAD,
+						PLAN_EVIDENCE_THRESHOLD, &res), 1);
+	check_close("app", "resolution", res, sqrt(1e-6 + 4e-4));
 	/* without it, the IRQs' alone */
 	h.app_var = NULL;
 	h.nr_app_var = 0;
 	h.note[0] = '\0';
-	assert_int_equal(history_weigh_evidence(&h, pi, 2, 4, true, &pol), 0);
-	check_close("no app", "resolution", pol.resolution, sqrt(2e-6));
+	assert_int_equal(history_weigh_evidence(&h, ip, 2, 4, PLAN_DEFAULT_IDLE_LOAD,
+						PLAN_EVIDENCE_THRESHOLD, &res), 1);
+	check_close("no app", "resolution", res, sqrt(2e-6));
 }
 
 /* Nothing busy: nothing to judge. No history kept: nothing either. */
 static void test_evidence_none(void **state)
 {
-	struct plan_irq pi[2] = {
-		{ .irq = 1, .served = 0, .load = 0.0001 },
-		{ .irq = 2, .served = 1, .load = 0.2, .fixed = true },
+	struct history_placed ip[2] = {
+		{ .served = 0, .load = 0.0001 },
+		{ .served = 1, .load = 0.2, .fixed = true },
 	};
 	double mean_var[2] = { 1e-6, 1e-6 };
-	struct plan_policy pol = { .threshold = 0.1, .idle_load = PLAN_DEFAULT_IDLE_LOAD };
 	struct history h = { .mean_var = mean_var }, off = { 0 };
+	double res = -1;
 
 	(void)state;
-	assert_int_equal(history_weigh_evidence(&h, pi, 2, 2, true, &pol), 0);
-	assert_true(pol.resolution == 0 && pol.stability == 0 && !h.note[0]);
-	pi[0].load = 0.2;
-	assert_int_equal(history_weigh_evidence(&off, pi, 2, 2, true, &pol), 0);
-	assert_true(pol.resolution == 0 && pol.stability == 0 && !off.note[0]);
+	assert_int_equal(history_weigh_evidence(&h, ip, 2, 2, PLAN_DEFAULT_IDLE_LOAD, 0.02, &res),
+			 0);
+	assert_true(res == -1 && !h.note[0]);
+	ip[0].load = 0.2;
+	assert_int_equal(history_weigh_evidence(&off, ip, 2, 2, PLAN_DEFAULT_IDLE_LOAD, 0.02,
+						&res), 0);
+	assert_true(res == -1 && !off.note[0]);
 }
 
 /* Whether a run keeps a history, and what it says when it does not or
@@ -707,7 +706,7 @@ static void test_app_noise_smoothed(void **state)
 		if (i > 0)
 			worst = fmax(worst, fabs(app[1] - 0.5));
 	}
-	assert_string_equal(head, "irqtune-state " STR(STATE_VERSION) "\n");
+	assert_string_equal(head, "irqtune-state " STR(STATE_VERSION_APP) "\n");
 	/* windows 10% off, the planned load from the second run on 2.3%
 	 * at most (0.4957 .. 0.5113 of a CPU) */
 	assert_true(worst_window >= 0.05);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* test_loadstep.c - what the load step hands the load sources for each
- * IRQ, and a replay that cannot say its clock rate stopping the step
- * before anything is weighed. */
+ * IRQ, a replay that cannot say its clock rate stopping the step
+ * before anything is weighed, and the threshold the plan is held to
+ * when the history weighs the evidence. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 #include "capture.h"
 #include "device.h"
 #include "loadstep.h"
+#include "plan.h"
 #include "source.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -83,7 +86,7 @@ static void test_replay_without_hz(void **state)
 		struct source fs = { .mode = SOURCE_REPLAY, .cap = capture_new() };
 		struct irq_info irqs[1] = { { .irq = 7, .group = -1 } };
 		struct device_map map = { .nr_irqs = 1, .irqs = irqs };
-		struct loadsrc src = { .used = LOADSRC_PROC };
+		struct loadsrc src = { .table = loadsrc_table };
 		struct irqthreads thr = { 0 };
 		struct sample_window win = { 0 };
 		struct loadstep ls = { 0 };
@@ -104,11 +107,50 @@ static void test_replay_without_hz(void **state)
 	}
 }
 
+/* The plan is held to the evidence threshold where the site set none,
+ * to the site's own where it did, and left alone where some busy IRQ has
+ * no history; the history's note reaches the step's. */
+static void test_evidence_threshold(void **state)
+{
+	static const struct {
+		const char *what;
+		double var;		/* the second IRQ's mean's variance; -1: none */
+		bool threshold_auto;
+		double resolution, stability;
+	} rows[] = {
+		{ "no threshold set", 1e-6, true, 2e-3, PLAN_EVIDENCE_THRESHOLD },
+		{ "the site's", 1e-6, false, 2e-3, 0.15 },
+		{ "a busy IRQ without a history", -1, true, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		struct plan_irq pi[2] = {
+			{ .irq = 1, .served = 0, .load = 0.2 },
+			{ .irq = 2, .served = 0, .load = 0.1 },
+		};
+		double mean_var[2] = { 3e-6, rows[i].var };
+		struct plan_policy pol = { .threshold = 0.15, .idle_load = PLAN_DEFAULT_IDLE_LOAD };
+		struct loadstep ls = { .hist = { .mean_var = mean_var } };
+
+		assert_int_equal(loadstep_evidence(&ls, pi, 2, 2, rows[i].threshold_auto, &pol), 0);
+		if (fabs(pol.resolution - rows[i].resolution) > 1e-12 ||
+		    pol.stability != rows[i].stability)
+			fail_msg("%s: judged to %g at %g, want %g at %g", rows[i].what,
+				 pol.resolution, pol.stability, rows[i].resolution,
+				 rows[i].stability);
+		assert_string_equal(ls.note, ls.hist.note);
+		assert_true((strstr(ls.note, "every busy IRQ has a history") != NULL) ==
+			    (rows[i].stability > 0));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_replay_without_hz),
+		cmocka_unit_test(test_evidence_threshold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -267,9 +267,9 @@ static void test_threads_by_id(void **state)
 	};
 	struct cpuset *on5 = set_of("5"), *all = set_of("0-7");
 	const struct netpath_napi napi[] = {
-		{ 900, "napi/eth0-8195", 8195, -1, false, all },
-		{ 901, "napi/eth0-8193", 8193, -1, false, all },
-		{ 902, "napi/eth0-8194", 8194, -1, false, on5 },
+		{ 900, "napi/eth0-8195", 8195, -1, false, all, false },
+		{ 901, "napi/eth0-8193", 8193, -1, false, all, false },
+		{ 902, "napi/eth0-8194", 8194, -1, false, on5, false },
 	};
 	const struct netpath_nic nic = {
 		.ifname = "eth0", .node = -1, .irqs = irqs, .nr_irqs = ARRAY_SIZE(irqs),
@@ -294,6 +294,37 @@ static void test_threads_by_id(void **state)
 	cpuset_free(all);
 }
 
+/* A thread netlink says busy-polls is left where it is, even with its
+ * IRQ known; its siblings still follow theirs. */
+static void test_threads_busy_poll(void **state)
+{
+	const struct netpath_irq irqs[] = {
+		{ 50, "eth0-TxRx-0", 2, true, NULL }, { 51, "eth0-TxRx-1", 5, true, NULL },
+	};
+	struct cpuset *all = set_of("0-7");
+	const struct netpath_napi napi[] = {
+		{ 900, "napi/eth0-8193", 8193, 50, false, all, true },
+		{ 901, "napi/eth0-8194", 8194, 51, false, all, false },
+	};
+	const struct netpath_nic nic = {
+		.ifname = "eth0", .node = -1, .irqs = irqs, .nr_irqs = ARRAY_SIZE(irqs),
+		.threaded = 1, .napi = napi, .nr_napi = ARRAY_SIZE(napi),
+	};
+	struct netpath_input in = input(&nic, 1);
+	struct netpath_plan *p;
+
+	(void)state;
+	assert_int_equal(netpath_plan(&in, &p), 0);
+	assert_int_equal(p->nr_threads, 2);
+	assert_int_equal(p->threads[0].action, NETPATH_LEAVE);
+	assert_int_equal(p->threads[0].cpu, -1);
+	assert_non_null(strstr(p->threads[0].reason, "busy-polls"));
+	assert_int_equal(p->threads[1].action, NETPATH_WRITE);
+	assert_int_equal(p->threads[1].cpu, 5);
+	netpath_plan_free(p);
+	cpuset_free(all);
+}
+
 /* Thread cases, one NIC each: what each thread is given, or why not. */
 static void test_threads_table(void **state)
 {
@@ -303,7 +334,7 @@ static void test_threads_table(void **state)
 		{ 26, "virtio0-output.0", 3, true, NULL },
 	};
 	const struct netpath_napi virtio_napi[] = {
-		{ 700, "napi/eth0-0", 0, -1, false, NULL }, { 701, "napi/eth0-8193", 8193, -1, false, NULL },
+		{ 700, "napi/eth0-0", 0, -1, false, NULL, false }, { 701, "napi/eth0-8193", 8193, -1, false, NULL, false },
 	};
 	/* two queue pairs: two id-0 threads cannot be told apart */
 	const struct netpath_irq virtio2[] = {
@@ -311,36 +342,36 @@ static void test_threads_table(void **state)
 		{ 27, "virtio0-input.1", 2, true, NULL }, { 28, "virtio0-output.1", 0, true, NULL },
 	};
 	const struct netpath_napi virtio2_napi[] = {
-		{ 700, "napi/eth0-8193", 8193, -1, false, NULL }, { 701, "napi/eth0-0", 0, -1, false, NULL },
-		{ 702, "napi/eth0-8194", 8194, -1, false, NULL }, { 703, "napi/eth0-0", 0, -1, false, NULL },
+		{ 700, "napi/eth0-8193", 8193, -1, false, NULL, false }, { 701, "napi/eth0-0", 0, -1, false, NULL, false },
+		{ 702, "napi/eth0-8194", 8194, -1, false, NULL, false }, { 703, "napi/eth0-0", 0, -1, false, NULL, false },
 	};
 	/* e1000e: rx, tx and link vectors, one NAPI */
 	const struct netpath_irq e1000e[] = {
 		{ 30, "eth2-rx-0", 2, true, NULL }, { 31, "eth2-tx-0", 0, true, NULL },
 		{ 32, "eth2", 0, true, NULL },
 	};
-	const struct netpath_napi e1000e_napi[] = { { 710, "napi/eth2-8195", 8195, -1, false, NULL } };
+	const struct netpath_napi e1000e_napi[] = { { 710, "napi/eth2-8195", 8195, -1, false, NULL, false } };
 	/* one vector for everything */
 	const struct netpath_irq single[] = { { 11, "eth0", 7, true, NULL } };
 	const struct netpath_napi two[] = {
-		{ 720, "napi/eth0-8193", 8193, -1, false, NULL }, { 721, "napi/eth0-8194", 8194, -1, false, NULL },
+		{ 720, "napi/eth0-8193", 8193, -1, false, NULL, false }, { 721, "napi/eth0-8194", 8194, -1, false, NULL, false },
 	};
 	const struct netpath_napi cut[] = {
-		{ 730, "napi/enp1s0-819", -1, -1, false, NULL }, { 731, "napi/enp1s0-820", -1, -1, false, NULL },
+		{ 730, "napi/enp1s0-819", -1, -1, false, NULL, false }, { 731, "napi/enp1s0-820", -1, -1, false, NULL, false },
 	};
 	const struct netpath_irq pair[] = {
 		{ 40, "enp1s0-TxRx-0", 4, true, NULL }, { 41, "enp1s0-TxRx-1", 6, true, NULL },
 	};
 	const struct netpath_napi three[] = {
-		{ 740, "napi/eth0-8193", 8193, -1, false, NULL }, { 741, "napi/eth0-8194", 8194, -1, false, NULL },
-		{ 742, "napi/eth0-8195", 8195, -1, false, NULL },
+		{ 740, "napi/eth0-8193", 8193, -1, false, NULL, false }, { 741, "napi/eth0-8194", 8194, -1, false, NULL, false },
+		{ 742, "napi/eth0-8195", 8195, -1, false, NULL, false },
 	};
 	/* netdev netlink said the IRQ: names do not matter */
 	const struct netpath_napi netlink[] = {
-		{ 750, "napi/enp1s0-819", -1, 41, false, NULL }, { 751, "napi/enp1s0-820", -1, 99, false, NULL },
+		{ 750, "napi/enp1s0-819", -1, 41, false, NULL, false }, { 751, "napi/enp1s0-820", -1, 99, false, NULL, false },
 	};
 	const struct netpath_napi bound[] = {
-		{ 760, "napi/eth0-8193", 8193, -1, true, NULL }, { 761, "napi/eth0-8194", 8194, -1, false, NULL },
+		{ 760, "napi/eth0-8193", 8193, -1, true, NULL, false }, { 761, "napi/eth0-8194", 8194, -1, false, NULL, false },
 	};
 	const struct netpath_irq managed[] = {
 		{ 40, "eth0-TxRx-0", -1, false, "kernel-managed" }, { 41, "eth0-TxRx-1", 6, true, NULL },
@@ -400,7 +431,7 @@ static void test_threads_table(void **state)
 static void test_threads_off(void **state)
 {
 	const struct netpath_irq single[] = { { 11, "eth0", 7, true, NULL } };
-	const struct netpath_napi napi[] = { { 720, "napi/eth0-8193", 8193, -1, false, NULL } };
+	const struct netpath_napi napi[] = { { 720, "napi/eth0-8193", 8193, -1, false, NULL, false } };
 	struct netpath_nic nic = {
 		.ifname = "eth0", .node = -1, .irqs = single, .nr_irqs = 1,
 		.threaded = 0, .napi = napi, .nr_napi = 1,
@@ -432,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_xps_node_fallback),
 		cmocka_unit_test(test_xps_left),
 		cmocka_unit_test(test_threads_by_id),
+		cmocka_unit_test(test_threads_busy_poll),
 		cmocka_unit_test(test_threads_table),
 		cmocka_unit_test(test_threads_off),
 	};

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <errno.h>
 
+#include "cpuset.h"
 #include "packstate.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -2,13 +2,17 @@
 /* test_policy.c - site policy per IRQ: avoid-cpus, the soft ban. Its CPUs
  * are taken out of an IRQ's choice where another eligible CPU is left,
  * and stay where nothing else fits; a node all avoided sends its IRQs to
- * the other node, as the planner places them. Table-driven. */
+ * the other node, as the planner places them; and a NIC whose .link file
+ * sets its IRQ affinity is systemd-udevd's. Table-driven. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "config.h"
@@ -133,11 +137,70 @@ static void test_avoid_node_plan(void **state)
 	topology_free(t);
 }
 
+/* A .link file's [Link] IRQ affinity setting: the last assignment, an
+ * empty one resetting it, other sections ignored; a NIC with one is
+ * banned as systemd-udevd's, its IRQs only. */
+static void test_link_policy(void **state)
+{
+	static const struct {
+		const char *text;
+		int r;
+		const char *kv;
+	} rows[] = {
+		{ "[Link]\nIRQAffinityPolicy=spread\n", 1, "IRQAffinityPolicy=spread" },
+		{ "# a comment\n[Match]\nIRQAffinity=3\n[Link]\nMTUBytes=9000\n", 0, "" },
+		{ "[Link]\nIRQAffinity=1-3\nIRQAffinityNUMA=yes\n", 1, "IRQAffinityNUMA=yes" },
+		{ "[Link]\nIRQAffinity=1-3\nIRQAffinity=\n", 0, "" },
+		{ "", 0, "" },
+		{ "[Link\nIRQAffinity=1\n", -EINVAL, "" },
+	};
+	char dir[] = "/tmp/irqtune-link.XXXXXX", path[64], kv[64];
+	struct topology *t = two_nodes();
+	struct device_group groups[2] = {
+		{ .id = "0000:01:00.0", .label = "eth0", .class = CLASS_NET, .node = -1,
+		  .link_policy = (char *)"IRQAffinityPolicy=spread in /etc/systemd/network/eth0.link" },
+		{ .id = "0000:02:00.0", .label = "eth1", .class = CLASS_NET, .node = -1 },
+	};
+	struct irq_info ii[2] = {
+		{ .irq = 40, .group = 0, .class = CLASS_NET, .node = -1, .pinned = -1, .effective = 0 },
+		{ .irq = 41, .group = 1, .class = CLASS_NET, .node = -1, .pinned = -1, .effective = 0 },
+	};
+	struct device_map map = { .nr_irqs = 2, .irqs = ii, .nr_groups = 2, .groups = groups };
+	struct config cfg;
+	struct policy pol;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/10-eth0.link", dir);
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		fputs(rows[i].text, f);
+		fclose(f);
+		kv[0] = '\0';
+		if (device_link_policy(path, kv, sizeof(kv)) != rows[i].r ||
+		    strcmp(kv, rows[i].r == 1 ? rows[i].kv : "") != 0)
+			fail_msg("row %zu: %d '%s'", i, device_link_policy(path, kv, sizeof(kv)), kv);
+	}
+	unlink(path);
+	assert_int_equal(device_link_policy(path, kv, sizeof(kv)), -ENOENT);
+	rmdir(dir);
+	config_init(&cfg);
+	assert_int_equal(policy_build(&cfg, t, &map, &pol), 0);
+	assert_int_equal(pol.irqs[0].ban, BAN_LINK);
+	assert_int_equal(pol.irqs[1].ban, BAN_NONE);
+	policy_release(&pol);
+	config_release(&cfg);
+	topology_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_avoid),
 		cmocka_unit_test(test_avoid_node_plan),
+		cmocka_unit_test(test_link_policy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,13 +42,16 @@ static void test_meta(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct source fs = { .mode = SOURCE_RECORD, .cap = capture_new() };
 		struct sample_window win = { .counts = cases[i].counts };
-		struct loadsrc src = { .want = CONFIG_LOAD_PROC, .used = LOADSRC_PROC };
+		struct loadsrc src = { .table = loadsrc_table };
 		const struct runcapture_parts p = {
 			.started = 1000, .argc = 3, .argv = argv, .window = 2, .win = &win,
 			.src = cases[i].chosen ? &src : NULL, .begin_reason = "asked",
 		};
 		char buf[64];
 
+		/* wanted and used: the proc source, by its name in the table */
+		assert_int_equal(loadsrc_find(loadsrc_table, "proc", &src.want), 0);
+		src.used = src.want;
 		assert_non_null(fs.cap);
 		win.when[0] = cases[i].when1;
 		win.when[2] = cases[i].when3;

@@ -30,6 +30,7 @@
 /* ---- helpers ---- */
 
 #include "snaptest.h"
+#include "strutil.h"
 
 static uint64_t count_on(const struct irq_row *row, unsigned int cpu)
 {

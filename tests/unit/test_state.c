@@ -29,6 +29,7 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define HEAD "irqtune-state " STR(STATE_VERSION) "\nboot " BOOT "\ntime 1796348475\n"
+#define HEAD5 "irqtune-state " STR(STATE_VERSION_APP) "\nboot " BOOT "\ntime 1796348475\n"
 #define HEAD4 "irqtune-state " STR(STATE_VERSION_READ) "\nboot " BOOT "\ntime 1796348475\n"
 
 /* One window of @n IRQs through the history @old; the loads planned. */
@@ -104,7 +105,7 @@ static void test_app_round_trip(void **state)
 	a->nr_app_ids = 8;
 	ap->irqs = NULL;
 	assert_int_equal(state_format(a, BOOT, &text), 0);
-	assert_int_equal(strncmp(text, HEAD, strlen(HEAD)), 0);
+	assert_int_equal(strncmp(text, HEAD5, strlen(HEAD5)), 0);
 	assert_non_null(strstr(text, "\nappcpus 8\napp 0 0 0 0 1 2000000 4000000\napp 5 120000000 "));
 	assert_int_equal(state_parse(text, BOOT, NOW + 30, &b, why, sizeof(why)), 0);
 	assert_int_equal(b->nr, 1);
@@ -121,6 +122,68 @@ static void test_app_round_trip(void **state)
 	state_free(a);
 	state_free(ap);
 	state_free(b);
+}
+
+/* Refused IRQs: a version 6 file only when there are some, read back
+ * as written; refused lines in an older version's file, out of order or
+ * short are not trusted; a file of this boot too old for its loads still
+ * gives its refusals, and nothing else. */
+static void test_refused_round_trip(void **state)
+{
+	struct state_refusal f[2] = {
+		{ 38, "0000:02:00.0", "nvme0q1", "6.1.0-28-amd64" },
+		{ 40, "", "odd name", "6.1.0-28-amd64" },
+	};
+	struct state a = { .when = NOW, .nr_refused = 2, .refused = f }, *b = NULL;
+	char *text, why[128];
+	static const struct {
+		const char *text;
+		int r;
+		const char *why;
+	} bad[] = {
+		{ HEAD5 "refused 38 0000:02:00.0 nvme0q1 6.1.0\n", -EINVAL, "not understood" },
+		{ HEAD "refused 40 - a 6.1.0\nrefused 38 - b 6.1.0\n", -EINVAL, "out of order" },
+		{ HEAD "refused 38 - a\n", -EINVAL, "not a refused IRQ" },
+		{ HEAD "refused 38 - a -\n", -EINVAL, "not a refused IRQ" },
+	};
+
+	(void)state;
+	assert_int_equal(state_format(&a, BOOT, &text), 0);
+	assert_int_equal(strncmp(text, HEAD, strlen(HEAD)), 0);
+	assert_non_null(strstr(text, "\nrefused 38 0000:02:00.0 nvme0q1 6.1.0-28-amd64\n"
+				     "refused 40 - odd%20name 6.1.0-28-amd64\n"));
+	assert_int_equal(state_parse(text, BOOT, NOW + 30, &b, why, sizeof(why)), 0);
+	assert_int_equal(b->nr_refused, 2);
+	assert_false(b->aged);
+	assert_int_equal(b->refused[1].irq, 40);
+	assert_string_equal(b->refused[1].device, "");
+	assert_string_equal(b->refused[1].name, "odd name");
+	assert_string_equal(b->refused[0].release, "6.1.0-28-amd64");
+	state_free(b);
+	/* an hour later: the loads are another's, the refusals still hold */
+	assert_int_equal(state_parse(text, BOOT, NOW + 3600, &b, why, sizeof(why)), 0);
+	assert_true(b->aged);
+	assert_int_equal(b->nr, 0);
+	assert_int_equal(b->nr_refused, 2);
+	state_free(b);
+	/* another boot forgets them */
+	b = NULL;
+	assert_int_equal(state_parse(text, "another", NOW + 30, &b, why, sizeof(why)), -ESTALE);
+	assert_null(b);
+	free(text);
+	/* without refusals: the version before, which older irqtunes read */
+	a.nr_refused = 0;
+	assert_int_equal(state_format(&a, BOOT, &text), 0);
+	assert_int_equal(strncmp(text, HEAD4, strlen(HEAD4)), 0);
+	assert_int_equal(state_parse(text, BOOT, NOW + 3600, &b, why, sizeof(why)), -ESTALE);
+	free(text);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		b = NULL;
+		why[0] = '\0';
+		assert_int_equal(state_parse(bad[i].text, BOOT, NOW, &b, why, sizeof(why)), bad[i].r);
+		assert_non_null(strstr(why, bad[i].why));
+		assert_null(b);
+	}
 }
 
 static void test_parse_refuses(void **state)
@@ -499,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_app_round_trip),
 		cmocka_unit_test(test_parse_refuses),
+		cmocka_unit_test(test_refused_round_trip),
 		cmocka_unit_test(test_too_many),
 		cmocka_unit_test(test_snap_round_trip),
 		cmocka_unit_test(test_snap_zero_count),

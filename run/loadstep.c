@@ -16,8 +16,10 @@
 #include "loadstep.h"
 #include "log.h"
 #include "pathnames.h"
+#include "plan.h"
 #include "replay.h"
 #include "source.h"
+#include "strutil.h"
 
 static double realtime(void)
 {
@@ -70,12 +72,16 @@ static int bad_capture(const struct loadstep_input *in, const char *what, unsign
 static int choose_replayed(struct loadstep *ls, const struct loadstep_input *in)
 {
 	const struct capture_member *m = capture_get(in->fs->cap, REPLAY_MEASURE);
+	const struct loadsrc_ops *wanted = NULL, *last = loadsrc_last(loadsrc_table);
 	struct measure_raw *raw = NULL;
 	unsigned int line = 0;
 	char want[16];
 	int r;
 
-	if (m && m->data && in->want != CONFIG_LOAD_PROC) {
+	/* The last source, the estimate, needs no measurement: a capture's
+	 * is not even read for it. */
+	(void)loadsrc_find(loadsrc_table, in->want, &wanted);
+	if (m && m->data && wanted != last) {
 		r = replay_parse_measure(m->data, &raw, &line);
 		if (r == -ENOMEM)
 			log_msg(LOG_ERR, "out of memory");
@@ -87,18 +93,20 @@ static int choose_replayed(struct loadstep *ls, const struct loadstep_input *in)
 			     sizeof(ls->begin_reason)))
 		str_copy(ls->begin_reason, sizeof(ls->begin_reason), "not recorded");
 	if (!raw && replay_meta_get(in->fs->cap, "load-source-wanted", want, sizeof(want)) &&
-	    strcmp(want, "proc") == 0)
+	    strcmp(want, last->name) == 0)
 		snprintf(ls->begin_reason, sizeof(ls->begin_reason),
-			 "the capture holds no measurement (taken with --load-source=proc)");
-	r = loadsrc_replay(in->src, in->want, raw, ls->begin_reason);
+			 "the capture holds no measurement (taken with --load-source=%s)",
+			 last->name);
+	r = loadsrc_replay(in->src, loadsrc_table, in->want, raw, ls->begin_reason);
 	if (r < 0)
-		log_msg(LOG_ERR, "load source bpf: %s", in->src->reason);
+		log_msg(LOG_ERR, "load source %s: %s", loadsrc_wanted(in->src), in->src->reason);
 	return r;
 }
 
 int loadstep_choose(struct loadstep *ls, const struct loadstep_input *in)
 {
 	bool replay = in->fs->mode == SOURCE_REPLAY, native = !replay && loadsrc_native();
+	struct loadsrc_open o = { .build = in->build };
 	int r;
 
 	/* Threaded IRQs' threads, found before the program is loaded: it
@@ -114,10 +122,12 @@ int loadstep_choose(struct loadstep *ls, const struct loadstep_input *in)
 		appload_decide(in->app, native, replay);
 	if (in->fs->mode == SOURCE_REPLAY)
 		return choose_replayed(ls, in);
-	r = loadsrc_begin(in->src, in->want, in->build, in->thr->nr > 0, in->eligible);
+	o.threads = in->thr->nr > 0;
+	o.app_cpus = in->eligible;
+	r = loadsrc_begin(in->src, loadsrc_table, in->want, &o);
 	str_copy(ls->begin_reason, sizeof(ls->begin_reason), in->src->reason);
 	if (r < 0)
-		log_msg(LOG_ERR, "load source bpf: %s", in->src->reason);
+		log_msg(LOG_ERR, "load source %s: %s", loadsrc_wanted(in->src), in->src->reason);
 	return r;
 }
 
@@ -178,8 +188,9 @@ int loadstep_window(const struct loadstep_input *in)
 	w->seconds = in->seconds;
 	w->begin = window_begins;
 	w->taken = window_taken;
-	/* The program's cost per run is read in steps (bpfload_tick). */
-	w->tick = in->src->bpf ? window_tick : NULL;
+	/* A source may take the window in steps (the program's cost per run:
+	 * bpfload_tick). */
+	w->tick = loadsrc_ticks(in->src) ? window_tick : NULL;
 	w->ctx = (void *)in;
 	for (int n = 0; n < 4; n++) {
 		snprintf(tag, sizeof(tag), "snapshot-%d", n + 1);
@@ -265,7 +276,7 @@ static void costs_after(struct loadstep *ls, const struct loadstep_input *in)
 
 	/* A dry run leaves the host as it was, unless a state-dir asks it
 	 * to keep its state as a run that writes does (history.c). */
-	if (src->used == LOADSRC_BPF && in->fs->mode != SOURCE_REPLAY &&
+	if (loadsrc_measured(src) && in->fs->mode != SOURCE_REPLAY &&
 	    (!in->dry_run || in->state_dir)) {
 		r = costs_record(_PATH_COSTS, src->raw, ls->target, in->map->nr_irqs, prev,
 				 ls->boot, realtime());
@@ -273,7 +284,7 @@ static void costs_after(struct loadstep *ls, const struct loadstep_input *in)
 			log_msg(LOG_WARNING, "cannot record the measured costs in %s: %s%s",
 				_PATH_COSTS, strerror(-r), r == -ELOOP || r == -EPERM ?
 				" (not a file or directory of ours: refusing it)" : "");
-	} else if (src->used != LOADSRC_BPF && ls->have_costs) {
+	} else if (!loadsrc_measured(src) && ls->have_costs) {
 		snprintf(src->reason + l, sizeof(src->reason) - l,
 			 "; per-event costs as measured %.0f min ago",
 			 fmax(0, ls->costs_now - ls->costs_when) / 60);
@@ -312,7 +323,7 @@ static int begin_history(struct loadstep *ls, const struct loadstep_input *in)
 	if (r < 0)
 		return r;
 	return history_long(&ls->hist, &in->win->a, &in->win->b, ls->class, ls->hz,
-			    ls->have_costs ? &ls->costs : NULL, in->src->bpf || in->src->raw);
+			    ls->have_costs ? &ls->costs : NULL, loadsrc_measures(in->src));
 }
 
 /* The window's loads weighed with the history, which is kept for the next
@@ -327,7 +338,7 @@ static int end_history(struct loadstep *ls, const struct loadstep_input *in)
 		.b = &in->win->b,
 		.secs = in->win->b.when - in->win->a.when,
 		.hz = ls->hz,
-		.measured = in->src->used == LOADSRC_BPF,
+		.measured = loadsrc_measured(in->src),
 		.now = realtime(),
 		.app_online = in->app ? in->app->online : NULL,
 		.app_measured = a->kind == APPLOAD_BPF,
@@ -352,33 +363,8 @@ static int end_history(struct loadstep *ls, const struct loadstep_input *in)
 	return r;
 }
 
-/* The kernel program's application load into @ret, where it ran and
- * summed the pinned threads' run time (a replay: where the capture holds
- * that sum); kind APPLOAD_NONE otherwise. -ENOMEM only. */
-static int app_measured(const struct loadstep_input *in, unsigned int nr_ids,
-			struct appload *ret)
-{
-	const struct measure_raw *raw = in->src->raw;
-
-	memset(ret, 0, sizeof(*ret));
-	if (!raw || !raw->app_timed)
-		return 0;
-	ret->cpu = calloc(nr_ids ? nr_ids : 1, sizeof(*ret->cpu));
-	if (!ret->cpu)
-		return -ENOMEM;
-	ret->nr_ids = nr_ids;
-	if (measure_app(raw, ret->cpu, nr_ids) < 0) {
-		appload_release(ret);
-		return 0;
-	}
-	ret->kind = APPLOAD_BPF;
-	snprintf(ret->reason, sizeof(ret->reason),
-		 "the kernel program's sched_switch probe timed every pinned thread");
-	return 0;
-}
-
-/* The pinned application load over the window: the program's where it
- * has some (appload_choose), else /proc's. -ENOMEM only. */
+/* The pinned application load over the window: the load source's where
+ * it timed some (appload_choose), else /proc's. -ENOMEM only. */
 static int app_load(struct loadstep *ls, const struct loadstep_input *in)
 {
 	struct appload proc, bpf;
@@ -392,7 +378,7 @@ static int app_load(struct loadstep *ls, const struct loadstep_input *in)
 	r = appload_compute(in->app, in->win->b.when - in->win->a.when, ls->hz, in->nr_ids,
 			    &proc);
 	if (r == 0) {
-		r = app_measured(in, in->nr_ids, &bpf);
+		r = loadsrc_app(in->src, in->nr_ids, &bpf);
 		if (r < 0)
 			appload_release(&proc);
 	}
@@ -402,6 +388,25 @@ static int app_load(struct loadstep *ls, const struct loadstep_input *in)
 	}
 	appload_choose(&bpf, &proc, &ls->app);
 	return 0;
+}
+
+/* Each IRQ's load from the load source, into ls->act; what it measured
+ * kept in a capture, whether it was used or not. -errno, said. */
+static int read_source(struct loadstep *ls, const struct loadstep_input *in)
+{
+	const struct loadsrc_window w = {
+		.a = &in->win->a, .b = &in->win->b, .t = ls->target, .class = ls->class,
+		.hz = ls->hz, .prior = ls->have_costs ? &ls->costs : NULL,
+		.dev = ls->hist.fit ? &ls->hist.dev : NULL, .thr = in->thr,
+	};
+	int r = loadsrc_finish(in->src, &w, &ls->act);
+
+	replay_keep_measure(in->fs, in->src->raw);
+	if (r == -EPROTO)
+		log_msg(LOG_ERR, "load source %s: %s", loadsrc_wanted(in->src), in->src->reason);
+	else if (r < 0)
+		log_msg(LOG_ERR, "cannot compare the two samples: %s", strerror(-r));
+	return r;
 }
 
 int loadstep_weigh(struct loadstep *ls, const struct loadstep_input *in)
@@ -415,16 +420,8 @@ int loadstep_weigh(struct loadstep *ls, const struct loadstep_input *in)
 	r = clock_ticks(in, &ls->hz);
 	if (r == 0)
 		r = begin_history(ls, in);
-	if (r < 0)
-		return r;
-	r = loadsrc_finish(in->src, &in->win->a, &in->win->b, ls->target, ls->class, ls->hz,
-			   ls->have_costs ? &ls->costs : NULL,
-			   ls->hist.fit ? &ls->hist.dev : NULL, in->thr, &ls->act);
-	replay_keep_measure(in->fs, in->src->raw);
-	if (r == -EPROTO)
-		log_msg(LOG_ERR, "load source bpf: %s", in->src->reason);
-	else if (r < 0)
-		log_msg(LOG_ERR, "cannot compare the two samples: %s", strerror(-r));
+	if (r == 0)
+		r = read_source(ls, in);
 	if (r < 0)
 		return r;
 	costs_after(ls, in);
@@ -436,10 +433,30 @@ int loadstep_weigh(struct loadstep *ls, const struct loadstep_input *in)
 int loadstep_evidence(struct loadstep *ls, const struct plan_irq *pi, unsigned int nr,
 		      unsigned int nr_ids, bool threshold_auto, struct plan_policy *pol)
 {
-	int r = history_weigh_evidence(&ls->hist, pi, nr, nr_ids, threshold_auto, pol);
+	/* where the site set no threshold, a gain the evidence can tell
+	 * is worth a move */
+	double stability = threshold_auto ? PLAN_EVIDENCE_THRESHOLD : pol->threshold;
+	struct history_placed *ip = NULL;
+	double resolution = 0;
+	int r = 0;
 
+	if (ls->hist.mean_var) {
+		ip = calloc(nr ? nr : 1, sizeof(*ip));
+		if (!ip)
+			return -ENOMEM;
+		for (unsigned int i = 0; i < nr; i++)
+			ip[i] = (struct history_placed){ .load = pi[i].load,
+				.served = pi[i].served, .fixed = pi[i].fixed };
+		r = history_weigh_evidence(&ls->hist, ip, nr, nr_ids, pol->idle_load,
+					   stability, &resolution);
+		free(ip);
+	}
+	if (r > 0) {
+		pol->resolution = resolution;
+		pol->stability = stability;
+	}
 	history_said(ls);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 void loadstep_release(struct loadstep *ls)
@@ -450,4 +467,17 @@ void loadstep_release(struct loadstep *ls)
 	free(ls->class);
 	free(ls->target);
 	appload_release(&ls->app);
+}
+
+unsigned int loadstep_mark_refused(const struct loadstep *ls, struct device_map *map)
+{
+	return history_mark_refused(&ls->hist, map);
+}
+
+int loadstep_refused(struct loadstep *ls, const struct device_map *map, const bool *refused)
+{
+	int r = history_refused(&ls->hist, map, refused, ls->boot);
+
+	history_said(ls);
+	return r == -ENOMEM ? r : 0;
 }

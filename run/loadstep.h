@@ -27,7 +27,7 @@ struct source;
 struct loadstep_input {
 	struct source *fs;		/* live, recording or replaying */
 	const char *capture;		/* a replay's file, to name in messages */
-	enum config_load_source want;
+	const char *want;		/* load-source: a source's name, "auto"; NULL: auto */
 	enum bpfload_build build;	/* IRQTUNE_BPF_BUILD */
 	double seconds;			/* the window's length */
 	const char *counts_env;		/* IRQTUNE_COUNTS, a test switch; NULL: unset */
@@ -96,5 +96,13 @@ int loadstep_evidence(struct loadstep *ls, const struct plan_irq *pi, unsigned i
 		      unsigned int nr_ids, bool threshold_auto, struct plan_policy *pol);
 
 void loadstep_release(struct loadstep *ls);
+
+/* The IRQs of @map that refused a write on an earlier run of this boot
+ * and kernel, marked kernel-managed (history_mark_refused()); and, after
+ * the writes, those that refused in this run (@refused, per IRQ of @map)
+ * remembered in the state kept (history_refused(), warning if it cannot
+ * be saved). 0 or -ENOMEM. */
+unsigned int loadstep_mark_refused(const struct loadstep *ls, struct device_map *map);
+int loadstep_refused(struct loadstep *ls, const struct device_map *map, const bool *refused);
 
 #endif

@@ -365,7 +365,8 @@ void replay_meta_host(struct replay_meta *m)
 	m->hz = sysconf(_SC_CLK_TCK);
 }
 
-int replay_format_meta(const struct replay_meta *m, char **ret, size_t *ret_len)
+/* The meta member's text. 0 or -ENOMEM. */
+static int replay_format_meta(const struct replay_meta *m, char **ret, size_t *ret_len)
 {
 	char *text = NULL, esc[4 * 1024];
 	size_t len = 0;

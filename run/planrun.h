@@ -12,7 +12,6 @@
 
 #include "apply.h"
 #include "plan.h"
-#include "report.h"
 
 #define PLANRUN_ROUNDS	3	/* re-plans after refusals, bounded */
 

@@ -10,6 +10,7 @@
 #include "log.h"
 #include "netfollow.h"
 #include "netpathio.h"
+#include "report.h"
 #include "strutil.h"
 
 /* Where an IRQ ended up and whether irqtune chose it. */
@@ -88,24 +89,83 @@ static void nic_data_release(struct nic_data *d)
 	free(d->napi);
 }
 
-/* netdev netlink's IRQ for each of @d's threads, where the kernel says. */
-static bool ask_netlink(struct nic_data *d)
+/* A NAPI whose interrupts are deferred (defer-hard-irqs with a
+ * gro-flush-timeout to re-arm them) or suspended (irq-suspend-timeout):
+ * its IRQ fires less than its queue is polled (napi.rst). */
+static bool deferred(const struct netpathio_napi_info *n)
+{
+	return (n->defer_hard_irqs > 0 && n->gro_flush_timeout > 0) || n->irq_suspend_timeout > 0;
+}
+
+static void settings_of(struct netfollow_nic *nic, const struct netpathio_napi_info *info,
+			unsigned int nr)
+{
+	for (unsigned int k = 0; k < nr; k++) {
+		if (info[k].defer_hard_irqs > nic->defer_hard_irqs)
+			nic->defer_hard_irqs = info[k].defer_hard_irqs;
+		if (info[k].gro_flush_timeout > nic->gro_flush_timeout)
+			nic->gro_flush_timeout = info[k].gro_flush_timeout;
+		if (info[k].irq_suspend_timeout > nic->irq_suspend_timeout)
+			nic->irq_suspend_timeout = info[k].irq_suspend_timeout;
+		nic->nr_deferred += deferred(&info[k]);
+	}
+}
+
+/* netdev netlink's word on @d's NAPIs (6.8): each thread's IRQ, its NAPI
+ * id where its name was cut, whether it busy-polls, and the settings;
+ * into @nic, with why netlink matched no thread. The kernel says a
+ * NAPI's IRQ only where its driver tells it (netif_napi_set_irq(), 6.8;
+ * virtio-net never does), and its thread only in threaded mode. */
+static void ask_netlink(const struct netfollow_ctx *ctx, struct nic_data *d,
+			struct netfollow_nic *nic)
 {
 	struct netpathio_napi_info *info = NULL;
-	unsigned int nr = 0;
-	bool any = false;
+	unsigned int nr = 0, by_pid = 0, by_irq = 0;
+	char why[NETPATH_REASON_MAX];
+	int r;
 
-	if (d->io.ifindex < 0 || d->nr_napi == 0 ||
-	    netpathio_napi_get(d->io.ifindex, &info, &nr) < 0)
-		return false;
+	if (ctx->src && ctx->src->mode == SOURCE_REPLAY) {
+		snprintf(nic->netlink, sizeof(nic->netlink), "a replay: a capture keeps no netlink");
+		return;
+	}
+	if (d->io.ifindex < 0) {
+		snprintf(nic->netlink, sizeof(nic->netlink), "its ifindex is unknown");
+		return;
+	}
+	r = netpathio_napi_get(d->io.ifindex, &info, &nr, why, sizeof(why));
+	if (r < 0) {
+		snprintf(nic->netlink, sizeof(nic->netlink), "%s", r == -EOPNOTSUPP ?
+			 "the kernel has no napi-get (before 6.8)" : why);
+		return;
+	}
+	settings_of(nic, info, nr);
 	for (unsigned int k = 0; k < nr; k++)
-		for (unsigned int t = 0; t < d->nr_napi; t++)
-			if (info[k].pid > 0 && info[k].pid == d->napi[t].pid && info[k].irq >= 0) {
-				d->napi[t].irq = info[k].irq;
-				any = true;
+		for (unsigned int t = 0; t < d->nr_napi; t++) {
+			struct netpath_napi *np = &d->napi[t];
+
+			if (info[k].pid <= 0 || info[k].pid != np->pid)
+				continue;
+			by_pid++;
+			if (np->id < 0 && info[k].id <= INT32_MAX)
+				np->id = (int)info[k].id;	/* its name was cut */
+			np->busy_poll = info[k].threaded == NETPATHIO_THREADED_BUSY_POLL;
+			nic->nr_busy_poll += np->busy_poll;
+			if (info[k].irq >= 0) {
+				np->irq = info[k].irq;
+				by_irq++;
 			}
+		}
+	if (by_irq)
+		nic->netlink[0] = '\0';
+	else if (nr == 0)
+		snprintf(nic->netlink, sizeof(nic->netlink), "netlink lists no NAPI of it");
+	else if (by_pid == 0)
+		snprintf(nic->netlink, sizeof(nic->netlink),
+			 "netlink names none of its threads (pid: threaded NAPI only)");
+	else
+		snprintf(nic->netlink, sizeof(nic->netlink),
+			 "netlink names no IRQ of its NAPIs (its driver does not say which)");
 	free(info);
-	return any;
 }
 
 /* @d's interface from sysfs and its IRQs from the map: 0, 1 when the
@@ -127,6 +187,14 @@ static int gather(const struct netfollow_ctx *ctx, struct nic_data *d,
 		if (ctx->map->irqs[i].group == d->group && ctx->out[i] != OUT_UNUSED && n < g->nr_irqs)
 			irq_state(ctx, i, &d->irqs[n++]);
 	d->nr_irqs = n;
+	if (g->link_policy) {
+		char text[NETPATH_REASON_MAX];
+
+		snprintf(text, sizeof(text), "XPS and NAPI threads left: systemd-udevd sets "
+			 "its IRQ affinity (%s)", g->link_policy);
+		if (add_note(res, true, g->label, text) < 0)
+			return -ENOMEM;
+	}
 	if (g->policy_xps && strcmp(g->policy_xps, "0") != 0 && strcmp(g->policy_xps, "1") != 0) {
 		char text[NETPATH_REASON_MAX];
 
@@ -138,9 +206,9 @@ static int gather(const struct netfollow_ctx *ctx, struct nic_data *d,
 	return 0;
 }
 
-/* @d's NAPI threads among @thr, and netlink's word on their IRQs. */
+/* @d's NAPI threads among @thr. */
 static int attach_threads(const struct netfollow_ctx *ctx, const struct netpathio_threads *thr,
-			  struct nic_data *d, bool *netlink)
+			  struct nic_data *d)
 {
 	const char *ifname = ctx->map->groups[d->group].label;
 
@@ -155,10 +223,34 @@ static int attach_threads(const struct netfollow_ctx *ctx, const struct netpathi
 		d->napi[d->nr_napi] = thr->t[t];
 		d->napi[d->nr_napi++].id = id;
 	}
-	/* The kernel's own word where it has it (6.8); a replay has only
-	 * what the capture kept, so names decide there. */
-	if ((!ctx->src || ctx->src->mode != SOURCE_REPLAY) && ask_netlink(d))
-		*netlink = true;
+	return 0;
+}
+
+/* netlink's word on each NIC (where the kernel has it: 6.8; a replay
+ * has only what the capture kept, so names decide there), kept in
+ * @res for the NICs it says something of. */
+static int ask_nics(const struct netfollow_ctx *ctx, struct nic_data *data, unsigned int nr,
+		    struct netfollow_result *res, bool *netlink)
+{
+	res->nics = calloc(nr + 1, sizeof(*res->nics));
+	if (!res->nics)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < nr; i++) {
+		struct netfollow_nic *nic = &res->nics[res->nr_nics];
+
+		*nic = (struct netfollow_nic){
+			.defer_hard_irqs = -1, .gro_flush_timeout = -1, .irq_suspend_timeout = -1,
+		};
+		str_copy(nic->ifname, sizeof(nic->ifname), ctx->map->groups[data[i].group].label);
+		ask_netlink(ctx, &data[i], nic);
+		nic->nr_threads = data[i].nr_napi;
+		if (nic->nr_threads) {
+			nic->matched_by = nic->netlink[0] ? "names" : "netlink";
+			*netlink |= !nic->netlink[0];
+		}
+		if (nic->nr_threads || nic->nr_deferred)
+			res->nr_nics++;
+	}
 	return 0;
 }
 
@@ -294,11 +386,15 @@ int netfollow_run(const struct netfollow_ctx *ctx, struct netfollow_result **ret
 		if (r < 0)
 			goto out;
 		for (unsigned int i = 0; i < nr; i++) {
-			r = attach_threads(ctx, &thr, &data[i], &netlink);
+			r = attach_threads(ctx, &thr, &data[i]);
 			if (r < 0)
 				goto out;
 		}
 	}
+	res->counts_only = ctx->counts_only;
+	r = ask_nics(ctx, data, nr, res, &netlink);
+	if (r < 0)
+		goto out;
 	for (unsigned int i = 0; i < nr; i++)
 		describe(ctx, &data[i], &nics[i]);
 	in = (struct netpath_input){
@@ -332,36 +428,6 @@ out:
 	return 0;
 }
 
-void netfollow_result_free(struct netfollow_result *res)
-{
-	if (!res)
-		return;
-	free(res->changes);
-	free(res->notes);
-	free(res);
-}
-
-static const char *const texts[] = {
-	[NETFOLLOW_WRITTEN] = "set", [NETFOLLOW_WOULD] = "would set",
-	[NETFOLLOW_KEPT] = "kept", [NETFOLLOW_LEFT] = "left",
-	[NETFOLLOW_FAILED] = "failed", [NETFOLLOW_GONE] = "gone",
-};
-static const char *const keys[] = {
-	[NETFOLLOW_WRITTEN] = "written", [NETFOLLOW_WOULD] = "would_write",
-	[NETFOLLOW_KEPT] = "kept", [NETFOLLOW_LEFT] = "left",
-	[NETFOLLOW_FAILED] = "failed", [NETFOLLOW_GONE] = "gone",
-};
-
-const char *netfollow_outcome_text(enum netfollow_outcome o)
-{
-	return texts[o];
-}
-
-const char *netfollow_outcome_key(enum netfollow_outcome o)
-{
-	return keys[o];
-}
-
 /* "eth0 tx-3 xps" or "eth0 napi/eth0-8193 (pid 900)", escaped. */
 static void subject(char *buf, size_t len, const struct netfollow_change *c)
 {
@@ -373,6 +439,31 @@ static void subject(char *buf, size_t len, const struct netfollow_change *c)
 		snprintf(buf, len, "%s %s xps_cpus", ifn, what);
 	else
 		snprintf(buf, len, "%s %s (pid %d)", ifn, what, c->pid);
+}
+
+/* How @nic's threads were matched, with -v; and, always, that the proc
+ * source cannot see the poll work of NAPIs whose IRQs are deferred. */
+static void print_nic(FILE *f, const struct netfollow_nic *nic, bool counts_only, bool verbose)
+{
+	char ifn[4 * DEVICE_NAME_MAX], why[4 * NETPATH_REASON_MAX];
+
+	str_escape_text(ifn, sizeof(ifn), nic->ifname);
+	str_escape_text(why, sizeof(why), nic->netlink);
+	if (verbose && nic->matched_by && strcmp(nic->matched_by, "netlink") == 0)
+		fprintf(f, "irqtune: network path: %s: NAPI threads matched by netdev netlink "
+			"(napi-get)\n", ifn);
+	else if (verbose && nic->matched_by)
+		fprintf(f, "irqtune: network path: %s: NAPI threads matched by their names: %s\n",
+			ifn, why);
+	if (verbose && nic->nr_deferred)
+		fprintf(f, "irqtune: network path: %s: %u NAPIs defer or suspend their IRQ "
+			"(defer-hard-irqs %d, gro-flush-timeout %lld ns, irq-suspend-timeout %lld ns)\n",
+			ifn, nic->nr_deferred, nic->defer_hard_irqs,
+			(long long)nic->gro_flush_timeout, (long long)nic->irq_suspend_timeout);
+	if (counts_only && nic->nr_deferred)
+		fprintf(f, "irqtune: network path: %s: its IRQs are deferred or suspended while its "
+			"queues are polled: the proc load source counts interrupts and cannot see "
+			"that poll work, so its load is understated\n", ifn);
 }
 
 void netfollow_print(FILE *f, const struct netfollow_result *res, bool verbose)
@@ -405,6 +496,8 @@ void netfollow_print(FILE *f, const struct netfollow_result *res, bool verbose)
 		str_escape_text(reason, sizeof(reason), res->notes[i].text);
 		fprintf(f, "irqtune: network path: %s: %s\n", ifn, reason);
 	}
+	for (unsigned int i = 0; i < res->nr_nics; i++)
+		print_nic(f, &res->nics[i], res->counts_only, verbose);
 	if (verbose && res->napi_source)
 		fprintf(f, "irqtune: network path: NAPI threads matched to IRQs by %s\n",
 			strcmp(res->napi_source, "netlink") == 0 ?

@@ -14,6 +14,7 @@
 #include "pathnames.h"
 #include "procfs.h"
 #include "source.h"
+#include "strutil.h"
 #include "topology.h"
 #include "vectors.h"
 

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "planrun.h"
 #include "policy.h"
+#include "report.h"
 #include "sample.h"
 #include "strutil.h"
 

@@ -14,7 +14,6 @@
 
 int runcapture_meta(struct source *fs, const struct runcapture_parts *p, int status)
 {
-	static const char *const wants[] = { "auto", "auto", "bpf", "proc" };
 	const struct sample_window *w = p->win;
 	struct replay_meta m = {
 		.started = p->started,
@@ -31,9 +30,9 @@ int runcapture_meta(struct source *fs, const struct runcapture_parts *p, int sta
 	replay_meta_host(&m);
 	memcpy(m.when, w->when, sizeof(m.when));
 	if (p->src) {
-		m.load_wanted = wants[p->src->want];
+		m.load_wanted = loadsrc_wanted(p->src);
 		m.load_begin = p->begin_reason;
-		m.load_used = loadsrc_name(p->src->used);
+		m.load_used = loadsrc_name(p->src);
 		m.load_reason = p->src->reason;
 	}
 	return replay_keep_meta(fs, &m);

@@ -42,8 +42,6 @@ struct replay_meta {
 
 /* This host's name, kernel and USER_HZ into @m. */
 void replay_meta_host(struct replay_meta *m);
-/* The meta member's text. 0 or -ENOMEM. */
-int replay_format_meta(const struct replay_meta *m, char **ret, size_t *ret_len);
 /* Keep it in @fs (recording only, like source_keep()). 0 or -ENOMEM. */
 int replay_keep_meta(struct source *fs, const struct replay_meta *m);
 /* The value of the meta member's "@key VALUE" line into @buf; NULL when
