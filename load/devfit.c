@@ -229,6 +229,35 @@ void devfit_solve_in(const struct devfit *f, enum devfit_kind k, double prior,
 	free(lam);
 }
 
+/* How far the devices of group @g differ beyond their standard errors
+ * (@var, the posterior's of @m): the chi-square of their costs about
+ * their precision-weighted mean, and its degrees of freedom. */
+static void spread_of(const struct devfit *f, enum devfit_kind k, const int *group,
+		      unsigned int g, const double *m, const double *var,
+		      struct devfit_group *ret)
+{
+	size_t n = (size_t)f->nr + 1;
+	double sw = 0, swm = 0, c = 0;
+	unsigned int used = 0;
+
+	for (unsigned int i = 0; i < f->nr; i++)
+		if (group[i] == (int)g && f->n[k][i * n + i] > 0 && var[i] > 0 &&
+		    isfinite(var[i])) {
+			sw += 1 / var[i];
+			swm += m[i] / var[i];
+			used++;
+		}
+	ret->chi2 = 0;
+	ret->dof = used ? used - 1 : 0;
+	if (used < 2)
+		return;
+	for (unsigned int i = 0; i < f->nr; i++)
+		if (group[i] == (int)g && f->n[k][i * n + i] > 0 && var[i] > 0 &&
+		    isfinite(var[i]))
+			c += (m[i] - swm / sw) * (m[i] - swm / sw) / var[i];
+	ret->chi2 = c;
+}
+
 /*
  * Two devices whose queues share every CPU one to one (a NIC queue and an
  * NVMe queue on each CPU of a node) cannot be told apart by any window's
@@ -277,6 +306,8 @@ void devfit_solve_pooled(const struct devfit *f, enum devfit_kind k, const int *
 	t[f->nr] = 0;
 	lam[f->nr] = 1 / (DEVFIT_BASE_US * DEVFIT_BASE_US);
 	solve_var(f, k, lam, t, DEVFIT_WIDE_MIN, DEVFIT_WIDE_MAX, m, var);
+	for (unsigned int g = 0; g < nr_groups; g++)
+		spread_of(f, k, group, g, m, var, &ret[g]);
 	for (unsigned int g = 0; g < nr_groups; g++) {
 		double sp = 0, sm = 0, st = 0, l0, nt = 0, old = 0, all = 0;
 
@@ -323,4 +354,20 @@ void devfit_solve_pooled(const struct devfit *f, enum devfit_kind k, const int *
 	}
 	solve(f, k, lam, t, DEVFIT_MIN_M, DEVFIT_MAX_M, m);
 	free(lam);
+}
+
+double devfit_misfit(const struct devfit *f, enum devfit_kind k, const double *m)
+{
+	size_t n = (size_t)f->nr + 1;
+	double q = 0;
+
+	/* the base unknown (index nr) at 0, as the solves' prior holds it */
+	for (size_t i = 0; i < f->nr; i++) {
+		double r = 0;
+
+		for (size_t j = 0; j < f->nr; j++)
+			r += f->n[k][i * n + j] * m[j];
+		q += m[i] * r - 2 * f->b[k][i] * m[i];
+	}
+	return q;
 }

@@ -38,6 +38,11 @@ struct devfit_group {
 	double rel_sd;		/* its standard error, relative */
 	double prior;		/* the prior's multiplier */
 	enum devfit_how how;
+	/* How far its devices' own costs differ beyond their standard
+	 * errors: sum of squared z-scores about their weighted mean, over
+	 * @dof = devices the equations named, less one. */
+	double chi2;
+	unsigned int dof;
 };
 
 /* Unknowns 0..nr-1 are the devices; unknown nr is, for hard-irq time, the
@@ -79,5 +84,10 @@ void devfit_solve_in(const struct devfit *f, enum devfit_kind k, double prior,
 void devfit_solve_pooled(const struct devfit *f, enum devfit_kind k, const int *group,
 			 unsigned int nr_groups, const double *prior, double *m,
 			 struct devfit_group *ret);
+
+/* The weighted sum of squared residuals of the equations at @m, less the
+ * part no m changes (y'Wy, not kept): two answers' difference is what
+ * one explains of the data beyond the other, in variances. */
+double devfit_misfit(const struct devfit *f, enum devfit_kind k, const double *m);
 
 #endif

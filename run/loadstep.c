@@ -247,22 +247,6 @@ static void load_costs(struct loadstep *ls, const struct loadstep_input *in)
 	ls->have_costs = r == 0;
 }
 
-/* How the estimate found each class's costs per interrupt (fitted from
- * this window or the interval since the last run, carried by the
- * history, or the prior's), said after the source's reason: an admin
- * reading a proc estimate should know which figures the data set. */
-static void costs_found(struct loadstep *ls, struct loadsrc *src)
-{
-	char found[LOADSRC_REASON_MAX];
-	size_t l = strlen(src->reason);
-
-	if (estimate_found_format(&ls->hist.found, found, sizeof(found)) < 0 || !found[0])
-		return;
-	/* cut at the end of the reason rather than say half a cost */
-	if (l + strlen(found) + 18 < sizeof(src->reason))
-		snprintf(src->reason + l, sizeof(src->reason) - l, "; costs found: %s", found);
-}
-
 /* A measured run leaves its per-event costs for the runs that can only
  * estimate. Not having done so is no failure of this run: a warning. An
  * estimate says how old the costs it used were, so that a replay says
@@ -289,8 +273,6 @@ static void costs_after(struct loadstep *ls, const struct loadstep_input *in)
 			 "; per-event costs as measured %.0f min ago",
 			 fmax(0, ls->costs_now - ls->costs_when) / 60);
 	}
-	if (src->used != LOADSRC_BPF)
-		costs_found(ls, src);
 }
 
 /* What the load history's last call left to say: its note for the report,

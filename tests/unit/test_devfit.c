@@ -393,6 +393,47 @@ static void test_pooled_carried(void **state)
 	devfit_free(f);
 }
 
+/* The chi-square each group reports says whether its devices differ
+ * beyond their standard errors (estimate.c takes the pooled costs only
+ * then): each device alone on two CPUs for a minute, the two NICs at
+ * pooled_true's unlike costs, then at one cost. */
+static void test_pooled_chi2(void **state)
+{
+	static const double mix[8][4] = {
+		{ 2500, 0, 0, 0 }, { 2500, 0, 0, 0 }, { 0, 2500, 0, 0 },
+		{ 0, 2500, 0, 0 }, { 0, 0, 5000, 0 }, { 0, 0, 5000, 0 },
+		{ 0, 0, 0, 4000 }, { 0, 0, 0, 4000 },
+	};
+	const double same[4] = { pooled_true[0], pooled_true[0], pooled_true[2],
+				 pooled_true[3] };
+	struct devfit_group g[2];
+	double prior[4] = { 1, 1, 1, 1 }, m[4];
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		const double *t = k ? same : pooled_true;
+		struct devfit *f = devfit_new(4);
+
+		assert_non_null(f);
+		for (int c = 0; c < 8; c++) {
+			double x[4], y = 0;
+
+			for (int i = 0; i < 4; i++) {
+				x[i] = mix[c][i] * 10;
+				y += x[i] * t[i];
+			}
+			devfit_add(f, DEVFIT_SOFT, pooled_dev, x, 4, y, weight(y, 60));
+		}
+		devfit_solve_pooled(f, DEVFIT_SOFT, pooled_group, 2, prior, m, g);
+		assert_int_equal(g[0].dof, 1);
+		if (k == 0 && !(g[0].chi2 > 2.0 * g[0].dof))
+			fail_msg("unlike NICs: chi2 %.3f", g[0].chi2);
+		if (k == 1 && !(g[0].chi2 < 2.0 * g[0].dof))
+			fail_msg("like NICs: chi2 %.3f", g[0].chi2);
+		devfit_free(f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -408,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_pooled_ill_posed_keeps_priors),
 		cmocka_unit_test(test_pooled_noisy),
 		cmocka_unit_test(test_pooled_carried),
+		cmocka_unit_test(test_pooled_chi2),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
