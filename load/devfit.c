@@ -355,19 +355,3 @@ void devfit_solve_pooled(const struct devfit *f, enum devfit_kind k, const int *
 	solve(f, k, lam, t, DEVFIT_MIN_M, DEVFIT_MAX_M, m);
 	free(lam);
 }
-
-double devfit_misfit(const struct devfit *f, enum devfit_kind k, const double *m)
-{
-	size_t n = (size_t)f->nr + 1;
-	double q = 0;
-
-	/* the base unknown (index nr) at 0, as the solves' prior holds it */
-	for (size_t i = 0; i < f->nr; i++) {
-		double r = 0;
-
-		for (size_t j = 0; j < f->nr; j++)
-			r += f->n[k][i * n + j] * m[j];
-		q += m[i] * r - 2 * f->b[k][i] * m[i];
-	}
-	return q;
-}

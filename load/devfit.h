@@ -85,9 +85,4 @@ void devfit_solve_pooled(const struct devfit *f, enum devfit_kind k, const int *
 			 unsigned int nr_groups, const double *prior, double *m,
 			 struct devfit_group *ret);
 
-/* The weighted sum of squared residuals of the equations at @m, less the
- * part no m changes (y'Wy, not kept): two answers' difference is what
- * one explains of the data beyond the other, in variances. */
-double devfit_misfit(const struct devfit *f, enum devfit_kind k, const double *m);
-
 #endif
