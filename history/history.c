@@ -248,6 +248,7 @@ int history_begin(struct history *h, const struct history_opts *o,
 	devfit_decay(h->fit, exp2(-1.0 / HISTORY_HALF_LIFE));
 	h->dev = (struct estimate_dev){
 		.nr = nd, .row_dev = h->row_dev, .dev_class = h->dev_class, .fit = h->fit,
+		.found = &h->found,
 	};
 	return 0;
 }

@@ -91,6 +91,9 @@ struct history {
 	 * fit: none). */
 	struct devfit *fit;
 	struct estimate_dev dev;
+	/* How the estimate found each class's costs: by the interval since
+	 * the last run where there is one, else by this window. */
+	struct estimate_found found;
 	/* Set by history_end() when a history is kept, per IRQ: the window's
 	 * own load before weighing, and the variance of the mean planned (-1:
 	 * one window, no evidence). The caller may take window_load (and set

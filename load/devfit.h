@@ -20,7 +20,30 @@
 #define DEVFIT_SPREAD	0.3
 #define DEVFIT_BASE_US	500.0
 
+/* devfit_solve_pooled(): how far a device's cost may be from the prior
+ * (the built-in costs, or measured ones) before the data says otherwise,
+ * one standard deviation, and the bounds of its answer there. */
+#define DEVFIT_WIDE	1.0
+#define DEVFIT_WIDE_MIN	0.05
+#define DEVFIT_WIDE_MAX	20.0
+
 enum devfit_kind { DEVFIT_HARD, DEVFIT_SOFT, DEVFIT_KINDS };
+
+/* How a group's (a class's) cost was found: from this window's equations,
+ * from the earlier runs' the history carried, or the prior's alone. */
+enum devfit_how { DEVFIT_PRIOR, DEVFIT_FITTED, DEVFIT_CARRIED };
+
+struct devfit_group {
+	double m;		/* the group's multiplier of the built-in costs */
+	double rel_sd;		/* its standard error, relative */
+	double prior;		/* the prior's multiplier */
+	enum devfit_how how;
+	/* How far its devices' own costs differ beyond their standard
+	 * errors: sum of squared z-scores about their weighted mean, over
+	 * @dof = devices the equations named, less one. */
+	double chi2;
+	unsigned int dof;
+};
 
 /* Unknowns 0..nr-1 are the devices; unknown nr is, for hard-irq time, the
  * per-CPU time no device explains. */
@@ -28,6 +51,9 @@ struct devfit {
 	unsigned int nr;
 	double *n[DEVFIT_KINDS];	/* (nr + 1)^2, row-major */
 	double *b[DEVFIT_KINDS];	/* nr + 1 */
+	/* each unknown's diagonal of n carried from earlier runs: as the
+	 * last devfit_decay() left it (0 for a fit that had none) */
+	double *old[DEVFIT_KINDS];
 };
 
 struct devfit *devfit_new(unsigned int nr);
@@ -36,7 +62,8 @@ void devfit_free(struct devfit *f);
  * weight @w: one over its variance, in y's units squared. */
 void devfit_add(struct devfit *f, enum devfit_kind k, const unsigned int *dev,
 		const double *x, unsigned int nx, double y, double w);
-/* Older windows count for @keep of what they did (0 < keep <= 1). */
+/* Older windows count for @keep of what they did (0 < keep <= 1); what
+ * they leave is what the fit carried into this run. */
 void devfit_decay(struct devfit *f, double keep);
 /* The multipliers m[nr], device i pulled towards @target[i] (NULL: all 1)
  * as the prior says and kept within DEVFIT_MIN_M..DEVFIT_MAX_M times it;
@@ -48,5 +75,14 @@ void devfit_solve(const struct devfit *f, enum devfit_kind k, const double *targ
  * own data and an average device's, the answers kept within [@lo, @hi]. */
 void devfit_solve_in(const struct devfit *f, enum devfit_kind k, double prior,
 		     double lo, double hi, double *m);
+
+/* The multipliers m[nr] when devices may share every CPU one to one
+ * (devfit.c says how): device i of group @group[i] (-1: none; groups below
+ * @nr_groups) against its prior @prior[i] (NULL: all 1), then against its
+ * group's cost as the data knows it. Each group's cost, its standard
+ * error and how it was found in @ret[nr_groups]. */
+void devfit_solve_pooled(const struct devfit *f, enum devfit_kind k, const int *group,
+			 unsigned int nr_groups, const double *prior, double *m,
+			 struct devfit_group *ret);
 
 #endif

@@ -20,8 +20,11 @@
 # the whole sequence too.
 # numa2 is also held under a site policy that allows its NIC 4 of its
 # node's 16 cores: runs under the same load move nothing (narrow()).
-# QUALITY_MACHINES, QUALITY_CRON and QUALITY_NARROW name a subset (as
-# tests/bench does).
+# softmix (issue 34: NIC and storage queues one to one on the CPUs of a
+# node, NICs of unlike per-packet cost) is also held per device after one
+# window of the /proc estimate (split()).
+# QUALITY_MACHINES, QUALITY_CRON, QUALITY_NARROW and QUALITY_SPLIT name a
+# subset (as tests/bench does).
 # Prints "PASS name" or "FAIL name: why" per test.
 #
 # Under valgrind or ASan ($SMALL, tests/lib.sh) only a few small machines
@@ -326,12 +329,55 @@ narrow() {
 	why="queues a core: $per"; check "$m narrow: 8 queues on each of the 4 cores" [ "$per" = "8 8 8 8" ]
 }
 
+# split MACHINE: issue 34. One window of the /proc estimate with no
+# history (--no-state --dry-run --json, what a container without BPF
+# gets on its first run) puts every device with 1% of a CPU or more in
+# all within 20% of its true load (irqsim show, summed over its IRQs).
+# softmix misses that target: the pooled per-device costs (x0.82 NVMe,
+# x0.62 MegaRAID) are taken only where a window shows a class's devices
+# differ beyond their errors, and one second of softmix does not (its
+# X710 is known only with the NVMe drive beside it), so one cost per
+# softirq type holds it where main had it: NVMe x0.68, MegaRAID x0.55
+# (mostly hard-irq time, a clock tick of 1% on each of its CPUs). Held
+# there so it cannot get worse (docs/quality.md, issue 34).
+split_bound() {
+	case $1/$2 in
+	softmix/megaraid0) echo 0.50 ;;
+	softmix/nvme0) echo 0.35 ;;
+	*) echo 0.20 ;;
+	esac
+}
+
+split() {
+	local m=$1 dev t e b
+	D=$work/split-$m
+	"$sim" build "$top/tests/sim/machines/$m.txt" "$D" >/dev/null || {
+		fail "$m split: build" "irqsim build failed"; return; }
+	"$sim" show "$D" >"$D.show"
+	UMOCKDEV_DIR=$D LD_PRELOAD="$PRELOAD" $VALGRIND "$top/irqtune" --no-state --dry-run \
+		--json -w 1 >"$D.json" 2>"$D.err"
+	RC=$?
+	why="exit $RC: $(head -c 2000 "$D.err")"; check "$m split: exits 0" [ "$RC" -eq 0 ]
+	jq -r '.irqs[] | "\(.irq) \(.load_window // .load)"' "$D.json" >"$D.est"
+	awk 'NR == FNR { e[$1] = $2; next }
+	     FNR > 1 && $4 != "-" { t[$4] += $6; s[$4] += e[$1] }
+	     END { for (d in t) if (t[d] >= 0.01) printf "%s %.5f %.5f\n", d, t[d], s[d] }' \
+		"$D.est" "$D.show" | sort >"$D.dev"
+	why="no device with 1% of a CPU"; check "$m split: devices to judge" [ -s "$D.dev" ]
+	while read -r dev t e; do
+		b=$(split_bound "$m" "$dev")
+		why="estimate $e, true $t"
+		check "$m split: $dev's one-window estimate within $b of its true load" \
+			awk -v t="$t" -v e="$e" -v b="$b" 'BEGIN { d = e / t - 1; exit !(d <= b && d >= -b) }'
+	done <"$D.dev"
+}
+
 if [ -n "$SMALL" ]; then
 	machines="tiny router mixed"
 else
 	machines="tiny router numa2 numa2-managed hotspot isolated offline cloud-vm
 		  shift smt idle mixed noacct big managed twosocket arm64-gic
-		  twosocket-noise crowd-a crowd-b biglittle hybrid vectors288"
+		  twosocket-noise crowd-a crowd-b biglittle hybrid vectors288 softmix"
 	# issue 34's SMT machines. Not its arm64 one (arm64-spi): the /proc
 	# estimate puts its dwc3 USB IRQ at 7.1% of a CPU where it takes
 	# 10.8%, and the plan is 1.22 times the oracle's, the estimate's gap
@@ -354,6 +400,9 @@ if [ -z "$SMALL" ]; then
 	done
 	for m in ${QUALITY_SMT_CRON:-${QUALITY_MACHINES:-$machines}}; do
 		smt_cron "$m"
+	done
+	for m in ${QUALITY_SPLIT-softmix}; do
+		split "$m"
 	done
 fi
 exit 0

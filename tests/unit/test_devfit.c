@@ -5,7 +5,10 @@
  * moved them, tells them apart; a precise minute outweighs a second one
  * tick off; timer time on every CPU goes to the base, not the devices; a
  * long history of windows that barely tell them apart does; a light
- * device's exact counts speak for it beside a busy one. */
+ * device's exact counts speak for it beside a busy one; and pooled by
+ * class (devfit_solve_pooled): recovered where the CPUs' mixes differ,
+ * the priors kept where they do not, close under a tick's noise, and
+ * what earlier runs left called carried. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -252,6 +255,185 @@ static void test_bounds(void **state)
 	assert_null(devfit_new(DEVFIT_MAX + 1));
 }
 
+/*
+ * devfit_solve_pooled(): the machine of issue 34 in small. Device 0 is a
+ * NIC (group 0) whose packets cost 1.2 of the reference, device 1 a
+ * second NIC (group 0) at 1.5, device 2 an NVMe drive (group 1) at 0.3,
+ * device 3 an HBA (group 1) at 0.2. @cpus[c] gives each device's events
+ * on CPU c; y is their true work, plus @noise[c] us/s.
+ */
+static const double pooled_true[4] = { 1.2, 1.5, 0.3, 0.2 };
+static const int pooled_group[4] = { 0, 0, 1, 1 };
+static const unsigned int pooled_dev[4] = { 0, 1, 2, 3 };
+
+static void pooled_cpu(struct devfit *f, const double *ev, double noise, double dt)
+{
+	double x[4], y = noise;
+
+	for (int i = 0; i < 4; i++) {
+		x[i] = ev[i] * 10;
+		y += x[i] * pooled_true[i];
+	}
+	devfit_add(f, DEVFIT_SOFT, pooled_dev, x, 4, y, weight(y, dt));
+}
+
+/* Well posed: CPUs hold the four devices in many mixes over a minute:
+ * every multiplier is the data's, whatever the prior says. */
+static void test_pooled_well_posed(void **state)
+{
+	static const double mix[8][4] = {
+		{ 2500, 0, 0, 0 }, { 0, 2500, 0, 0 }, { 0, 0, 5000, 0 },
+		{ 0, 0, 0, 4000 }, { 2500, 0, 5000, 0 }, { 0, 2500, 0, 4000 },
+		{ 2500, 2500, 0, 0 }, { 0, 0, 5000, 4000 },
+	};
+	struct devfit *f = devfit_new(4);
+	struct devfit_group g[2];
+	double prior[4] = { 3, 3, 3, 3 }, m[4];
+
+	(void)state;
+	assert_non_null(f);
+	for (int c = 0; c < 8; c++)
+		pooled_cpu(f, mix[c], 0, 60);
+	devfit_solve_pooled(f, DEVFIT_SOFT, pooled_group, 2, prior, m, g);
+	for (int i = 0; i < 4; i++)
+		if (!(fabs(m[i] / pooled_true[i] - 1) < 0.03))
+			fail_msg("device %d: %.3f, true %.3f", i, m[i], pooled_true[i]);
+	assert_int_equal(g[0].how, DEVFIT_FITTED);
+	assert_int_equal(g[1].how, DEVFIT_FITTED);
+	/* each group's cost near its devices', far from the prior: a
+	 * device counts for at most DEVFIT_SPREAD of its prior, so a prior
+	 * ten times off still leans the cheap class a little (0.37) */
+	assert_true(g[0].m > 1.15 && g[0].m < 1.6);
+	if (!(g[1].m > 0.18 && g[1].m < 0.45))
+		fail_msg("storage group %.3f", g[1].m);
+	devfit_free(f);
+}
+
+/* Ill posed: one second; NIC 0 and the NVMe drive share every CPU of
+ * theirs one to one, the HBA is nowhere: only their sum is known. NIC 1
+ * alone pins the NICs' cost, which the NVMe drive's data cannot move: the
+ * drive keeps something near its prior, not the floor that NIC 1's dearer
+ * packets would leave it (the failure of issue 34), and the HBA, with no
+ * equation, near its prior (its class's cost, which the drive's data
+ * moves a little). */
+static void test_pooled_ill_posed_keeps_priors(void **state)
+{
+	static const double shared[4] = { 2500, 0, 5000, 0 }, alone[4] = { 0, 2500, 0, 0 };
+	struct devfit *f = devfit_new(4);
+	struct devfit_group g[2];
+	double prior[4] = { 1, 1, 0.4, 0.4 }, m[4], sum;
+
+	(void)state;
+	assert_non_null(f);
+	for (int c = 0; c < 4; c++) {
+		pooled_cpu(f, shared, 0, 1);
+		pooled_cpu(f, alone, 0, 1);
+	}
+	devfit_solve_pooled(f, DEVFIT_SOFT, pooled_group, 2, prior, m, g);
+	/* the data's sum holds */
+	sum = 2500 * m[0] + 5000 * m[2];
+	assert_true(fabs(sum / (2500 * 1.2 + 5000 * 0.3) - 1) < 0.02);
+	assert_true(fabs(m[1] / 1.5 - 1) < 0.05);
+	assert_true(m[2] > 0.15 && m[2] < 0.6);
+	assert_true(m[3] > 0.3 && m[3] < 0.5);
+	assert_int_equal(g[0].how, DEVFIT_FITTED);
+	assert_int_equal(g[1].how, DEVFIT_PRIOR);
+	devfit_free(f);
+}
+
+/* Noisy: 32 one-second windows' worth of CPUs in four mixes, each time
+ * up to a clock tick off (a fixed pseudo-random sequence): the
+ * multipliers within 20% (the HBA, the lightest, is pulled towards its
+ * class by what its data leaves open), the NICs' within 5%. */
+static void test_pooled_noisy(void **state)
+{
+	static const double mix[4][4] = {
+		{ 2500, 0, 5000, 0 }, { 0, 2500, 0, 4000 },
+		{ 2500, 0, 0, 4000 }, { 0, 0, 5000, 0 },
+	};
+	struct devfit *f = devfit_new(4);
+	struct devfit_group g[2];
+	double m[4];
+	uint32_t seed = 34;
+
+	(void)state;
+	assert_non_null(f);
+	for (int c = 0; c < 32; c++) {
+		double u;
+
+		seed = seed * 1103515245u + 12345u;
+		u = (double)(seed >> 8) / (double)(1u << 24) - 0.5;
+		pooled_cpu(f, mix[c % 4], u * 1e4, 1);
+	}
+	devfit_solve_pooled(f, DEVFIT_SOFT, pooled_group, 2, NULL, m, g);
+	for (int i = 0; i < 4; i++)
+		if (!(fabs(m[i] / pooled_true[i] - 1) < (i < 2 ? 0.05 : 0.2)))
+			fail_msg("device %d: %.3f, true %.3f", i, m[i], pooled_true[i]);
+	devfit_free(f);
+}
+
+/* What earlier runs left and this run did not add to is carried. */
+static void test_pooled_carried(void **state)
+{
+	static const double alone[4] = { 2500, 0, 0, 0 };
+	struct devfit *f = devfit_new(4);
+	struct devfit_group g[2];
+	double m[4];
+
+	(void)state;
+	assert_non_null(f);
+	pooled_cpu(f, alone, 0, 60);
+	devfit_decay(f, 0.84);
+	devfit_solve_pooled(f, DEVFIT_SOFT, pooled_group, 2, NULL, m, g);
+	assert_int_equal(g[0].how, DEVFIT_CARRIED);
+	assert_true(fabs(m[0] / 1.2 - 1) < 0.03);
+	pooled_cpu(f, alone, 0, 60);
+	devfit_solve_pooled(f, DEVFIT_SOFT, pooled_group, 2, NULL, m, g);
+	assert_int_equal(g[0].how, DEVFIT_FITTED);
+	devfit_free(f);
+}
+
+/* The chi-square each group reports says whether its devices differ
+ * beyond their standard errors (estimate.c takes the pooled costs only
+ * then): each device alone on two CPUs for a minute, the two NICs at
+ * pooled_true's unlike costs, then at one cost. */
+static void test_pooled_chi2(void **state)
+{
+	static const double mix[8][4] = {
+		{ 2500, 0, 0, 0 }, { 2500, 0, 0, 0 }, { 0, 2500, 0, 0 },
+		{ 0, 2500, 0, 0 }, { 0, 0, 5000, 0 }, { 0, 0, 5000, 0 },
+		{ 0, 0, 0, 4000 }, { 0, 0, 0, 4000 },
+	};
+	const double same[4] = { pooled_true[0], pooled_true[0], pooled_true[2],
+				 pooled_true[3] };
+	struct devfit_group g[2];
+	double prior[4] = { 1, 1, 1, 1 }, m[4];
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		const double *t = k ? same : pooled_true;
+		struct devfit *f = devfit_new(4);
+
+		assert_non_null(f);
+		for (int c = 0; c < 8; c++) {
+			double x[4], y = 0;
+
+			for (int i = 0; i < 4; i++) {
+				x[i] = mix[c][i] * 10;
+				y += x[i] * t[i];
+			}
+			devfit_add(f, DEVFIT_SOFT, pooled_dev, x, 4, y, weight(y, 60));
+		}
+		devfit_solve_pooled(f, DEVFIT_SOFT, pooled_group, 2, prior, m, g);
+		assert_int_equal(g[0].dof, 1);
+		if (k == 0 && !(g[0].chi2 > 2.0 * g[0].dof))
+			fail_msg("unlike NICs: chi2 %.3f", g[0].chi2);
+		if (k == 1 && !(g[0].chi2 < 2.0 * g[0].dof))
+			fail_msg("like NICs: chi2 %.3f", g[0].chi2);
+		devfit_free(f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +445,11 @@ int main(void)
 		cmocka_unit_test(test_history_outweighs_prior),
 		cmocka_unit_test(test_light_device_speaks_for_itself),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_pooled_well_posed),
+		cmocka_unit_test(test_pooled_ill_posed_keeps_priors),
+		cmocka_unit_test(test_pooled_noisy),
+		cmocka_unit_test(test_pooled_carried),
+		cmocka_unit_test(test_pooled_chi2),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
