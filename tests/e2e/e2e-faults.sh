@@ -417,7 +417,7 @@ why="$imports"; check "irqtune imports no exec/spawn/fork" [ -z "$imports" ]
 
 ### every fd close-on-exec: in the sources ...
 bad=$(awk 'FNR == 1 { stmt = ""; n = 0 }
-	/[^a-z_](open|openat)[[:space:]]*\(/ && !/^[[:space:]]*(\*|\/\*)/ { stmt = $0; start = FNR; n = 3 }
+	/[^a-z_>.](open|openat)[[:space:]]*\(/ && !/^[[:space:]]*(\*|\/\*)/ { stmt = $0; start = FNR; n = 3 }
 	n > 0 { if (stmt != $0) stmt = stmt $0; if (--n == 0 || $0 ~ /;[[:space:]]*$/) {
 		if (stmt !~ /O_CLOEXEC/) print FILENAME ":" start; stmt = ""; n = 0 } }
 	/[^a-z_]fopen[[:space:]]*\(/ && !/^[[:space:]]*(\*|\/\*)/ && !/"[rwa]\+?e/ { print FILENAME ":" FNR }' \
