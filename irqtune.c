@@ -699,6 +699,7 @@ static int plan(struct run *run)
 	if (r < 0)
 		return r;
 	pol->app = run->app_plan;
+	pol->cpu_alone = run->cfg.placement == CONFIG_PLACEMENT_PACK;
 	r = policy_build(&run->cfg, run->topo, run->map, &run->pol);
 	if (r < 0)
 		return r;

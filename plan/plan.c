@@ -792,6 +792,10 @@ static int init_smt(struct plan_ctx *c)
 	unsigned int *n = calloc(ids, sizeof(*n));
 	bool smt = false;
 
+	if (c->pol->cpu_alone) {
+		free(n);
+		return 0;
+	}
 	if (!n)
 		return -ENOMEM;
 	for (unsigned int k = 0; k < ids && !smt; k++)

@@ -65,6 +65,10 @@ struct plan_policy {
 	 * app-weight applied) that IRQs would share the CPU with: fixed
 	 * load, placed around as kernel-managed IRQs' is. NULL: none. */
 	const double *app;
+	/* Judge each CPU by its own load alone, even where SMT siblings
+	 * share a core: placement = pack, whose target the admin sets per
+	 * CPU and whose pool is whole cores, both threads of each in it. */
+	bool cpu_alone;
 };
 
 #define PLAN_DEFAULT_THRESHOLD	0.10
