@@ -529,11 +529,17 @@ static int nl_talk(struct mnl_socket *nl, const struct nlmsghdr *req, struct net
 	return res;
 }
 
+/* @buf is MNL_SOCKET_BUFFER_SIZE bytes. It is cleared whole first: libmnl
+ * before 1.0.5 leaves an attribute's alignment padding as it found it, and
+ * the kernel (and valgrind) would read those bytes. */
 static struct nlmsghdr *genl_request(char *buf, uint16_t type, uint16_t flags, uint8_t cmd,
 				     unsigned int seq)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh;
 	struct genlmsghdr *gh;
+
+	memset(buf, 0, MNL_SOCKET_BUFFER_SIZE);
+	nlh = mnl_nlmsg_put_header(buf);
 
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
