@@ -552,7 +552,8 @@ static const char *const how_word[] = {
 	[ESTIMATE_CARRIED] = "carried", [ESTIMATE_NONE] = "",
 };
 
-int estimate_found_format(const struct estimate_found *f, char *buf, size_t len)
+unsigned int estimate_found_items(const struct estimate_found *f,
+				  struct estimate_cost_item *ret)
 {
 	static const char *const cname[CLASS_NR] = {
 		[CLASS_NET] = "net", [CLASS_STORAGE] = "storage", [CLASS_OTHER] = "other",
@@ -565,30 +566,42 @@ int estimate_found_format(const struct estimate_found *f, char *buf, size_t len)
 	static const char *const vname[CLASS_NR] = {
 		[CLASS_NET] = "NET_RX", [CLASS_STORAGE] = "BLOCK", [CLASS_OTHER] = "TASKLET",
 	};
-	size_t o = 0;
-	int w;
+	unsigned int n = 0;
 
-	if (len)
-		buf[0] = '\0';
 	if (!f->set)
 		return 0;
 	for (unsigned int k = 0; k < CLASS_NR; k++) {
 		const struct estimate_class_cost *h = &f->hard[k], *s = &f->soft[k];
 
-		if (h->how != ESTIMATE_NONE) {
-			w = snprintf(buf + o, len - o, "%s%s hard %.2f us %s", o ? ", " : "",
-				     cname[k], h->m * hard_cost_us[k], how_word[h->how]);
-			if (w < 0 || (size_t)w >= len - o)
-				return -ENOSPC;
-			o += (size_t)w;
-		}
-		if (s->how != ESTIMATE_NONE) {
-			w = snprintf(buf + o, len - o, "%s%s %.2f us %s", o ? ", " : "",
-				     vname[k], s->m * softirq_cost_us[vec[k]], how_word[s->how]);
-			if (w < 0 || (size_t)w >= len - o)
-				return -ENOSPC;
-			o += (size_t)w;
-		}
+		if (h->how != ESTIMATE_NONE)
+			ret[n++] = (struct estimate_cost_item){ .class_name = cname[k],
+				.kind = "hard", .us = h->m * hard_cost_us[k],
+				.how = how_word[h->how] };
+		if (s->how != ESTIMATE_NONE)
+			ret[n++] = (struct estimate_cost_item){ .class_name = cname[k],
+				.kind = vname[k], .us = s->m * softirq_cost_us[vec[k]],
+				.how = how_word[s->how] };
+	}
+	return n;
+}
+
+int estimate_found_format(const struct estimate_found *f, char *buf, size_t len)
+{
+	struct estimate_cost_item it[ESTIMATE_COST_ITEMS];
+	unsigned int n = estimate_found_items(f, it);
+	size_t o = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (unsigned int i = 0; i < n; i++) {
+		bool hard = !strcmp(it[i].kind, "hard");
+		int w = snprintf(buf + o, len - o, "%s%s%s%s %.2f us %s", o ? ", " : "",
+				 hard ? it[i].class_name : "", hard ? " " : "", it[i].kind,
+				 it[i].us, it[i].how);
+
+		if (w < 0 || (size_t)w >= len - o)
+			return -ENOSPC;
+		o += (size_t)w;
 	}
 	return 0;
 }
