@@ -358,11 +358,7 @@ split() {
 		--json -w 1 >"$D.json" 2>"$D.err"
 	RC=$?
 	why="exit $RC: $(head -c 2000 "$D.err")"; check "$m split: exits 0" [ "$RC" -eq 0 ]
-	jq -r '.irqs[] | "\(.irq) \(.load_window // .load)"' "$D.json" >"$D.est"
-	awk 'NR == FNR { e[$1] = $2; next }
-	     FNR > 1 && $4 != "-" { t[$4] += $6; s[$4] += e[$1] }
-	     END { for (d in t) if (t[d] >= 0.01) printf "%s %.5f %.5f\n", d, t[d], s[d] }' \
-		"$D.est" "$D.show" | sort >"$D.dev"
+	WINDOW=1 dev_ratios "$D.json" "$D.show" >"$D.dev"
 	why="no device with 1% of a CPU"; check "$m split: devices to judge" [ -s "$D.dev" ]
 	while read -r dev t e; do
 		b=$(split_bound "$m" "$dev")
@@ -370,6 +366,73 @@ split() {
 		check "$m split: $dev's one-window estimate within $b of its true load" \
 			awk -v t="$t" -v e="$e" -v b="$b" 'BEGIN { d = e / t - 1; exit !(d <= b && d >= -b) }'
 	done <"$D.dev"
+}
+
+# dev_ratios JSON SHOW: "DEVICE TRUE EST" per device with 1% of a CPU or
+# more in all, its IRQs' loads in JSON (the window's own where history
+# weighed it, @WINDOW=1) summed against irqsim show's true loads.
+dev_ratios() {
+	local f='.load'
+	[ "${WINDOW:-}" = 1 ] && f='.load_window // .load'
+	jq -r ".irqs[] | \"\(.irq) \($f)\"" "$1" |
+	awk 'NR == FNR { e[$1] = $2; next }
+	     FNR > 1 && $4 != "-" { t[$4] += $6; s[$4] += e[$1] }
+	     END { for (d in t) if (t[d] >= 0.01) printf "%s %.5f %.5f\n", d, t[d], s[d] }' \
+		- "$2" | sort
+}
+
+# all_found JSON HOW: the run's estimate_costs are all found HOW.
+all_found() {
+	jq -e --arg h "$2" '.estimate_costs | length > 0 and all(.found == $h)' "$1" >/dev/null
+}
+
+# split_cron MACHINE: the same machine as cron runs it, four runs a
+# minute apart with the load history. Each run's JSON says how the
+# estimate found its costs: run 1 has its window alone (every cost
+# "fitted"); by run 4 three minutes of history, faded a run's worth each,
+# outweigh the fourth's interval (every cost "carried"). From run 2 the
+# estimate is over the minute since the last run's window, each CPU's time
+# known to a sixtieth of a tick, not a tick: softmix's MegaRAID, mostly
+# hard-irq time at 1.2% of a CPU a vector, comes to x0.89 of its true load
+# (x0.55 in one window), and every device but the NVMe drive is held within
+# 20% from run 2 on. The NVMe drive is not: irqtune's placement, as the
+# kernel's spread before it, puts one X710 queue and one NVMe queue on
+# every CPU of node 0 (16 queues of two sizes on 8 CPUs: the balanced
+# plan), so no window of any run tells their costs apart, and the carried
+# fit only repeats the first one's split: x0.67 in every run. It is held
+# to its one-window bound (split_bound) in every run instead.
+split_cron() {
+	local m=$1 r dev t e b bad
+	D=$work/splitcron-$m
+	"$sim" build "$top/tests/sim/machines/$m.txt" "$D" >/dev/null || {
+		fail "$m split cron: build" "irqsim build failed"; return; }
+	printf 'state-dir = %s/state\n' "$D" >"$D.conf"
+	chmod 644 "$D.conf"
+	for r in 1 2 3 4; do
+		[ "$r" -gt 1 ] && "$sim" step "$D" 59 >/dev/null
+		"$sim" show "$D" >"$D.show"
+		UMOCKDEV_DIR=$D LD_PRELOAD="$PRELOAD" \
+			"$top/irqtune" --json -w 1 -c "$D.conf" >"$D.json$r" 2>"$D.err"
+		RC=$?
+		why="exit $RC: $(head -c 2000 "$D.err")"
+		check "$m split cron: run $r exits 0" [ "$RC" -eq 0 ]
+		dev_ratios "$D.json$r" "$D.show" >"$D.dev$r"
+		[ "$r" -lt 2 ] && continue
+		while read -r dev t e; do
+			b=0.20
+			[ "$m/$dev" = softmix/nvme0 ] && b=$(split_bound "$m" "$dev")
+			why="run $r: estimate $e, true $t"
+			check "$m split cron: $dev's run $r estimate within $b of its true load" \
+				awk -v t="$t" -v e="$e" -v b="$b" \
+				'BEGIN { d = e / t - 1; exit !(d <= b && d >= -b) }'
+		done <"$D.dev$r"
+	done
+	why="$(jq -c '.estimate_costs' "$D.json1")"
+	check "$m split cron: run 1 reports every cost fitted" \
+		all_found "$D.json1" fitted
+	why="$(jq -c '.estimate_costs' "$D.json4")"
+	check "$m split cron: run 4 reports every cost carried from the history" \
+		all_found "$D.json4" carried
 }
 
 if [ -n "$SMALL" ]; then
@@ -403,6 +466,7 @@ if [ -z "$SMALL" ]; then
 	done
 	for m in ${QUALITY_SPLIT-softmix}; do
 		split "$m"
+		split_cron "$m"
 	done
 fi
 exit 0
