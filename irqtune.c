@@ -914,6 +914,7 @@ static int build_report(const struct run *run, struct report_run *rr, struct rep
 		rr->load_source = loadsrc_name(&run->src);
 		rr->load_source_reason = run->src.reason;
 		rr->history = run->load.note[0] ? run->load.note : NULL;
+		rr->estimate_found = run->load.found.set ? &run->load.found : NULL;
 	}
 	rr->started = run->started;
 	rr->hostname = run->fs.mode == SOURCE_REPLAY ? run->host : NULL;

@@ -51,6 +51,22 @@ struct estimate_found {
 	struct estimate_class_cost hard[CLASS_NR], soft[CLASS_NR];
 };
 
+/* One cost of an estimate_found as the report names it. */
+struct estimate_cost_item {
+	const char *class_name;		/* "net", "storage", "other" */
+	const char *kind;		/* "hard", or the class's main softirq:
+					 * "NET_RX", "BLOCK", "TASKLET" */
+	double us;			/* per event */
+	const char *how;		/* "fitted", "carried", "prior" */
+};
+#define ESTIMATE_COST_ITEMS	(2 * CLASS_NR)
+
+/* The costs @f found for the classes that had devices, each class's hard
+ * cost then its main softirq's, into @ret (ESTIMATE_COST_ITEMS long); how
+ * many. 0 where no fit ran. Pure. */
+unsigned int estimate_found_items(const struct estimate_found *f,
+				  struct estimate_cost_item *ret);
+
 /* "net hard 2.41 us fitted, NET_RX 33.2 us fitted, ..." for the classes
  * that had devices: each class's hard cost and its main softirq's
  * (NET_RX, BLOCK, TASKLET) per event. 0 or -ENOSPC. Pure. */

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "appload.h"
+#include "estimate.h"
 #include "json.h"
 #include "kubelet.h"
 #include "netpath.h"
@@ -300,6 +301,35 @@ static struct json_object *application(const struct report_run *run)
 	return o;
 }
 
+/* [{"class": "net", "kind": "NET_RX", "us": 33.2, "found": "fitted"}, ...]:
+ * the /proc estimate's per-event costs, and how each was found. */
+static struct json_object *estimate_costs(const struct estimate_found *found)
+{
+	struct estimate_cost_item it[ESTIMATE_COST_ITEMS];
+	unsigned int n = estimate_found_items(found, it);
+	struct json_object *a = json_object_new_array();
+	int r = a ? 0 : -ENOMEM;
+
+	for (unsigned int i = 0; i < n && r == 0; i++) {
+		struct json_object *o = json_object_new_object();
+
+		if (!o || json_object_array_add(a, o)) {
+			json_object_put(o);
+			r = -ENOMEM;
+			break;
+		}
+		r |= add(o, "class", text(it[i].class_name));
+		r |= add(o, "kind", text(it[i].kind));
+		r |= add(o, "us", number(it[i].us));
+		r |= add(o, "found", text(it[i].how));
+	}
+	if (r) {
+		json_object_put(a);
+		return NULL;
+	}
+	return a;
+}
+
 static struct json_object *build(const struct report_run *run)
 {
 	struct json_object *root = json_object_new_object();
@@ -332,6 +362,8 @@ static struct json_object *build(const struct report_run *run)
 	r |= run->load_source ? add(root, "load_source_reason", text(run->load_source_reason)) :
 				add_null(root, "load_source_reason");
 	r |= run->history ? add(root, "history", text(run->history)) : add_null(root, "history");
+	r |= run->estimate_found ? add(root, "estimate_costs", estimate_costs(run->estimate_found)) :
+				   add_null(root, "estimate_costs");
 
 	r |= add(root, "run", r_run);
 	r |= add(r_run, "started", when(run->started));

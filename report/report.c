@@ -15,6 +15,7 @@
 #include "compat.h"
 #include "cpuset.h"
 #include "device.h"
+#include "estimate.h"
 #include "kubelet.h"
 #include "pathnames.h"
 #include "plan.h"
@@ -494,6 +495,15 @@ static void report_capacity(FILE *f, const struct report_run *rr)
 	fputc('\n', f);
 }
 
+/* The /proc estimate's per-event costs and how each was found. */
+static void report_estimate_costs(FILE *f, const struct estimate_found *found)
+{
+	char buf[ESTIMATE_COST_ITEMS * 64];
+
+	if (estimate_found_format(found, buf, sizeof(buf)) == 0 && buf[0])
+		fprintf(f, "irqtune: estimate costs: %s\n", buf);
+}
+
 void report_text(FILE *f, const struct report_run *rr, bool verbose, bool both)
 {
 	bool header = false;
@@ -513,6 +523,8 @@ void report_text(FILE *f, const struct report_run *rr, bool verbose, bool both)
 		fprintf(f, "irqtune: counts from %s\n", rr->counts_reason);
 	if (verbose && rr->history)
 		fprintf(f, "irqtune: load history: %s\n", rr->history);
+	if (verbose && rr->estimate_found)
+		report_estimate_costs(f, rr->estimate_found);
 	if (verbose && rr->capacity)
 		report_capacity(f, rr);
 	if (verbose && rr->vectors)

@@ -62,6 +62,7 @@ struct report_ban {
 struct netfollow_result;
 struct appload;
 struct kubelet_state;
+struct estimate_found;
 
 struct report_run {
 	bool dry_run;
@@ -72,6 +73,9 @@ struct report_run {
 	const char *counts;		/* "interrupts" or "stat"; NULL: no snapshots */
 	const char *counts_reason;	/* the files read, and why */
 	const char *history;		/* what became of the load history; NULL: not reached */
+	/* How the /proc estimate found each class's per-event costs (fitted,
+	 * carried, prior); NULL: no per-device fit ran. */
+	const struct estimate_found *estimate_found;
 	const char *online;		/* cpulists */
 	const char *eligible;
 	unsigned int nr_bans;

@@ -406,6 +406,9 @@ int loadstep_weigh(struct loadstep *ls, const struct loadstep_input *in)
 		r = read_source(ls, in);
 	if (r < 0)
 		return r;
+	/* the interval's fit where there was one, else the window's */
+	if (!loadsrc_measured(in->src))
+		ls->found = ls->hist.found;
 	costs_after(ls, in);
 	/* the application load first: the history weighs it too */
 	r = app_load(ls, in);

@@ -52,6 +52,9 @@ struct loadstep {
 	struct irq_activity *act;	/* per IRQ of the map: the load to plan with */
 	double *window_load;		/* the window's own, when the history weighed it */
 	char note[HISTORY_NOTE_MAX];	/* what became of the history ("" none yet) */
+	/* How the /proc estimate found each class's costs (unset: no
+	 * per-device fit ran, or the load was measured) */
+	struct estimate_found found;
 	long hz;			/* USER_HZ of /proc/stat */
 	double costs_now;		/* when the costs were judged; 0: not read */
 	char begin_reason[LOADSRC_REASON_MAX];	/* the source's, on choosing */

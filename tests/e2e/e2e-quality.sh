@@ -333,13 +333,14 @@ narrow() {
 # history (--no-state --dry-run --json, what a container without BPF
 # gets on its first run) puts every device with 1% of a CPU or more in
 # all within 20% of its true load (irqsim show, summed over its IRQs).
-# softmix misses that target: the pooled per-device costs (x0.82 NVMe,
-# x0.62 MegaRAID) are taken only where a window shows a class's devices
-# differ beyond their errors, and one second of softmix does not (its
-# X710 is known only with the NVMe drive beside it), so one cost per
-# softirq type holds it where main had it: NVMe x0.68, MegaRAID x0.55
-# (mostly hard-irq time, a clock tick of 1% on each of its CPUs). Held
-# there so it cannot get worse (docs/quality.md, issue 34).
+# softmix misses that target: its X710 and NVMe queues sit one to one on
+# node 0's CPUs, so one second cannot tell them apart, and the MegaRAID is
+# mostly hard-irq time, a clock tick of 1% on each of its CPUs. Its
+# storage takes the pooled per-device costs (BLOCK's type cost is at its
+# floor: estimate.c, pooled_where_differ): NVMe x0.81, MegaRAID x0.62
+# (x0.68 and x0.55 before). Held to the bounds it had before, so it cannot
+# get worse than that; split_cron holds its cron runs to 20%
+# (docs/quality.md, issue 34).
 split_bound() {
 	case $1/$2 in
 	softmix/megaraid0) echo 0.50 ;;
@@ -358,11 +359,7 @@ split() {
 		--json -w 1 >"$D.json" 2>"$D.err"
 	RC=$?
 	why="exit $RC: $(head -c 2000 "$D.err")"; check "$m split: exits 0" [ "$RC" -eq 0 ]
-	jq -r '.irqs[] | "\(.irq) \(.load_window // .load)"' "$D.json" >"$D.est"
-	awk 'NR == FNR { e[$1] = $2; next }
-	     FNR > 1 && $4 != "-" { t[$4] += $6; s[$4] += e[$1] }
-	     END { for (d in t) if (t[d] >= 0.01) printf "%s %.5f %.5f\n", d, t[d], s[d] }' \
-		"$D.est" "$D.show" | sort >"$D.dev"
+	WINDOW=1 dev_ratios "$D.json" "$D.show" >"$D.dev"
 	why="no device with 1% of a CPU"; check "$m split: devices to judge" [ -s "$D.dev" ]
 	while read -r dev t e; do
 		b=$(split_bound "$m" "$dev")
@@ -370,6 +367,74 @@ split() {
 		check "$m split: $dev's one-window estimate within $b of its true load" \
 			awk -v t="$t" -v e="$e" -v b="$b" 'BEGIN { d = e / t - 1; exit !(d <= b && d >= -b) }'
 	done <"$D.dev"
+}
+
+# dev_ratios JSON SHOW: "DEVICE TRUE EST" per device with 1% of a CPU or
+# more in all, its IRQs' loads in JSON (the window's own where history
+# weighed it, @WINDOW=1) summed against irqsim show's true loads.
+dev_ratios() {
+	local f='.load'
+	[ "${WINDOW:-}" = 1 ] && f='.load_window // .load'
+	jq -r ".irqs[] | \"\(.irq) \($f)\"" "$1" |
+	awk 'NR == FNR { e[$1] = $2; next }
+	     FNR > 1 && $4 != "-" { t[$4] += $6; s[$4] += e[$1] }
+	     END { for (d in t) if (t[d] >= 0.01) printf "%s %.5f %.5f\n", d, t[d], s[d] }' \
+		- "$2" | sort
+}
+
+# all_found JSON HOW: the run's estimate_costs are all found HOW.
+all_found() {
+	jq -e --arg h "$2" '.estimate_costs | length > 0 and all(.found == $h)' "$1" >/dev/null
+}
+
+# split_cron MACHINE: the same machine as cron runs it, four runs a
+# minute apart with the load history. Each run's JSON says how the
+# estimate found its costs: run 1 has its window alone (every cost
+# "fitted"); by run 4 three minutes of history, faded a run's worth each,
+# outweigh the fourth's interval (every cost "carried"). From run 2 the
+# estimate is over the minute since the last run's window, each CPU's time
+# known to a sixtieth of a tick, not a tick, and every device with 1% of a
+# CPU is held within 20% of its true load from run 2 on: softmix's NVMe
+# drive x0.81, MegaRAID x0.97 (x0.81 and x0.62 in one window). Not by
+# placement: irqtune's, as the kernel's spread before it, puts one X710
+# queue and one NVMe queue on every CPU of node 0 (16 queues of two sizes
+# on 8 CPUs: the balanced plan), so no run's window tells those two apart;
+# the NVMe drive's share is its class's cost as the MegaRAID shows it
+# (estimate.c, pooled_where_differ), and the minute tells the MegaRAID's
+# hard-irq time, a tick a second on each CPU, to a sixtieth. Over phase
+# draws (IRQSIM_PHASE_SEED 1-3) the NVMe drive is x0.75-0.98 there:
+# docs/quality.md.
+split_cron() {
+	local m=$1 r dev t e b bad
+	D=$work/splitcron-$m
+	"$sim" build "$top/tests/sim/machines/$m.txt" "$D" >/dev/null || {
+		fail "$m split cron: build" "irqsim build failed"; return; }
+	printf 'state-dir = %s/state\n' "$D" >"$D.conf"
+	chmod 644 "$D.conf"
+	for r in 1 2 3 4; do
+		[ "$r" -gt 1 ] && "$sim" step "$D" 59 >/dev/null
+		"$sim" show "$D" >"$D.show"
+		UMOCKDEV_DIR=$D LD_PRELOAD="$PRELOAD" \
+			"$top/irqtune" --json -w 1 -c "$D.conf" >"$D.json$r" 2>"$D.err"
+		RC=$?
+		why="exit $RC: $(head -c 2000 "$D.err")"
+		check "$m split cron: run $r exits 0" [ "$RC" -eq 0 ]
+		dev_ratios "$D.json$r" "$D.show" >"$D.dev$r"
+		[ "$r" -lt 2 ] && continue
+		while read -r dev t e; do
+			b=0.20
+			why="run $r: estimate $e, true $t"
+			check "$m split cron: $dev's run $r estimate within $b of its true load" \
+				awk -v t="$t" -v e="$e" -v b="$b" \
+				'BEGIN { d = e / t - 1; exit !(d <= b && d >= -b) }'
+		done <"$D.dev$r"
+	done
+	why="$(jq -c '.estimate_costs' "$D.json1")"
+	check "$m split cron: run 1 reports every cost fitted" \
+		all_found "$D.json1" fitted
+	why="$(jq -c '.estimate_costs' "$D.json4")"
+	check "$m split cron: run 4 reports every cost carried from the history" \
+		all_found "$D.json4" carried
 }
 
 if [ -n "$SMALL" ]; then
@@ -403,6 +468,7 @@ if [ -z "$SMALL" ]; then
 	done
 	for m in ${QUALITY_SPLIT-softmix}; do
 		split "$m"
+		split_cron "$m"
 	done
 fi
 exit 0

@@ -19,6 +19,7 @@
 #include "compat.h"
 #include "cpuset.h"
 #include "device.h"
+#include "estimate.h"
 #include "json.h"
 #include "kubelet.h"
 #include "metrics.h"
@@ -316,6 +317,76 @@ static void test_text(void **state)
 	assert_non_null(strstr(text, "(REASON)"));
 	assert_non_null(strstr(text, "irqtune: counts from /proc/interrupts: 4 online CPUs\n"));
 	assert_non_null(strstr(text, "irqtune: load history: kept\n"));
+	free(text);
+	report_store_release(&st);
+	fixture_release(&f);
+}
+
+/* How the /proc estimate found its costs (issue 34): a -v line and a JSON
+ * array, one entry per class seen for its hard cost and its main softirq;
+ * null in JSON and no line where no fit ran. */
+static void test_estimate_costs(void **state)
+{
+	struct fixture f;
+	struct report_run rr = { 0 };
+	struct report_store st;
+	struct estimate_found found = { .set = true };
+	struct json_object *root, *a, *e, *x;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	for (unsigned int k = 0; k < CLASS_NR; k++)
+		found.hard[k].how = found.soft[k].how = ESTIMATE_NONE;
+	found.hard[CLASS_NET] = (struct estimate_class_cost){ .m = 1.0, .how = ESTIMATE_FITTED };
+	found.soft[CLASS_NET] = (struct estimate_class_cost){ .m = 1.2, .how = ESTIMATE_CARRIED };
+	found.soft[CLASS_STORAGE] = (struct estimate_class_cost){ .m = 1.0, .how = ESTIMATE_PRIOR };
+	fixture_init(&f, false);
+	assert_int_equal(report_build(&f.in, &rr, &st), 0);
+	rr.load_source = "proc";
+	rr.load_source_reason = "estimated";
+	rr.counts_reason = "/proc/interrupts";
+	rr.estimate_found = &found;
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	report_text(out, &rr, true, false);
+	assert_int_equal(fclose(out), 0);
+	assert_non_null(strstr(text, "irqtune: estimate costs: net hard 3.00 us fitted, "
+				     "NET_RX 30.00 us carried, BLOCK 5.00 us prior\n"));
+	free(text);
+
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_int_equal(json_report(out, &rr), 0);
+	assert_int_equal(fclose(out), 0);
+	root = json_tokener_parse(text);
+	assert_non_null(root);
+	assert_true(json_object_object_get_ex(root, "estimate_costs", &a));
+	assert_int_equal(json_object_array_length(a), 3);
+	e = json_object_array_get_idx(a, 1);
+	assert_true(json_object_object_get_ex(e, "class", &x));
+	assert_string_equal(json_object_get_string(x), "net");
+	assert_true(json_object_object_get_ex(e, "kind", &x));
+	assert_string_equal(json_object_get_string(x), "NET_RX");
+	assert_true(json_object_object_get_ex(e, "us", &x));
+	assert_true(fabs(json_object_get_double(x) - 30.0) < 1e-6);
+	assert_true(json_object_object_get_ex(e, "found", &x));
+	assert_string_equal(json_object_get_string(x), "carried");
+	e = json_object_array_get_idx(a, 2);
+	assert_true(json_object_object_get_ex(e, "found", &x));
+	assert_string_equal(json_object_get_string(x), "prior");
+	json_object_put(root);
+	free(text);
+
+	rr.estimate_found = NULL;
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_int_equal(json_report(out, &rr), 0);
+	report_text(out, &rr, true, false);
+	assert_int_equal(fclose(out), 0);
+	assert_non_null(strstr(text, "\"estimate_costs\":null"));
+	assert_null(strstr(text, "estimate costs:"));
 	free(text);
 	report_store_release(&st);
 	fixture_release(&f);
@@ -648,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_spread_capacity),
 		cmocka_unit_test(test_policy_and_early_stop),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_estimate_costs),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_app_headline),
 		cmocka_unit_test(test_app_bars),
