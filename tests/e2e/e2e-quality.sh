@@ -172,14 +172,18 @@ quality() {
 }
 
 # Tolerance under the SMT objective: the 5% target, but on noacct, where
-# the planner fed the true loads (planprobe) is 13.5% above the oracle
-# (0.143 against 0.126), before issue 34's change as after it. The oracle
-# does not know irqtune's NIC rules (no two NICs on a core while one is
-# free, busy IRQs off busy NIC CPUs' siblings), which likely make most of
-# that; not yet shown.
+# the /proc estimate cannot see what the plan needs. Its kernel has no
+# IRQ time accounting, so hard-irq time is nowhere in /proc and each
+# interrupt is taken at the prior's 2 us: nvme0 takes 5 us and accel
+# 10 us, so nvme0q1 reads 1.2% of a CPU for 3.0% and accel-0 0.4% for
+# 2.0%. Both land on CPU 9, the sibling of eth0-TxRx-1's CPU 1: 0.1426
+# against the oracle's 0.1285 (x1.110, first run and fourth cron run).
+# The planner fed the true loads (planprobe) is at the oracle; it was
+# 11% above it until plan_improve() took load off the busiest CPU's
+# siblings, not only off the CPU itself.
 smt_slack() {
 	case $1 in
-	noacct) echo 1.15 ;;
+	noacct) echo 1.12 ;;
 	*) echo 1.05 ;;
 	esac
 }
