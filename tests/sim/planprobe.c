@@ -120,6 +120,14 @@ static double plan_peak(const struct sim *s, const struct plan_irq *v,
 	return peak;
 }
 
+/* -v: where the plan puts each IRQ (a fixed one: where it is) */
+static void print_plan(const struct sim *s, const struct plan_irq *v)
+{
+	for (unsigned int i = 0; i < s->nr_irqs; i++)
+		printf("probe.irq.%u %d\n", s->irqs[i].irq,
+		       v[i].fixed ? s->irqs[i].eff : v[i].target);
+}
+
 int main(int argc, char **argv)
 {
 	struct plan_policy pol = {
@@ -138,12 +146,9 @@ int main(int argc, char **argv)
 	bool verbose = false;
 	int r;
 
-	if (argc == 3 && !strcmp(argv[1], "-v")) {
-		verbose = true;
-		argv++;
-		argc--;
-	}
-	if (argc != 2) {
+	verbose = argc == 3 && !strcmp(argv[1], "-v");
+	argv += verbose;
+	if (argc != 2 + verbose) {
 		fputs("usage: planprobe [-v] DIR\n", stderr);
 		return 2;
 	}
@@ -198,9 +203,7 @@ int main(int argc, char **argv)
 	peak = plan_peak(s, v, load);
 	smt = sim_smt_peak(s, load);
 	if (verbose)
-		for (unsigned int i = 0; i < s->nr_irqs; i++)
-			printf("probe.irq.%u %d\n", s->irqs[i].irq,
-			       v[i].fixed ? s->irqs[i].eff : v[i].target);
+		print_plan(s, v);
 	if (app)
 		sim_app_figures(s, load, app, &pct, &on_app, &whole, &whole_cpu);
 	/* the plan applied: what would the next run do? It sees the
