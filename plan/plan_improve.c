@@ -368,6 +368,93 @@ static double swap_peak(const struct plan_ctx *c, const struct plan_irq *pi,
 	return a > b ? a : b;
 }
 
+/* The peak a trade leaves: @pi and @pa from @m to @to, @pb back. */
+static double trade_peak(const struct plan_ctx *c, const struct plan_irq *pi,
+			 const struct plan_irq *pa, const struct plan_irq *pb, int m, int to)
+{
+	double dm = lw(c, pb, m) - lw(c, pi, m) - lw(c, pa, m);
+	double dto = lw(c, pi, to) + lw(c, pa, to) - lw(c, pb, to);
+
+	if (c->smt) {
+		struct plan_delta dv[2] = { { m, dm, -1 }, { to, dto, 1 } };
+
+		return plan_peak_after(c, dv, 2);
+	}
+	return c->load[m] + dm > c->load[to] + dto ? c->load[m] + dm : c->load[to] + dto;
+}
+
+/* Whether @to has vectors for two arrivals, whatever leaves it. */
+static bool vec_room2(const struct plan_ctx *c, int to)
+{
+	return !c->vec || c->vec[to] == UINT_MAX || c->arrive[to] + 2 <= c->vec[to];
+}
+
+/* Where neither a move, a swap nor a chain lowers the busiest CPU @m: an
+ * IRQ i of @m goes to a CPU @to with a queue a of another device of @m,
+ * and a queue b of that device comes back from @to. The device keeps its
+ * share of each core (a and b trade places), and i goes where it could
+ * not as a swap with b: b would have joined a. arm64-spi: its dwc3 (0.108
+ * of a CPU) took the emptiest CPU before the NIC's lightest queues came,
+ * and the spreading rule then put one of them beside it; dwc3 and that
+ * queue trade with a heavier queue of a CPU with less fixed load. Both
+ * CPUs end below @limit; the trade lowering the higher of them most wins. */
+static bool trade_move(struct plan_ctx *c, int m, double limit)
+{
+	double best = limit;
+	int bi = -1, ba = -1, bb = -1, bt = -1;
+
+	for (int a = c->head[m]; a >= 0; a = c->next[a]) {
+		struct plan_irq *pa = &c->irqs[a];
+		unsigned int n;
+		const int *v;
+
+		if (pa->fixed || !multiqueue(c, pa))
+			continue;
+		v = plan_candidates(c, pa, &n);
+		for (unsigned int k = 0; k < n; k++) {
+			int to = v[k];
+
+			/* What the two CPUs hold together stays (without
+			 * SMT, where trades are made): the higher ends at
+			 * half of it at best. */
+			if (to == m || !allowed(pa, to) || !vec_room2(c, to) ||
+			    (!c->smt && c->load[m] + c->load[to] >= 2 * best))
+				continue;
+			for (int b = c->head[to]; b >= 0; b = c->next[b]) {
+				struct plan_irq *pb = &c->irqs[b];
+
+				if (pb->group != pa->group || pb->fixed || !is_heavy(c, pb) ||
+				    !plan_is_candidate(c, pb, m))
+					continue;
+				for (int i = c->head[m]; i >= 0; i = c->next[i]) {
+					struct plan_irq *pi = &c->irqs[i];
+					double peak;
+
+					if (i == a || pi->fixed || !is_heavy(c, pi) ||
+					    pi->group == pa->group || pb->load >= pa->load + pi->load ||
+					    !plan_is_candidate(c, pi, to))
+						continue;
+					peak = trade_peak(c, pi, pa, pb, m, to);
+					if (peak >= best || !swap_ok(c, (unsigned int)a, (unsigned int)b) ||
+					    !spread_ok(c, (unsigned int)i, to))
+						continue;
+					best = peak;
+					bi = i;
+					ba = a;
+					bb = b;
+					bt = to;
+				}
+			}
+		}
+	}
+	if (bi < 0)
+		return false;
+	move_irq(c, (unsigned int)ba, bt);
+	move_irq(c, (unsigned int)bb, m);
+	move_irq(c, (unsigned int)bi, bt);
+	return true;
+}
+
 /* The best step plan_improve() found for the busiest CPU: IRQ i from src
  * (the busiest CPU or, with SMT, a sibling of it) to @to, and @j back
  * when a swap; and the best move vector space ruled out. */
@@ -505,7 +592,13 @@ int plan_improve(struct plan_ctx *c, double stop)
 				c->irqs[k].vec_full = p.vec_to;
 		}
 		if (p.to < 0) {
-			if (below || !chain_move(c, m, p.peak))
+			/* Trades only without SMT, where no sibling step
+			 * exists: with it, on mixed they found a plan 2%
+			 * better on the second window's estimate than the
+			 * first's plan, and the second cron run moved 5 IRQs
+			 * under the same load. */
+			if (below || (!chain_move(c, m, p.peak) &&
+				      (c->smt || !trade_move(c, m, p.peak))))
 				heap_remove(&busy, m);
 			continue;
 		}
