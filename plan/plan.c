@@ -17,8 +17,11 @@
  *
  * plan_improve() lowers the busiest CPU by the single move or swap that lowers
  * it most, keeping those rules (a swap judged with both IRQs gone from their
- * CPUs); where none helps, by a chain of two moves (an IRQ leaves a third CPU
- * to make room there for one of the busiest's). A CPU nothing helps is set
+ * CPUs), of one of its IRQs or, with SMT, of its siblings' (whose load counts
+ * half in its own); where none helps, by a chain of two moves (an IRQ leaves
+ * a third CPU to make room there for one of the busiest's), and without SMT
+ * by a trade (an IRQ and a device's queue leave together for a CPU whose
+ * queue of that device comes back). A CPU nothing helps is set
  * aside and the next busiest evened out, without loading the SMT siblings
  * of busy CPUs.
  *

@@ -60,20 +60,24 @@ nostate_first() {	# nostate_first MACHINE FIRST-RUN-ERROR
 smt_of() { key smt_max_load "$1"; }
 smt_orc() { key oracle_smt_spread_max_load "$1"; }
 
-# Where the planner's heuristics leave a gap under that objective, the
-# gap measured (smt_tol MACHINE WHAT DEFAULT): the same placements stood
-# before issue 34 (the plain figures are within target), now visible.
-# Open: noacct's is the planner's on true loads too (planprobe), the
-# oracle not knowing irqtune's NIC rules may be most of it; storage's
-# rebuild half-way through a minute is left by the stability rule at
-# 17% above the oracle, its own best plan within 10% of it.
+# Where the /proc estimate leaves a gap under that objective, the gap
+# measured (smt_tol MACHINE WHAT DEFAULT); the planner fed the true loads
+# (tests/sim/planprobe) is within 2% of the oracle on all of these.
+# noacct: hard-irq time is nowhere in /proc without IRQ time accounting,
+# and its NVMe and accel interrupts, taken at the prior's 2 us, cost 5
+# and 10 us (e2e-quality.sh, smt_slack): x1.110. storage: its fourth run
+# x1.036 (estimate error 2.2%). Its rebuild half-way through a minute:
+# the run after it moves 23 IRQs on one window (half of it the old load)
+# to x1.094, and the runs after that keep it: on their estimate it is
+# within the 2% threshold and the 0.45% resolution of their best plan,
+# where the planner on the true loads at that threshold moves 16 to
+# x1.012 (before plan_improve() lowered a CPU through its siblings the
+# first run moved nothing, x1.175, and the second went to x1.043).
 smt_tol() {
 	case $1:$2 in
 	noacct:fourth) echo 1.12 ;;
-	noacct:shift) echo 1.06 ;;
-	storage:fourth) echo 1.07 ;;
-	storage:mid) echo 1.18 ;;
-	twosocket:fourth) echo 1.04 ;;
+	storage:fourth) echo 1.04 ;;
+	storage:mid) echo 1.15 ;;
 	*) echo "$3" ;;
 	esac
 }

@@ -104,7 +104,7 @@ quality() {
 	lim=$(times "$orc" "$(slack "$m")")
 	why="ratio $ratio, oracle $orc"
 	check "$m: load ratio within $(slack "$m") of the oracle's" le "$ratio" "$lim"
-	if le "$orc" 1.10; then
+	if le "$orc" 1.10 && [ "$m" != arm64-spi ]; then
 		why="ratio $ratio"; check "$m: load ratio at most 1.10" le "$ratio" 1.10
 	fi
 	if [ -n "$probe" ]; then
@@ -172,14 +172,18 @@ quality() {
 }
 
 # Tolerance under the SMT objective: the 5% target, but on noacct, where
-# the planner fed the true loads (planprobe) is 13.5% above the oracle
-# (0.143 against 0.126), before issue 34's change as after it. The oracle
-# does not know irqtune's NIC rules (no two NICs on a core while one is
-# free, busy IRQs off busy NIC CPUs' siblings), which likely make most of
-# that; not yet shown.
+# the /proc estimate cannot see what the plan needs. Its kernel has no
+# IRQ time accounting, so hard-irq time is nowhere in /proc and each
+# interrupt is taken at the prior's 2 us: nvme0 takes 5 us and accel
+# 10 us, so nvme0q1 reads 1.2% of a CPU for 3.0% and accel-0 0.4% for
+# 2.0%. Both land on CPU 9, the sibling of eth0-TxRx-1's CPU 1: 0.1426
+# against the oracle's 0.1285 (x1.110, first run and fourth cron run).
+# The planner fed the true loads (planprobe) is at the oracle; it was
+# 11% above it until plan_improve() took load off the busiest CPU's
+# siblings, not only off the CPU itself.
 smt_slack() {
 	case $1 in
-	noacct) echo 1.15 ;;
+	noacct) echo 1.12 ;;
 	*) echo 1.05 ;;
 	esac
 }
@@ -443,11 +447,13 @@ else
 	machines="tiny router numa2 numa2-managed hotspot isolated offline cloud-vm
 		  shift smt idle mixed noacct big managed twosocket arm64-gic
 		  twosocket-noise crowd-a crowd-b biglittle hybrid vectors288 softmix"
-	# issue 34's SMT machines. Not its arm64 one (arm64-spi): the /proc
-	# estimate puts its dwc3 USB IRQ at 7.1% of a CPU where it takes
-	# 10.8%, and the plan is 1.22 times the oracle's, the estimate's gap
-	# (issue 34 parts 1-3), not the planner's
-	machines="$machines smt-e810 smt-wrongnode"
+	# issue 34's SMT machines, and its arm64 one (arm64-spi). There the
+	# oracle's load ratio is 1.098, and the /proc estimate puts the dwc3
+	# USB IRQ, which shares CPU 0 with an NVMe and a NIC queue in the
+	# one window it has, at 7.1% of a CPU where it takes 10.8%: the run
+	# ends at 1.144, 4.2% above the oracle (the planner fed the true
+	# loads is at it), so it is held to the oracle but not to 1.10
+	machines="$machines smt-e810 smt-wrongnode arm64-spi"
 	# storage is not held here: one window after its rebuild shift, with
 	# no history, lands 3-11% above the oracle over the draws of tick
 	# phases (docs/quality.md); tests/e2e/e2e-history.sh holds its cron runs

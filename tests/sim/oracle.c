@@ -1343,10 +1343,11 @@ static void smt_lpt(const struct inst *in, struct smt *m, struct asg *a)
 /* prefix_max_load: the best busiest-CPU eff found, from @start (a plan
  * of the plain objective) and from smt_lpt(). */
 static int smt_oracle(const struct inst *in, const struct asg *start, FILE *out,
-		      const char *prefix)
+		      const char *prefix, bool verbose)
 {
 	struct asg a = { 0 }, b = { 0 };
 	struct smt m = { 0 };
+	const struct asg *win = &a;
 	double va, vb;
 	int r = asg_init(in, &a);
 
@@ -1367,10 +1368,15 @@ static int smt_oracle(const struct inst *in, const struct asg *start, FILE *out,
 	smt_search(in, &m, &b);
 	smt_sums(in, &m, b.load);
 	vb = smt_eff(in, &m, b.load, (unsigned int)smt_busiest(in, &m, b.load));
-	if (vb < va)
+	if (vb < va) {
 		va = vb;
+		win = &b;
+	}
 print:
 	fprintf(out, "%s_max_load %.6f\n", prefix, va);
+	for (unsigned int j = 0; verbose && j < in->nj; j++)
+		fprintf(out, "%s.irq.%u %d\n", prefix, in->s->irqs[in->job[j].irq].irq,
+			win->where[j]);
 out:
 	smt_free(&m);
 	asg_free(&a);
@@ -1436,10 +1442,10 @@ int sim_oracle(const struct sim *s, FILE *out, bool verbose)
 	fprintf(out, "oracle_moves_lb %d\n", mv_lb);
 	fprintf(out, "oracle_moves_greedy %d\n", mv_greedy);
 	fprintf(out, "oracle_jobs %u\n", in.nj);
-	r = smt_oracle(&in, &best, out, "oracle_smt");
+	r = smt_oracle(&in, &best, out, "oracle_smt", verbose);
 	if (r == 0) {
 		in.spread = true;
-		r = smt_oracle(&in, &sbest, out, "oracle_smt_spread");
+		r = smt_oracle(&in, &sbest, out, "oracle_smt_spread", verbose);
 		in.spread = false;
 	}
 	if (r < 0)

@@ -3,7 +3,7 @@
  * loads instead of irqtune's estimate, to tell planner error from estimate
  * error in the quality benchmark (tests/bench/quality.sh):
  *
- *	planprobe DIR
+ *	planprobe [-v] DIR
  *
  * prints "key value" lines: probe_max_load (busiest online CPU under the
  * plan, managed load included), probe_ratio (over the score's lower_bound,
@@ -18,7 +18,9 @@
  * On a machine with application threads it also gets their true pinned
  * load per CPU (plan_policy.app, in CPUs of the biggest: a thread's share
  * of a smaller CPU is that much less work) and prints probe_whole_max_load
- * and probe_irq_on_app_pct, the figures of irqsim score and oracle. */
+ * and probe_irq_on_app_pct, the figures of irqsim score and oracle. With
+ * -v, first "probe.irq.N CPU" for every IRQ: where the plan puts it, to set
+ * beside irqsim oracle -v's placements. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +120,14 @@ static double plan_peak(const struct sim *s, const struct plan_irq *v,
 	return peak;
 }
 
+/* -v: where the plan puts each IRQ (a fixed one: where it is) */
+static void print_plan(const struct sim *s, const struct plan_irq *v)
+{
+	for (unsigned int i = 0; i < s->nr_irqs; i++)
+		printf("probe.irq.%u %d\n", s->irqs[i].irq,
+		       v[i].fixed ? s->irqs[i].eff : v[i].target);
+}
+
 int main(int argc, char **argv)
 {
 	struct plan_policy pol = {
@@ -133,10 +143,13 @@ int main(int argc, char **argv)
 	double pct = 0, on_app = 0, whole = 0;
 	int whole_cpu = -1;
 	unsigned int moves, moves2;
+	bool verbose = false;
 	int r;
 
-	if (argc != 2) {
-		fputs("usage: planprobe DIR\n", stderr);
+	verbose = argc == 3 && !strcmp(argv[1], "-v");
+	argv += verbose;
+	if (argc != 2 + verbose) {
+		fputs("usage: planprobe [-v] DIR\n", stderr);
 		return 2;
 	}
 	r = sim_load(argv[1], &s);
@@ -189,6 +202,8 @@ int main(int argc, char **argv)
 	plan_result_release(&res);
 	peak = plan_peak(s, v, load);
 	smt = sim_smt_peak(s, load);
+	if (verbose)
+		print_plan(s, v);
 	if (app)
 		sim_app_figures(s, load, app, &pct, &on_app, &whole, &whole_cpu);
 	/* the plan applied: what would the next run do? It sees the

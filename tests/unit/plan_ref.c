@@ -698,6 +698,65 @@ static bool chain_move(struct ctx *c, int m, double limit)
 	return true;
 }
 
+/* Where no move, swap or chain helps the busiest CPU @m: an IRQ i of @m
+ * and a queue a of another device of @m go to a CPU @to, and a queue b
+ * of a's device comes back (plan_improve.c, trade_move()). The trade that
+ * leaves the higher of the two loads lowest, below @limit, wins. */
+static bool trade_move(struct ctx *c, int m, double limit)
+{
+	double best = limit;
+	int bi = -1, ba = -1, bb = -1, bt = -1;
+
+	for (int a = c->head[m]; a >= 0; a = c->next[a]) {
+		struct plan_irq *pa = &c->irqs[a];
+		unsigned int n;
+		const int *v;
+
+		if (pa->fixed || !multiqueue(c, pa))
+			continue;
+		v = candidates(c, pa, &n);
+		for (unsigned int k = 0; k < n; k++) {
+			int to = v[k];
+
+			if (to == m || !allowed(pa, to))
+				continue;
+			for (int b = c->head[to]; b >= 0; b = c->next[b]) {
+				struct plan_irq *pb = &c->irqs[b];
+
+				if (pb->group != pa->group || pb->fixed || !is_heavy(c, pb) ||
+				    !is_candidate(c, pb, m))
+					continue;
+				for (int i = c->head[m]; i >= 0; i = c->next[i]) {
+					struct plan_irq *pi = &c->irqs[i];
+					double lm, lt, peak;
+
+					if (i == a || pi->fixed || !is_heavy(c, pi) ||
+					    pi->group == pa->group || pb->load >= pa->load + pi->load ||
+					    !is_candidate(c, pi, to))
+						continue;
+					lm = c->load[m] + (pb->load - pi->load - pa->load);
+					lt = c->load[to] + (pi->load + pa->load - pb->load);
+					peak = lm > lt ? lm : lt;
+					if (peak >= best || !swap_ok(c, (unsigned int)a, (unsigned int)b) ||
+					    !spread_ok(c, (unsigned int)i, to))
+						continue;
+					best = peak;
+					bi = i;
+					ba = a;
+					bb = b;
+					bt = to;
+				}
+			}
+		}
+	}
+	if (bi < 0)
+		return false;
+	move_irq(c, (unsigned int)ba, bt);
+	move_irq(c, (unsigned int)bb, m);
+	move_irq(c, (unsigned int)bi, bt);
+	return true;
+}
+
 /* Lower the busiest CPU by single moves or swaps until it is at most @stop
  * (0: as far as they go). Bounded; a CPU nothing can be taken from is set
  * aside so the next busiest gets its turn. */
@@ -782,7 +841,7 @@ static int improve(struct ctx *c, double stop)
 			}
 		}
 		if (best_to < 0) {
-			if (below || !chain_move(c, m, best_peak))
+			if (below || (!chain_move(c, m, best_peak) && !trade_move(c, m, best_peak)))
 				heap_remove(&busy, m);
 			continue;
 		}

@@ -1641,16 +1641,16 @@ static double smt_best4(const struct plan_irq *v, unsigned int n)
 /* Issue 34: the improvement steps judge a CPU as the first placement does,
  * by its load plus half its SMT sibling's. On two cores of two threads,
  * 5 to 7 IRQs of unequal loads all starting on CPU 0: by that measure,
- * the plan is within 15% of the exhaustive best, 36 of the 40 within 5%,
- * and a second run moves nothing. The planner is a heuristic (greedy,
- * then moves, swaps and two-step moves): two of the 40 end 6% and 12%
- * above, where only a reshuffle of both cores helps. Judged by a CPU's
- * own load (before issue 34), 20 of the 40 ended more than 5% above and
- * the worst 33%: moves that lowered the busiest thread loaded its
- * sibling's. */
+ * every plan is within 5% of the exhaustive best (the worst 2.5%), and a
+ * second run moves nothing. Judged by a CPU's own load (before issue 34),
+ * 20 of the 40 ended more than 5% above and the worst 33%: moves that
+ * lowered the busiest thread loaded its sibling's. With that measure but
+ * moves of the busiest CPU's own IRQs only, two ended 6% and 12% above:
+ * where the busiest thread holds one heavy IRQ, only taking load off its
+ * sibling lowers it. */
 static void test_smt_objective_kept(void **state)
 {
-	unsigned int x = 34, near = 0;
+	unsigned int x = 34;
 
 	(void)state;
 	for (unsigned int round = 0; round < 40; round++) {
@@ -1666,8 +1666,7 @@ static void test_smt_objective_kept(void **state)
 		}
 		best = smt_best4(v, n);
 		plan_ok(t, v, n, &res);
-		assert_true(smt_peak(&res, t) <= best * 1.15);
-		near += smt_peak(&res, t) <= best * 1.05;
+		assert_true(smt_peak(&res, t) <= best * 1.05);
 		plan_result_release(&res);
 		settle_in(v, n);
 		plan_ok(t, v, n, &res);
@@ -1675,7 +1674,6 @@ static void test_smt_objective_kept(void **state)
 		plan_result_release(&res);
 		topology_free(t);
 	}
-	assert_true(near >= 36);
 }
 
 int main(void)
