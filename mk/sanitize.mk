@@ -8,8 +8,8 @@
 #                         not touched) and run the whole suite there (the
 #                         suites that walk every simulated machine keep to
 #                         the small ones, as under valgrind: $SMALL in
-#                         tests/lib.sh), then replay the fuzzing seeds and
-#                         past crashes
+#                         tests/lib.sh; CHECK_JOBS of them at a time), then
+#                         replay the fuzzing seeds and past crashes
 #   make check-valgrind   the end-to-end tests with irqtune under valgrind
 #                         (memcheck; definite leaks are errors)
 #
@@ -41,11 +41,14 @@ check-asan: all
 	@touch $(ASAN_DIR)/.deps.stamp
 	@# the preload libraries stay uninstrumented: they are also loaded into
 	@# sh and cat, which ASan's runtime would not come first in
-	@$(MAKE) --no-print-directory -s -C $(ASAN_DIR) tests/shims/fakekernel.so tests/shims/bpffault.so
+	@# (so do the helpers the suites would otherwise build as they run,
+	@# two at a time: logsink, benchshim.so)
+	@$(MAKE) --no-print-directory -s -C $(ASAN_DIR) tests/shims/fakekernel.so tests/shims/bpffault.so \
+		tests/shims/logsink tests/out/bench/benchshim.so
 	@$(MAKE) --no-print-directory -s -C $(ASAN_DIR) all $(TESTS) $(SIM_BINS) \
 		CFLAGS="$(ASAN_CFLAGS)" CHECK_EXTRA=
 	@echo "check-asan: the whole suite under ASan+UBSan"
-	@cd $(ASAN_DIR) && $(ASAN_ENV) tests/run >../asan.log 2>&1; rc=$$?; \
+	@cd $(ASAN_DIR) && $(ASAN_ENV) TESTS_JOBS=$(CHECK_JOBS) tests/run >../asan.log 2>&1; rc=$$?; \
 		tail -12 ../asan.log; \
 		if [ $$rc -ne 0 ]; then grep -B5 -A40 -E 'ERROR: (Address|Leak)Sanitizer|runtime error|^FAIL|not ok' ../asan.log | head -150; \
 			echo "check-asan: FAILED (log: tests/out/asan.log)"; exit 1; fi
