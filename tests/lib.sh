@@ -46,6 +46,20 @@ e2e_setup() {
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 skip() { echo "SKIP $1: $2"; }
+# planprobe_find: $probe, the planner fed the model's true loads, where it
+# is built and no older than the library it links; else empty, with a SKIP
+# line. A probe left from an older tree (make all does not rebuild it)
+# judges that tree's planner, not this one's.
+planprobe_find() {
+	probe=$top/tests/sim/planprobe
+	if [ ! -x "$probe" ]; then
+		skip planprobe "not built here (make tests/sim/planprobe): no check of the planner on true loads"
+		probe=
+	elif [ "$probe" -ot "$top/build/libirqtune.a" ]; then
+		skip planprobe "older than build/libirqtune.a (make tests/sim/planprobe): no check of the planner on true loads"
+		probe=
+	fi
+}
 check() {	# check NAME CONDITION-COMMAND... ; message from $why
 	local name=$1; shift
 	if "$@"; then pass "$name"; else fail "$name" "${why:-condition failed}"; fi

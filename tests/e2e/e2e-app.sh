@@ -24,8 +24,7 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 e2e_setup e2e-app
-probe=$top/tests/sim/planprobe
-[ -x "$probe" ] || probe=	# not built (e.g. the sanitizer tree): skip
+planprobe_find
 
 key() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }	# key KEY FILE
 moved() { sed -n 's/^irqtune: .*movable, \([0-9][0-9]*\) moved.*/\1/p' "$1" | tail -1; }

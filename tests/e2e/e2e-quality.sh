@@ -33,8 +33,7 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 e2e_setup e2e-quality
-probe=$top/tests/sim/planprobe
-[ -x "$probe" ] || probe=	# not built (e.g. the sanitizer tree): skip
+planprobe_find
 
 times() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", a * b }'; }
 key() { awk -v k="$1" '$1 == k { print $2; exit }' "$2"; }	# key KEY FILE
