@@ -554,7 +554,7 @@ static void weigh_measured(struct cpu_work *work, unsigned int nr_ids, double ti
 
 static const char *const how_word[] = {
 	[ESTIMATE_PRIOR] = "prior", [ESTIMATE_FITTED] = "fitted",
-	[ESTIMATE_CARRIED] = "carried", [ESTIMATE_NONE] = "",
+	[ESTIMATE_CARRIED] = "carried", [ESTIMATE_NONE] = "", [ESTIMATE_BOOT] = "boot",
 };
 
 unsigned int estimate_found_items(const struct estimate_found *f,
@@ -637,6 +637,7 @@ struct est {
 	double *hm, *sm;		/* per row: its device's multipliers */
 	double *ev;			/* per device: softirq events raised */
 	struct irq_activity *act;
+	bool boot;			/* the fit has the interval since boot */
 };
 
 /* Pass 1: what each CPU served in total, per class. */
@@ -926,6 +927,14 @@ static void predict_work(struct est *st)
 	weigh_measured(work, st->nr_ids, 1.0 / ((double)st->hz * dt), dt, !accounted);
 }
 
+/* How far a CPU's hard-irq time may differ from what its devices' costs
+ * predict when those come from the hours since boot: a tenth. Over one
+ * second the clock's tick is worth more than that on a CPU with a few
+ * light IRQs (a MegaRAID vector's 1.2% is about a tick), so there the
+ * prediction counts for more than the ticks, as weigh_measured() does for
+ * softirq time; from the window alone the costs are no better known than
+ * its ticks, and the ticks are shared out as they are. */
+#define ESTIMATE_HARD_TAU	0.1
 /* Pass 3: each IRQ's share of what its CPUs did. */
 static void share_out(struct est *st)
 {
@@ -947,7 +956,14 @@ static void share_out(struct est *st)
 			double dd = (double)d[j].delta;
 			double q = soft_pred(w, k, dd, e) * (sm ? sm[i] : 1);
 
-			if (w->irq_s > 0 && w->hard_w > 0)
+			if (w->irq_s > 0 && w->hard_w > 0 && st->boot) {
+				double p = w->hard_w * 1e-6 / dt, tick = 1.0 / ((double)st->hz * dt);
+				double v = ESTIMATE_HARD_TAU * ESTIMATE_HARD_TAU * p * p;
+				double g = v / (v + tick * tick / 6);
+
+				x->hard += g * w->irq_s * dd * hc / w->hard_w +
+					   (1 - g) * dd * hc * 1e-6 / dt;
+			} else if (w->irq_s > 0 && w->hard_w > 0)
 				x->hard += w->irq_s * dd * hc / w->hard_w;
 			else	/* no irq time accounting (the common case) */
 				x->hard += dd * hc * 1e-6 / dt;
@@ -963,13 +979,13 @@ static void share_out(struct est *st)
 	}
 }
 
-int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
-		      const enum irq_class *class, long hz,
-		      const struct estimate_prior *prior, const struct estimate_dev *dev,
-		      struct irq_activity **ret)
+static int estimate_pass(const struct snapshot *a, const struct snapshot *b,
+			 const enum irq_class *class, long hz,
+			 const struct estimate_prior *prior, const struct estimate_dev *dev,
+			 bool boot, struct irq_activity **ret)
 {
 	struct est st = { .a = a, .b = b, .class = class, .hz = hz, .prior = prior,
-			  .dev = dev };
+			  .dev = dev, .boot = boot };
 	struct estimate_prior dflt;
 	int r;
 
@@ -1030,5 +1046,199 @@ fail:
 	free(st.sm);
 	free(st.ev);
 	free(st.pa);
+	return r;
+}
+
+/*
+ * With no history, the first snapshot is one: its counters hold every
+ * interrupt, and every tick of irq and softirq time, since boot (or since
+ * the CPU came online), per CPU. Over hours a CPU's time is known to far
+ * better than a window's tick, and the IRQs have usually sat elsewhere
+ * before (the kernel's spread at probe, an earlier balancer), which is
+ * what tells apart two devices that share CPUs one to one now. So a run
+ * with no history first adds the interval since boot to the per-device
+ * fit, as if it were a run before this one (devfit_decay() marks it
+ * carried). Its equations weigh by the model's error, as a minute's do,
+ * not by their hours: a device's cost per interrupt drifts with its mix
+ * over a day, and where this window's data is precise it still decides.
+ * Not in the first minutes after boot (ESTIMATE_BOOT_MIN), whose counts
+ * are mostly the devices' probing and udev's runs, and not from counts
+ * read without /proc/interrupts (each IRQ's total on its CPU of the
+ * moment, not where it was served).
+ */
+#define ESTIMATE_BOOT_MIN	120.0	/* seconds of uptime */
+
+static bool boot_usable(const struct snapshot *a, const struct snapshot *b,
+			const struct estimate_dev *dev)
+{
+	const struct devfit *f = dev ? dev->fit : NULL;
+
+	if (!f || dev->nr == 0 || dev->nr > DEVFIT_MAX || dev->hard_m || dev->soft_m)
+		return false;
+	if (a->input != SNAPSHOT_INTERRUPTS || b->input != SNAPSHOT_INTERRUPTS ||
+	    !(a->when >= ESTIMATE_BOOT_MIN))
+		return false;
+	for (int k = 0; k < DEVFIT_KINDS; k++)
+		for (unsigned int i = 0; i <= f->nr; i++)
+			if (f->old[k][i] > 0)
+				return false;	/* the history carried a fit */
+	return true;
+}
+
+/* The kernel counts interrupts and softirqs per CPU in 32 bits, which a
+ * busy queue fills in a day (50,000 a second): a count since boot may
+ * have wrapped any number of times, unseen. A CPU whose count of a
+ * device's interrupts or softirqs reads 2^31 or more, or would at this
+ * window's rate over the uptime, has no equation since boot (its seen
+ * flags cleared in @zcpu). A rate far higher before than now can still
+ * hide a wrap; its CPU's equation is then one of many, and the window's
+ * own still count. The softirqs no device raises (the timer's, RCU's,
+ * the scheduler's) wrap within weeks on every CPU alike, and are only
+ * priced at their priors and taken off: theirs since boot are taken as
+ * the window's rate over the uptime (in @scpu) where they may have. */
+#define ESTIMATE_BOOT_WRAP	2147483648.0
+
+static void zap_if(struct cpu_stat *zcpu, unsigned int nr_ids, unsigned int c, double n)
+{
+	if (c < nr_ids && !(n < ESTIMATE_BOOT_WRAP))
+		zcpu[c].seen = 0;
+}
+
+static void boot_wraps(const struct snapshot *a, const struct snapshot *b,
+		       const struct irq_row *arows, struct cpu_stat *zcpu,
+		       struct cpu_stat *scpu)
+{
+	const struct interrupts *ib = b->intr;
+	double up = a->when, dt = b->when - a->when;
+
+	if (!(dt > 0))
+		return;
+	for (unsigned int i = 0; i < ib->nr_rows; i++) {
+		const struct irq_row *ra = &arows[i], *rb = &ib->rows[i];
+		unsigned int j = 0;
+
+		for (unsigned int k = 0; k < rb->nr_counts; k++) {
+			unsigned int c = rb->counts[k].cpu;
+			double ca = 0, d;
+
+			for (; j < ra->nr_counts && ra->counts[j].cpu < c; j++)
+				zap_if(zcpu, a->stats.nr_ids, ra->counts[j].cpu,
+				       (double)ra->counts[j].count);
+			if (j < ra->nr_counts && ra->counts[j].cpu == c)
+				ca = (double)ra->counts[j++].count;
+			d = (double)sample_counter_delta((uint64_t)ca, rb->counts[k].count);
+			zap_if(zcpu, a->stats.nr_ids, c, fmax(ca, d / dt * up));
+		}
+		for (; j < ra->nr_counts; j++)
+			zap_if(zcpu, a->stats.nr_ids, ra->counts[j].cpu, (double)ra->counts[j].count);
+	}
+	for (unsigned int c = 0; c < a->stats.nr_ids && c < b->stats.nr_ids; c++) {
+		const struct cpu_stat *sa = &a->stats.cpu[c], *sb = &b->stats.cpu[c];
+
+		for (unsigned int t = 0; t < SOFTIRQ_NR; t++) {
+			double d = (double)sample_counter_delta(sa->softirqs[t], sb->softirqs[t]);
+			double n = fmax((double)sa->softirqs[t], d / dt * up);
+
+			if (sample_softirq_class[t] >= 0)
+				zap_if(zcpu, a->stats.nr_ids, c, n);
+			else if (!(n < ESTIMATE_BOOT_WRAP))
+				scpu[c].softirqs[t] = (uint64_t)(d / dt * up);
+		}
+	}
+}
+
+/* The interval since boot as a window: @a's counters against zeros, each
+ * row of @b paired with its row of @a (none: no interrupts yet), so that
+ * @class and the devices' rows apply as they are. Its equations go into
+ * the devices' fit; its loads are dropped. 1 when it added equations, 0
+ * when no CPU could, or -errno. */
+static int boot_pass(const struct snapshot *a, const struct snapshot *b,
+		     const enum irq_class *class, long hz,
+		     const struct estimate_prior *prior, const struct estimate_dev *dev)
+{
+	const struct interrupts *ia = a->intr, *ib = b->intr;
+	size_t nr = ib->nr_rows ? ib->nr_rows : 1;
+	struct irq_row *zrows = calloc(nr, sizeof(*zrows));
+	struct irq_row *arows = calloc(nr, sizeof(*arows));
+	size_t nc = a->stats.nr_ids ? a->stats.nr_ids : 1;
+	struct cpu_stat *zcpu = calloc(nc, sizeof(*zcpu)), *scpu = malloc(nc * sizeof(*scpu));
+	struct interrupts zi = { .nr_cols = ia->nr_cols, .col_cpu = ia->col_cpu,
+				 .nr_rows = ib->nr_rows, .rows = zrows };
+	struct interrupts ai = zi;
+	struct snapshot z = { .input = a->input, .intr = &zi,
+			      .stats = { .nr_ids = a->stats.nr_ids, .cpu = zcpu } };
+	struct snapshot s = { .input = a->input, .intr = &ai,
+			      .stats = { .nr_ids = a->stats.nr_ids, .cpu = scpu }, .when = a->when };
+	struct estimate_dev bd = { .nr = dev->nr, .row_dev = dev->row_dev,
+				   .dev_class = dev->dev_class, .fit = dev->fit };
+	struct irq_activity *act = NULL;
+	unsigned int usable = 0;
+	int r = -ENOMEM;
+
+	ai.rows = arows;
+	if (!zrows || !arows || !zcpu || !scpu)
+		goto out;
+	if (a->stats.nr_ids)
+		memcpy(scpu, a->stats.cpu, a->stats.nr_ids * sizeof(*scpu));
+	for (unsigned int i = 0; i < ib->nr_rows; i++) {
+		const struct irq_row *rb = &ib->rows[i];
+		const struct irq_row *ra = sample_pair_row(ia, rb);
+
+		zrows[i] = (struct irq_row){ .irq = rb->irq, .desc = rb->desc,
+					     .desc_hash = rb->desc_hash, .name = rb->name,
+					     .effective = -1 };
+		arows[i] = zrows[i];
+		if (ra) {
+			arows[i].total = ra->total;
+			arows[i].nr_counts = ra->nr_counts;
+			arows[i].counts = ra->counts;
+		}
+	}
+	for (unsigned int c = 0; c < a->stats.nr_ids; c++)
+		zcpu[c].seen = a->stats.cpu[c].seen;
+	boot_wraps(a, b, arows, zcpu, scpu);
+	for (unsigned int c = 0; c < a->stats.nr_ids; c++)
+		usable += (zcpu[c].seen & SAMPLE_SEEN_STAT) != 0;
+	r = 0;
+	if (!usable)
+		goto out;
+	r = estimate_pass(&z, &s, class, hz, prior, &bd, false, &act);
+	if (r == 0) {
+		devfit_decay(dev->fit, 1.0);
+		r = 1;
+	}
+out:
+	free(act);
+	free(zrows);
+	free(arows);
+	free(zcpu);
+	free(scpu);
+	return r;
+}
+
+int estimate_proc_dev(const struct snapshot *a, const struct snapshot *b,
+		      const enum irq_class *class, long hz,
+		      const struct estimate_prior *prior, const struct estimate_dev *dev,
+		      struct irq_activity **ret)
+{
+	bool boot = false;
+	int r;
+
+	if (!a || !b || !a->intr || !b->intr || !ret || hz <= 0)
+		return -EINVAL;
+	if (boot_usable(a, b, dev)) {
+		r = boot_pass(a, b, class, hz, prior, dev);
+		if (r == -ENOMEM)
+			return r;
+		boot = r > 0;
+	}
+	r = estimate_pass(a, b, class, hz, prior, dev, boot, ret);
+	if (r == 0 && boot && dev->found)
+		for (unsigned int k = 0; k < CLASS_NR; k++) {
+			if (dev->found->hard[k].how == ESTIMATE_CARRIED)
+				dev->found->hard[k].how = ESTIMATE_BOOT;
+			if (dev->found->soft[k].how == ESTIMATE_CARRIED)
+				dev->found->soft[k].how = ESTIMATE_BOOT;
+		}
 	return r;
 }

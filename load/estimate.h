@@ -36,9 +36,11 @@ int estimate_proc(const struct snapshot *a, const struct snapshot *b,
 /* How the estimate found a class's cost per interrupt: from this
  * window (or the interval since the last run), carried by the history
  * from the runs before, the prior's alone (the built-in or measured
- * costs), or no device of the class had an equation. Values as devfit.h's
- * devfit_how. */
-enum estimate_how { ESTIMATE_PRIOR, ESTIMATE_FITTED, ESTIMATE_CARRIED, ESTIMATE_NONE };
+ * costs), no device of the class had an equation, or, with no history,
+ * mostly from the counters since boot (estimate.c, boot_pass). The first
+ * three as devfit.h's devfit_how. */
+enum estimate_how { ESTIMATE_PRIOR, ESTIMATE_FITTED, ESTIMATE_CARRIED, ESTIMATE_NONE,
+		    ESTIMATE_BOOT };
 
 struct estimate_class_cost {
 	double m;			/* multiplier of the built-in costs */
@@ -57,7 +59,7 @@ struct estimate_cost_item {
 	const char *kind;		/* "hard", or the class's main softirq:
 					 * "NET_RX", "BLOCK", "TASKLET" */
 	double us;			/* per event */
-	const char *how;		/* "fitted", "carried", "prior" */
+	const char *how;		/* "fitted", "carried", "boot", "prior" */
 };
 #define ESTIMATE_COST_ITEMS	(2 * CLASS_NR)
 

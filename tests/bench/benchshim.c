@@ -35,6 +35,9 @@
  * "pid N write_opens N sleeps N" to $BENCH_STATS if set.
  * BENCH_NOSWAP=1 keeps the first sample for the second (a window with no
  * load): the bench seeds a state file with counters from before replay/a.
+ * BENCH_UPTIME=S starts the replayed monotonic clocks at S seconds, the
+ * machine's own uptime, not this host's (irqtune takes the counters of a
+ * first snapshot more than two minutes after boot as evidence).
  * Without BENCH_MODE it passes everything through. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -63,6 +66,7 @@ static struct {
 	char dir[PATH_MAX];
 	char sink[PATH_MAX + 16];
 	long long offset_ns;	/* added to the monotonic clocks */
+	long long uptime_ns;	/* BENCH_UPTIME: their start, 0 the host's */
 	bool swapped;
 	bool keep_writes;	/* BENCH_WRITES=keep */
 	unsigned long write_opens, sleeps;
@@ -121,6 +125,8 @@ static void bs_init(void)
 	bs.swapped = getenv("BENCH_NOSWAP") && strcmp(getenv("BENCH_NOSWAP"), "1") == 0;
 	bs.keep_writes = getenv("BENCH_WRITES") &&
 			 strcmp(getenv("BENCH_WRITES"), "keep") == 0;
+	if (getenv("BENCH_UPTIME"))
+		bs.uptime_ns = (long long)(strtod(getenv("BENCH_UPTIME"), NULL) * 1e9);
 	if (strcmp(m, "replay") == 0)
 		bs.mode = MODE_REPLAY;
 	else if (strcmp(m, "native") == 0)
@@ -225,7 +231,7 @@ EXPORT int clock_gettime(clockid_t clk, struct timespec *ts)
 
 		pthread_mutex_lock(&bs_lock);
 		if (!base[clk])
-			base[clk] = ts_ns(ts);
+			base[clk] = bs.uptime_ns > 0 ? bs.uptime_ns : ts_ns(ts);
 		t = base[clk] + bs.offset_ns;
 		pthread_mutex_unlock(&bs_lock);
 		ts->tv_sec = (time_t)(t / 1000000000LL);
