@@ -36,12 +36,16 @@ costs=/run/irqtune/costs
 history=/run/irqtune/state
 had_costs=
 had_history=
+# /run/irqtune itself, which the runs below that keep state make
+had_dir=
+[ -d /run/irqtune ] && had_dir=1
 [ -e "$costs" ] && cp -p "$costs" "$disk/costs.saved" && had_costs=1
 [ -e "$history" ] && cp -p "$history" "$disk/state.saved" && had_history=1
 cleanup() {
 	rm -f "$costs" "$history"
 	[ -n "$had_costs" ] && cp -p "$disk/costs.saved" "$costs"
 	[ -n "$had_history" ] && cp -p "$disk/state.saved" "$history"
+	[ -n "$had_dir" ] || rmdir /run/irqtune 2>/dev/null
 	[ -n "$loadpid" ] && kill -TERM -- "-$loadpid" 2>/dev/null && wait "$loadpid" 2>/dev/null
 	[ -n "$apppids" ] && kill $apppids 2>/dev/null
 	[ -d "$inst" ] && { echo 0 >"$inst/tracing_on"; rmdir "$inst"; }
