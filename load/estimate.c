@@ -1067,6 +1067,7 @@ fail:
  * moment, not where it was served).
  */
 #define ESTIMATE_BOOT_MIN	120.0	/* seconds of uptime */
+#define ESTIMATE_BOOT_MAX	1e9	/* 31 years: no machine's; a corrupt capture's */
 
 static bool boot_usable(const struct snapshot *a, const struct snapshot *b,
 			const struct estimate_dev *dev)
@@ -1076,7 +1077,7 @@ static bool boot_usable(const struct snapshot *a, const struct snapshot *b,
 	if (!f || dev->nr == 0 || dev->nr > DEVFIT_MAX || dev->hard_m || dev->soft_m)
 		return false;
 	if (a->input != SNAPSHOT_INTERRUPTS || b->input != SNAPSHOT_INTERRUPTS ||
-	    !(a->when >= ESTIMATE_BOOT_MIN))
+	    !(a->when >= ESTIMATE_BOOT_MIN && a->when < ESTIMATE_BOOT_MAX))
 		return false;
 	for (int k = 0; k < DEVFIT_KINDS; k++)
 		for (unsigned int i = 0; i <= f->nr; i++)
