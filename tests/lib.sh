@@ -21,27 +21,13 @@ SMALL=
 if [ -n "$VALGRIND" ] || [ -n "${ASAN_OPTIONS:-}" ]; then SMALL=1; fi
 PRELOAD=
 
-# e2e_setup NAME: the scratch directory /dev/shm/irqtune-NAME.XXXXXX in $work.
-# A run with stdout not a terminal logs to syslog, and glibc connects to
-# /dev/log with an internal call no preload sees: where the host has a
-# /dev/log and we may, the script re-runs itself in a private mount
-# namespace with /dev/null over it, so simulated moves never reach the
-# host's journal (syslog() drops what it cannot send). The syslog test of
-# e2e-admin brings its own /dev/log. So is the host's udev database
-# (/run/udev) hidden there under an empty one: umockdev shows libudev a
-# simulated /sys, not a simulated database, so a simulated NIC of ifindex
-# 2 would otherwise take the properties udevd keeps for the host's
-# (/run/udev/data/n2: IRQTUNE_CPUS, ID_NET_LINK_FILE). The tests that need
-# a database make their own (e2e-netpath, e2e-admin).
+# e2e_setup NAME: the scratch directory /dev/shm/irqtune-NAME.XXXXXX in $work,
+# the script first re-run where the host's journal and udev database are
+# out of reach (host_private, tests/hostns.sh). The syslog test of
+# e2e-admin brings its own /dev/log.
+. "$(dirname "${BASH_SOURCE[0]}")/hostns.sh"
 e2e_setup() {
-	if [ -z "${IRQTUNE_E2E_NS:-}" ] && { [ -S /dev/log ] || [ -d /run/udev ]; } &&
-	   [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
-		exec unshare -m env IRQTUNE_E2E_NS=1 sh -c \
-			'{ [ ! -S /dev/log ] || mount --bind /dev/null /dev/log; } &&
-			 { [ ! -d /run/udev ] || mount -t tmpfs -o mode=0755 none /run/udev; } ||
-			 exit 1; exec bash "$0"' \
-			"$0"
-	fi
+	host_private
 	cd "$(dirname "$0")/../.." || exit 1
 	top=$PWD
 	sim=$top/tests/sim/irqsim

@@ -31,6 +31,9 @@
 # tests/shims/fakekernel.so and umockdev, on a tree in /dev/shm (QUALITY_KEEP=1
 # keeps it).
 set -u
+# the host's journal and udev database out of reach (tests/hostns.sh)
+. "$(dirname "$0")/../hostns.sh"
+host_private "$@"
 cd "$(dirname "$0")/../.." || exit 1
 top=$PWD
 sim=$top/tests/sim/irqsim
