@@ -23,7 +23,7 @@
 # softmix (issue 34: NIC and storage queues one to one on the CPUs of a
 # node, NICs of unlike per-packet cost) is also held per device after one
 # window of the /proc estimate (split()), and so are it and crowd-a an
-# hour after boot, when the counters since boot tell more (split_boot()).
+# hour after boot, when the counters since boot tell more (split boot).
 # QUALITY_MACHINES, QUALITY_CRON, QUALITY_NARROW, QUALITY_SPLIT and
 # QUALITY_SPLIT_BOOT name a subset (as tests/bench does).
 # Prints "PASS name" or "FAIL name: why" per test.
@@ -345,35 +345,7 @@ narrow() {
 # (x0.68 and x0.55 before). Held to the bounds it had before, so it cannot
 # get worse than that; split_cron holds its cron runs to 20%
 # (docs/quality.md, issue 34).
-split_bound() {
-	case $1/$2 in
-	softmix/megaraid0) echo 0.50 ;;
-	softmix/nvme0) echo 0.35 ;;
-	*) echo 0.20 ;;
-	esac
-}
-
-split() {
-	local m=$1 dev t e b
-	D=$work/split-$m
-	"$sim" build "$top/tests/sim/machines/$m.txt" "$D" >/dev/null || {
-		fail "$m split: build" "irqsim build failed"; return; }
-	"$sim" show "$D" >"$D.show"
-	UMOCKDEV_DIR=$D LD_PRELOAD="$PRELOAD" $VALGRIND "$top/irqtune" --no-state --dry-run \
-		--json -w 1 >"$D.json" 2>"$D.err"
-	RC=$?
-	why="exit $RC: $(head -c 2000 "$D.err")"; check "$m split: exits 0" [ "$RC" -eq 0 ]
-	WINDOW=1 dev_ratios "$D.json" "$D.show" >"$D.dev"
-	why="no device with 1% of a CPU"; check "$m split: devices to judge" [ -s "$D.dev" ]
-	while read -r dev t e; do
-		b=$(split_bound "$m" "$dev")
-		why="estimate $e, true $t"
-		check "$m split: $dev's one-window estimate within $b of its true load" \
-			awk -v t="$t" -v e="$e" -v b="$b" 'BEGIN { d = e / t - 1; exit !(d <= b && d >= -b) }'
-	done <"$D.dev"
-}
-
-# split_boot MACHINE: the same one window with no history, an hour after
+# split MACHINE boot: the same one window with no history, an hour after
 # boot: the first snapshot's counters since boot join the per-device fit
 # (irqtune(8), "Estimated: the proc source"), the net and storage costs
 # are reported found from them ("boot"), and every device with 1% of a
@@ -384,34 +356,39 @@ split() {
 # a day, IRQSIM_PHASE_SEED 0-3) the NVMe drive is x0.63-0.98 (x0.76 here),
 # the MegaRAID x0.89-1.08 (x0.89 here; x0.32-0.62 a minute after boot),
 # the X710 x1.01-1.12 and the 82599 x0.97-1.04 (docs/quality.md).
-split_boot_bound() {
-	case $1/$2 in
-	softmix/nvme0) echo 0.40 ;;
+split_bound() {	# split_bound KIND MACHINE DEVICE
+	case $1/$2/$3 in
+	split/softmix/megaraid0) echo 0.50 ;;
+	split/softmix/nvme0) echo 0.35 ;;
+	boot/softmix/nvme0) echo 0.40 ;;
 	*) echo 0.20 ;;
 	esac
 }
 
-split_boot() {
-	local m=$1 dev t e b
-	D=$work/splitboot-$m
+split() {	# split MACHINE [boot]
+	local m=$1 kind=${2:-split} name="$1 split" dev t e b
+	[ "$kind" = boot ] && name="$m split boot"
+	D=$work/$kind-$m
 	"$sim" build "$top/tests/sim/machines/$m.txt" "$D" >/dev/null || {
-		fail "$m split boot: build" "irqsim build failed"; return; }
-	"$sim" step "$D" 3540 >/dev/null
+		fail "$name: build" "irqsim build failed"; return; }
+	[ "$kind" = boot ] && "$sim" step "$D" 3540 >/dev/null
 	"$sim" show "$D" >"$D.show"
 	UMOCKDEV_DIR=$D LD_PRELOAD="$PRELOAD" $VALGRIND "$top/irqtune" --no-state --dry-run \
 		--json -w 1 >"$D.json" 2>"$D.err"
 	RC=$?
-	why="exit $RC: $(head -c 2000 "$D.err")"; check "$m split boot: exits 0" [ "$RC" -eq 0 ]
-	why="$(jq -c '.estimate_costs' "$D.json")"
-	check "$m split boot: the net and storage costs found from the counters since boot" \
-		jq -e '[.estimate_costs[] | select(.class == "net" or .class == "storage")]
-		       | length == 4 and all(.found == "boot")' "$D.json"
+	why="exit $RC: $(head -c 2000 "$D.err")"; check "$name: exits 0" [ "$RC" -eq 0 ]
+	if [ "$kind" = boot ]; then
+		why="$(jq -c '.estimate_costs' "$D.json")"
+		check "$name: the net and storage costs found from the counters since boot" \
+			jq -e '[.estimate_costs[] | select(.class == "net" or .class == "storage")]
+			       | length == 4 and all(.found == "boot")' "$D.json"
+	fi
 	WINDOW=1 dev_ratios "$D.json" "$D.show" >"$D.dev"
-	why="no device with 1% of a CPU"; check "$m split boot: devices to judge" [ -s "$D.dev" ]
+	why="no device with 1% of a CPU"; check "$name: devices to judge" [ -s "$D.dev" ]
 	while read -r dev t e; do
-		b=$(split_boot_bound "$m" "$dev")
+		b=$(split_bound "$kind" "$m" "$dev")
 		why="estimate $e, true $t"
-		check "$m split boot: $dev's one-window estimate within $b of its true load" \
+		check "$name: $dev's one-window estimate within $b of its true load" \
 			awk -v t="$t" -v e="$e" -v b="$b" 'BEGIN { d = e / t - 1; exit !(d <= b && d >= -b) }'
 	done <"$D.dev"
 }
@@ -520,7 +497,7 @@ if [ -z "$SMALL" ]; then
 		split_cron "$m"
 	done
 	for m in ${QUALITY_SPLIT_BOOT-softmix crowd-a}; do
-		split_boot "$m"
+		split "$m" boot
 	done
 fi
 exit 0
