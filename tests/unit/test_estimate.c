@@ -931,6 +931,35 @@ static void test_estimate_boot_tells_apart(void **state)
 	release2(&a, &b);
 }
 
+/* With costs known from the hour since boot, a CPU's hard-irq ticks
+ * count for what they are worth: the same hour, but the window's 23.1 ms
+ * on each of CPU0 and CPU1 read as 1 tick and 4. Shared out as read, the
+ * HBA's vector on CPU0 would take 4.1 ms and the one on CPU1 16.6 ms;
+ * weighed against the prediction, each lands within a fifth of its 9.6 ms
+ * (a tick over a second is worth less than the costs' tenth). */
+static void test_estimate_boot_ticks_weighed(void **state)
+{
+	static const int row_dev[4] = { 0, 0, 1, 1 };
+	static const int dev_class[2] = { CLASS_STORAGE, CLASS_STORAGE };
+	struct estimate_dev dev = { .nr = 2, .row_dev = row_dev, .dev_class = dev_class };
+	struct snapshot a, b;
+	struct irq_activity *act = NULL;
+
+	(void)state;
+	snap_build(&a, boot_intr_a, boot_stat_a, boot_soft_a, 3600.0);
+	snap_build(&b, boot_intr_b,
+		   "cpu0 0 0 0 0 0 3457 0\ncpu1 0 0 0 0 0 3460 0\n"
+		   "cpu2 0 0 0 0 0 4860 0\ncpu3 0 0 0 0 0 4860 0\n", boot_soft_b, 3601.0);
+	dev.fit = devfit_new(2);
+	assert_non_null(dev.fit);
+	assert_int_equal(estimate_proc_dev(&a, &b, hba_nvme_class, 100, NULL, &dev, &act), 0);
+	check_between("hba-0 hard, CPU0 one tick", act[0].hard, 0.0096 * 0.8, 0.0096 * 1.2);
+	check_between("hba-1 hard, CPU1 four ticks", act[1].hard, 0.0096 * 0.8, 0.0096 * 1.2);
+	free(act);
+	devfit_free(dev.fit);
+	release2(&a, &b);
+}
+
 /* Issue 34, part 1: the report says a cost was carried when the history's
  * equations (the minute of test_estimate_hard_costs_fitted, faded by a
  * run) outweigh this window's (one second of the same load, known to a
@@ -1138,6 +1167,7 @@ int main(void)
 		cmocka_unit_test(test_estimate_one_tick_is_noise),
 		cmocka_unit_test(test_estimate_real_differences_kept),
 		cmocka_unit_test(test_estimate_boot_tells_apart),
+		cmocka_unit_test(test_estimate_boot_ticks_weighed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
